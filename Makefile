@@ -1,0 +1,43 @@
+# The two commands of the README: `make run` and `make test`. Both create .venv when needed.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: setup run test lint test-only bench loadtest browsers clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+run: setup
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py demo --if-empty
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+browsers:
+	@bash scripts/ensure_chromium.sh
+
+lint: setup
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+
+test: setup browsers lint
+	$(PY) manage.py makemigrations --check --dry-run
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: setup
+	$(PY) -m benchmarks.run
+
+loadtest: setup
+	$(PY) -m benchmarks.loadtest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""guandan-tourney: tournament management and scoring for 掼蛋 (Guandan)."""

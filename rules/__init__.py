@@ -1,0 +1,1 @@
+"""The rules of Guandan competition as pure Python (RULES.md §1–§4). Imports no Django."""

@@ -1,0 +1,1 @@
+"""Registration: tournaments, units, players, pairs and teams (the Django side)."""
