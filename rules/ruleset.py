@@ -1,0 +1,380 @@
+"""A tournament's rules as one validated, immutable value (TOURNAMENT_FILE.md "Settings").
+
+``RuleSet.from_dict`` takes the file's ``settings`` object and either returns a ``RuleSet`` or
+raises ``RuleSetError`` listing every wrong setting with a stable code; ``to_dict`` gives the
+same object back, so export → import → export is stable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Any
+
+from .errors import Problem, RuleSetError
+from .levels import LOWEST, PAST_ACE
+
+EVENTS = ("pairs", "teams")
+ROUND_FORMATS = ("deals", "game", "timed", "timed_deals")
+A_RULES = ("continue", "reset_to_2")
+SAME_UNIT = ("avoid", "allow")
+ROUND1 = ("lot", "seeding")
+TEAM_SCORING = ("sum_jcf", "sum_levels")
+
+# TOURNAMENT_FILE.md "Criterion keys". Match points always come first, the lot always last.
+CRITERION_KEYS = (
+    "jcf",
+    "head_to_head",
+    "wins",
+    "draws",
+    "level_difference",
+    "opponents_cf",
+    "previous_rank",
+    "progressive",
+    "upgrades",
+    "lot",
+)
+TIEBREAK_PRESETS: dict[str, tuple[str, ...]] = {
+    # RULES.md §4, seed 003 (the competition regulation).
+    "regulation": (
+        "jcf",
+        "head_to_head",
+        "wins",
+        "draws",
+        "level_difference",
+        "opponents_cf",
+        "previous_rank",
+    ),
+    # RULES.md §4, seed 004 (Jiangsu 2017).
+    "jiangsu2017": ("progressive", "wins", "jcf", "upgrades", "lot"),
+}
+
+MAX_JC = PAST_ACE - LOWEST  # 13: from 2 to 过A
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _plain(number: float) -> float | int:
+    """Keep whole numbers as ints so files and JSON read naturally (2, not 2.0)."""
+    return int(number) if float(number).is_integer() else number
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """级差分 scale: a table JC → (ahead, behind) (RULES.md §2). JC past the last row is capped."""
+
+    key: str  # "26:0", "28" or "custom"
+    rows: tuple[tuple[int, float, float], ...]
+
+    @classmethod
+    def linear(cls, key: str, base: int) -> Scale:
+        """``base ± JC``, JC capped at ``base`` (the 26:0 scale is base 13, the 28 scale 14)."""
+        return cls(key, tuple((jc, base + jc, base - jc) for jc in range(base + 1)))
+
+    @property
+    def max_jc(self) -> int:
+        return self.rows[-1][0]
+
+    @property
+    def total(self) -> float:
+        """What the two sides' 级差分 always add up to (checked for the presets in tests)."""
+        return self.rows[0][1] + self.rows[0][2]
+
+    def points(self, jc: int) -> tuple[float, float]:
+        """(ahead, behind) for a level difference ``jc`` ≥ 0."""
+        if jc < 0:
+            raise ValueError("jc must not be negative")
+        row = self.rows[min(jc, self.max_jc)]
+        return row[1], row[2]
+
+    def to_setting(self) -> str | dict[str, Any]:
+        if self.key in SCALE_PRESETS:
+            return self.key
+        return {"table": [[jc, _plain(a), _plain(b)] for jc, a, b in self.rows]}
+
+
+SCALE_PRESETS: dict[str, Scale] = {
+    "26:0": Scale.linear("26:0", 13),
+    "28": Scale.linear("28", 14),
+}
+
+
+def validate_scale_table(table: Any) -> tuple[Scale | None, list[Problem]]:
+    """A custom scale must start at JC 0 (a draw: equal points), list every JC in order,
+    give the side ahead at least as much as the side behind, and be monotone."""
+    problems: list[Problem] = []
+    if not isinstance(table, list) or not table:
+        return None, [Problem("scale", "scale_table_empty")]
+    rows: list[tuple[int, float, float]] = []
+    for index, row in enumerate(table):
+        ok = isinstance(row, list | tuple) and len(row) == 3 and _is_int(row[0])
+        if not ok or not all(_is_number(x) for x in row[1:]):
+            problems.append(Problem("scale", "scale_row_malformed", {"row": index + 1}))
+            continue
+        rows.append((row[0], row[1], row[2]))
+    if problems:
+        return None, problems
+    for index, (jc, ahead, behind) in enumerate(rows):
+        if jc != index:
+            problems.append(Problem("scale", "scale_not_consecutive", {"row": index + 1, "jc": jc}))
+            break
+        if ahead < behind:
+            problems.append(Problem("scale", "scale_ahead_below_behind", {"jc": jc}))
+        if index == 0 and ahead != behind:
+            problems.append(
+                Problem("scale", "scale_draw_unequal", {"ahead": ahead, "behind": behind})
+            )
+        if index > 0:
+            _, prev_ahead, prev_behind = rows[index - 1]
+            if ahead < prev_ahead or behind > prev_behind:
+                problems.append(Problem("scale", "scale_not_monotone", {"jc": jc}))
+    if problems:
+        return None, problems
+    return Scale("custom", tuple(rows)), []
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPoints:
+    """场分 for a win, a draw and a loss (RULES.md §2; default 2/1/0)."""
+
+    win: float = 2
+    draw: float = 1
+    loss: float = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Award:
+    """What the present pair (forfeit) or the bye pair gets; the absent pair gets 0 and 0."""
+
+    cf: float = 2
+    jcf: float = 17
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Every per-tournament setting of TOURNAMENT_FILE.md, validated."""
+
+    event: str = "pairs"
+    round_format: str = "deals"
+    deals_per_round: int = 8
+    rounds: int | None = None
+    scale: Scale = field(default_factory=lambda: SCALE_PRESETS["26:0"])
+    match_points: MatchPoints = field(default_factory=MatchPoints)
+    forfeit: Award = field(default_factory=Award)
+    bye: Award = field(default_factory=Award)
+    a_rule: str = "continue"
+    a_attempts: int = 3
+    tiebreaks: tuple[str, ...] = TIEBREAK_PRESETS["regulation"]
+    tiebreak_preset: str | None = "regulation"
+    same_unit: str = "avoid"
+    seed: int | None = None
+    round1: str = "lot"  # extension: round 1 by lot (default) or by seeding number
+    team_scoring: str = "sum_jcf"  # extension, RULES.md §6
+
+    @property
+    def max_deals(self) -> int | None:
+        """The most deals a match may have; ``None`` when only 过A (or time) ends it."""
+        return self.deals_per_round if self.round_format in ("deals", "timed_deals") else None
+
+    @classmethod
+    def from_dict(cls, data: Any) -> RuleSet:
+        problems: list[Problem] = []
+        if not isinstance(data, dict):
+            raise RuleSetError([Problem("settings", "not_an_object")])
+        known = {
+            "event",
+            "round_format",
+            "deals_per_round",
+            "rounds",
+            "scale",
+            "match_points",
+            "forfeit",
+            "bye",
+            "a_rule",
+            "a_attempts",
+            "tiebreaks",
+            "same_unit",
+            "seed",
+            "round1",
+            "team_scoring",
+        }
+        for key in data:
+            if key not in known:
+                problems.append(Problem(str(key), "unknown_setting"))
+
+        def choice(key: str, options: tuple[str, ...], default: str) -> str:
+            value = data.get(key, default)
+            if value not in options:
+                problems.append(Problem(key, "not_one_of", {"value": value, "options": options}))
+                return default
+            return value
+
+        def positive_int(key: str, default: int | None) -> int | None:
+            value = data.get(key, default)
+            if value is None and default is None:
+                return None
+            if not _is_int(value) or value < 1:
+                problems.append(Problem(key, "not_positive_integer", {"value": value}))
+                return default
+            return value
+
+        event = choice("event", EVENTS, "pairs")
+        round_format = choice("round_format", ROUND_FORMATS, "deals")
+        deals_per_round = positive_int("deals_per_round", 8) or 8
+        rounds = positive_int("rounds", None)
+        a_rule = choice("a_rule", A_RULES, "continue")
+        a_attempts = positive_int("a_attempts", 3) or 3
+        same_unit = choice("same_unit", SAME_UNIT, "avoid")
+        round1 = choice("round1", ROUND1, "lot")
+        team_scoring = choice("team_scoring", TEAM_SCORING, "sum_jcf")
+
+        scale = SCALE_PRESETS["26:0"]
+        raw_scale = data.get("scale", "26:0")
+        if isinstance(raw_scale, str):
+            if raw_scale in SCALE_PRESETS:
+                scale = SCALE_PRESETS[raw_scale]
+            else:
+                options = (*SCALE_PRESETS, "{table}")
+                problems.append(
+                    Problem("scale", "not_one_of", {"value": raw_scale, "options": options})
+                )
+        elif isinstance(raw_scale, dict) and set(raw_scale) == {"table"}:
+            custom, scale_problems = validate_scale_table(raw_scale["table"])
+            problems.extend(scale_problems)
+            scale = custom or scale
+        else:
+            problems.append(Problem("scale", "scale_malformed"))
+
+        match_points = MatchPoints()
+        raw_mp = data.get("match_points", {})
+        if not isinstance(raw_mp, dict) or set(raw_mp) - {"win", "draw", "loss"}:
+            problems.append(Problem("match_points", "match_points_malformed"))
+        else:
+            values = {k: raw_mp.get(k, getattr(match_points, k)) for k in ("win", "draw", "loss")}
+            if not all(_is_number(v) for v in values.values()):
+                problems.append(Problem("match_points", "match_points_malformed"))
+            elif not values["win"] >= values["draw"] >= values["loss"]:
+                problems.append(Problem("match_points", "match_points_order", values))
+            else:
+                match_points = MatchPoints(**values)
+
+        def award(key: str) -> Award:
+            raw = data.get(key, {})
+            default = Award()
+            if not isinstance(raw, dict) or set(raw) - {"cf", "jcf"}:
+                problems.append(Problem(key, "award_malformed"))
+                return default
+            values = {k: raw.get(k, getattr(default, k)) for k in ("cf", "jcf")}
+            if not all(_is_number(v) and v >= 0 for v in values.values()):
+                problems.append(Problem(key, "award_malformed"))
+                return default
+            return Award(**values)
+
+        forfeit = award("forfeit")
+        bye = award("bye")
+
+        tiebreaks = TIEBREAK_PRESETS["regulation"]
+        preset: str | None = "regulation"
+        raw_tb = data.get("tiebreaks", "regulation")
+        if isinstance(raw_tb, str):
+            if raw_tb in TIEBREAK_PRESETS:
+                tiebreaks, preset = TIEBREAK_PRESETS[raw_tb], raw_tb
+            else:
+                options = tuple(TIEBREAK_PRESETS)
+                problems.append(
+                    Problem("tiebreaks", "not_one_of", {"value": raw_tb, "options": options})
+                )
+        elif isinstance(raw_tb, list) and all(isinstance(k, str) for k in raw_tb):
+            unknown = [k for k in raw_tb if k not in CRITERION_KEYS and k != "cf"]
+            if unknown:
+                problems.append(Problem("tiebreaks", "unknown_criterion", {"keys": unknown}))
+            elif len(set(raw_tb)) != len(raw_tb):
+                problems.append(Problem("tiebreaks", "duplicate_criterion"))
+            elif "cf" in raw_tb and raw_tb[0] != "cf":
+                problems.append(Problem("tiebreaks", "cf_not_first"))
+            elif "lot" in raw_tb and raw_tb[-1] != "lot":
+                problems.append(Problem("tiebreaks", "lot_not_last"))
+            else:
+                tiebreaks, preset = tuple(k for k in raw_tb if k != "cf"), None
+        else:
+            problems.append(Problem("tiebreaks", "tiebreaks_malformed"))
+
+        seed = data.get("seed")
+        if seed is not None and not _is_int(seed):
+            problems.append(Problem("seed", "not_integer", {"value": seed}))
+            seed = None
+
+        if problems:
+            raise RuleSetError(problems)
+        return cls(
+            event=event,
+            round_format=round_format,
+            deals_per_round=deals_per_round,
+            rounds=rounds,
+            scale=scale,
+            match_points=match_points,
+            forfeit=forfeit,
+            bye=bye,
+            a_rule=a_rule,
+            a_attempts=a_attempts,
+            tiebreaks=tiebreaks,
+            tiebreak_preset=preset,
+            same_unit=same_unit,
+            seed=seed,
+            round1=round1,
+            team_scoring=team_scoring,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's ``settings`` object (extensions only when they differ from the default)."""
+        data: dict[str, Any] = {
+            "event": self.event,
+            "round_format": self.round_format,
+            "deals_per_round": self.deals_per_round,
+        }
+        if self.rounds is not None:
+            data["rounds"] = self.rounds
+        data.update(
+            {
+                "scale": self.scale.to_setting(),
+                "match_points": {
+                    "win": _plain(self.match_points.win),
+                    "draw": _plain(self.match_points.draw),
+                    "loss": _plain(self.match_points.loss),
+                },
+                "forfeit": {"cf": _plain(self.forfeit.cf), "jcf": _plain(self.forfeit.jcf)},
+                "bye": {"cf": _plain(self.bye.cf), "jcf": _plain(self.bye.jcf)},
+                "a_rule": self.a_rule,
+                "a_attempts": self.a_attempts,
+                "tiebreaks": self.tiebreak_preset or list(self.tiebreaks),
+                "same_unit": self.same_unit,
+            }
+        )
+        if self.seed is not None:
+            data["seed"] = self.seed
+        if self.round1 != "lot":
+            data["round1"] = self.round1
+        if self.team_scoring != "sum_jcf":
+            data["team_scoring"] = self.team_scoring
+        return data
+
+
+def preset_settings(name: str) -> dict[str, Any]:
+    """Settings dicts for the presets an organizer starts from (regulation / Jiangsu 2017)."""
+    if name == "regulation":
+        return RuleSet().to_dict()
+    if name == "jiangsu2017":
+        rules = RuleSet(
+            scale=SCALE_PRESETS["28"],
+            a_rule="reset_to_2",
+            tiebreaks=TIEBREAK_PRESETS["jiangsu2017"],
+            tiebreak_preset="jiangsu2017",
+        )
+        return rules.to_dict()
+    raise ValueError(f"unknown preset {name!r}")
