@@ -1,0 +1,136 @@
+"""Level progression and match end (RULES.md §1–§2), one event at a time.
+
+Everything here is a small pure function over a ``TableState`` so that the scoring engine, the
+entry page's live sheet and the tests all apply the same rules.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .errors import RuleError
+from .events import Event, Side
+from .levels import ACE, LOWEST, PAST_ACE
+
+JACK = 11
+PENALTY_LOSS_LEVELS = 4  # RULES.md §2: 判负 = the offender's level + 4
+
+
+class TableState(NamedTuple):
+    """Both sides' levels, who is on stage (None before the first deal), and each side's failed
+    attempts at its own A (only counted for the ``reset_to_2`` variant)."""
+
+    ns: int = LOWEST
+    ew: int = LOWEST
+    on_stage: Side | None = None
+    ns_a_failures: int = 0
+    ew_a_failures: int = 0
+
+    def level(self, side: Side) -> int:
+        return self.ns if side is Side.NS else self.ew
+
+    @property
+    def passed_a(self) -> Side | None:
+        if self.ns == PAST_ACE:
+            return Side.NS
+        if self.ew == PAST_ACE:
+            return Side.EW
+        return None
+
+    @property
+    def level_in_play(self) -> int:
+        """RULES.md §1: a deal is played at the level of the side on stage (the first at 2, or
+        at the lower start level when nobody is on stage yet)."""
+        if self.on_stage is None:
+            return min(self.ns, self.ew)
+        return self.level(self.on_stage)
+
+
+class Change(NamedTuple):
+    """What one event did: the new state and what a score sheet notes about it."""
+
+    state: TableState
+    level_played: int | None  # None for a level award (not a deal)
+    on_stage: Side | None  # who was on stage when the deal was played
+    attempt_at_a: Side | None  # the side whose attempt at its own A this deal was
+    reset_to_2: Side | None  # the side dropped back to 2 (a_rule reset_to_2)
+
+
+def initial_state(ns: int = LOWEST, ew: int = LOWEST) -> TableState:
+    """The state before the first deal. RULES.md §1/§2: with lateness the punctual side starts
+    higher and is on stage for the first deal."""
+    for level in (ns, ew):
+        if not LOWEST <= level <= ACE:
+            raise RuleError("bad_start", level=level)
+    on_stage = None if ns == ew else (Side.NS if ns > ew else Side.EW)
+    return TableState(ns, ew, on_stage)
+
+
+def start_for_lateness(minutes_late: float, late_side: Side) -> TableState | None:
+    """RULES.md §2 迟到: late up to 5 minutes → the punctual side starts at 3; 5–10 → at 4;
+    over 10 → ``None``: the late side forfeits the round."""
+    if minutes_late > 10:
+        return None
+    punctual_level = LOWEST if minutes_late <= 0 else (3 if minutes_late <= 5 else 4)
+    if late_side is Side.NS:
+        return initial_state(LOWEST, punctual_level)
+    return initial_state(punctual_level, LOWEST)
+
+
+def _with_level(state: TableState, side: Side, level: int) -> TableState:
+    return state._replace(ns=level) if side is Side.NS else state._replace(ew=level)
+
+
+def apply_event(
+    state: TableState, event: Event, a_rule: str = "continue", a_attempts: int = 3
+) -> Change:
+    """Apply one event. The caller has checked that nobody has passed A yet."""
+    winner = event.beneficiary
+    current = state.level(winner)
+    if not event.is_deal:
+        # RULES.md §3 升级调整 / TOURNAMENT_FILE.md: an award is capped at A and never passes A;
+        # it is not a deal, so it moves nobody on or off stage.
+        new_state = _with_level(state, winner, min(current + event.upgrade, ACE))
+        return Change(new_state, None, state.on_stage, None, None)
+
+    on_stage = state.on_stage
+    level_played = state.level_in_play
+    attempt = on_stage if on_stage is not None and state.level(on_stage) == ACE else None
+    if attempt is winner:
+        # RULES.md §1 A必打: on stage at its own A, the side passes A only with the partner 2nd
+        # or 3rd (+3/+2); with the partner last it stays at A.
+        new_level = PAST_ACE if event.upgrade >= 2 else ACE
+    else:
+        # An upgrade never jumps past A: it stops at A (RULES.md §1).
+        new_level = min(current + event.upgrade, ACE)
+    new_state = _with_level(state, winner, new_level)._replace(on_stage=winner)
+
+    reset: Side | None = None
+    if attempt is not None and new_level != PAST_ACE:
+        # A failed attempt at A (RULES.md §1). Only counted, and only acted on, for reset_to_2.
+        if a_rule == "reset_to_2":
+            if attempt is Side.NS:
+                failures = state.ns_a_failures + 1
+                new_state = new_state._replace(ns_a_failures=failures)
+            else:
+                failures = state.ew_a_failures + 1
+                new_state = new_state._replace(ew_a_failures=failures)
+            if failures >= a_attempts:
+                reset = attempt
+                new_state = _with_level(new_state, attempt, LOWEST)
+                if attempt is Side.NS:
+                    new_state = new_state._replace(ns_a_failures=0)
+                else:
+                    new_state = new_state._replace(ew_a_failures=0)
+    return Change(new_state, level_played, on_stage, attempt, reset)
+
+
+def penalty_loss_levels(offender_level: int, innocent_level: int) -> tuple[int, int]:
+    """RULES.md §2 判负: the innocent side's level is recorded as the offender's + 4, the
+    offender first lowered to J if above J (so J + 4 = 过A) — unless the real difference already
+    favours the innocent side by more than 4, in which case the table score stands.
+    Returns the recorded (offender, innocent) levels."""
+    if innocent_level - offender_level > PENALTY_LOSS_LEVELS:
+        return offender_level, innocent_level
+    offender = min(offender_level, JACK)
+    return offender, offender + PENALTY_LOSS_LEVELS
