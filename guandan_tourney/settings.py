@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "tournaments",
     "pairing",
     "scoring",
+    "reports",
 ]
 
 MIDDLEWARE = [

@@ -10,4 +10,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("tournaments.urls")),
+    path("", include("pairing.urls")),
+    path("", include("scoring.urls")),
+    path("", include("reports.urls")),
 ]
