@@ -1,0 +1,240 @@
+"""Scoring facts: a table's events in order, penalties (判罚) and the append-only audit log.
+
+Only facts are stored (the file's event tokens, who/when); levels, 级差, 级差分 and 场分 are derived
+by ``scoring.engine.score_match``. Every write goes through ``scoring/services.py``.
+``AuditEntry`` refuses updates and deletes at the model and queryset level.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from pairing.models import Round, Table
+from tournaments.models import Pair, Player, Tournament
+
+
+class Via(models.TextChoices):
+    REFEREE = "referee", _("裁判")
+    TABLE = "table", _("桌边")
+    IMPORT = "import", _("导入")
+
+
+class TableEvent(models.Model):
+    """One event of a match, in order: a deal ``NS3``, a foul ``foul:EW`` or ``adjust:NS+2``."""
+
+    Via = Via
+
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="events", verbose_name=_("桌")
+    )
+    position = models.PositiveIntegerField(_("序号"))  # 0-based order of the event
+    token = models.CharField(_("记录"), max_length=24)
+    entered_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("录入人"),
+    )
+    entered_via = models.CharField(
+        _("录入方式"), max_length=16, choices=Via.choices, default=Via.REFEREE
+    )
+    created_at = models.DateTimeField(_("录入时间"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("牌局记录")
+        verbose_name_plural = _("牌局记录")
+        ordering = ["table", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "position"], name="event_position_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} #{self.position + 1} {self.token}"
+
+
+class Penalty(models.Model):
+    """A referee's record (RULES.md §3). Only deductions change scores through this record."""
+
+    class Kind(models.TextChoices):
+        WARNING = "warning", _("警告")
+        VIOLATION = "violation", _("违例")
+        FOUL = "foul", _("犯规")
+        PENALTY_LOSS = "penalty_loss", _("判负")
+        DISQUALIFICATION = "disqualification", _("取消资格")
+        DEDUCTION = "deduction", _("级差分扣分")
+        LEVEL_AWARD = "level_award", _("升级调整")
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="penalties", verbose_name=_("赛事")
+    )
+    round = models.ForeignKey(
+        Round,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="penalties",
+        verbose_name=_("轮次"),
+    )
+    table = models.ForeignKey(
+        Table,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="penalties",
+        verbose_name=_("桌"),
+    )
+    pair = models.ForeignKey(
+        Pair, on_delete=models.PROTECT, related_name="penalties", verbose_name=_("受罚对")
+    )
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="penalties",
+        verbose_name=_("受罚选手"),
+    )
+    kind = models.CharField(_("类别"), max_length=20, choices=Kind.choices)
+    deal = models.PositiveIntegerField(_("副数"), null=True, blank=True)
+    jcf = models.DecimalField(_("扣级差分"), max_digits=6, decimal_places=2, null=True, blank=True)
+    reason = models.TextField(_("原因"), blank=True)
+    # True when recorded by confirming a suggested escalation (two warnings → 违例 …).
+    escalation = models.BooleanField(_("由累计升级"), default=False)
+    referee = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("裁判"),
+    )
+    referee_name = models.CharField(_("裁判姓名"), max_length=100, blank=True)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("判罚")
+        verbose_name_plural = _("判罚")
+        ordering = ["tournament", "created_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(kind="deduction") & Q(jcf__isnull=False) & Q(jcf__gt=0))
+                | (~Q(kind="deduction") & Q(jcf__isnull=True)),
+                name="penalty_jcf_only_for_deductions",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    kind__in=[
+                        "warning",
+                        "violation",
+                        "foul",
+                        "penalty_loss",
+                        "disqualification",
+                        "deduction",
+                        "level_award",
+                    ]
+                ),
+                name="penalty_kind_valid",
+            ),
+        ]
+        indexes = [models.Index(fields=["pair", "round"], name="penalty_pair_round")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.pair.number}"
+
+
+class AuditQuerySet(models.QuerySet):
+    """Bulk updates and deletes are refused: the audit log is append-only."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise PermissionError("AuditEntry is append-only")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise PermissionError("AuditEntry is append-only")
+
+
+class AuditEntry(models.Model):
+    """Who changed which result when, before and after, and why. Append-only.
+
+    ``round``/``table`` are set null if a draft round is deleted; ``round_number`` and
+    ``table_number`` keep the entry readable then.
+    """
+
+    class Action(models.TextChoices):
+        ENTER_EVENT = "enter_event", _("录入牌局")
+        UNDO_EVENT = "undo_event", _("撤销牌局")
+        SET_START = "set_start", _("修改起始级")
+        SET_END = "set_end", _("修改结束方式")
+        MARK_ENTERED = "mark_entered", _("提交录入")
+        CONFIRM = "confirm", _("确认成绩")
+        CORRECT = "correct", _("更正成绩")
+        SWAP_PAIRS = "swap_pairs", _("调整编排")
+        DELETE_DRAFT = "delete_draft", _("删除草稿")
+        GENERATE_ROUND = "generate_round", _("生成编排")
+        PUBLISH_ROUND = "publish_round", _("公布编排")
+        FINISH_ROUND = "finish_round", _("结束本轮")
+        PAIR_STATUS = "pair_status", _("参赛对状态")
+        PENALTY = "penalty", _("判罚")
+        GRANT_ROLE = "grant_role", _("授予角色")
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="audit_entries", verbose_name=_("赛事")
+    )
+    round = models.ForeignKey(
+        Round,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("轮次"),
+    )
+    table = models.ForeignKey(
+        Table,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="audit_entries",
+        verbose_name=_("桌"),
+    )
+    round_number = models.PositiveIntegerField(_("轮次号"), null=True, blank=True)
+    table_number = models.PositiveIntegerField(_("桌号"), null=True, blank=True)
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("操作人"),
+    )
+    # Username, or "table" / "import" when no account acted; survives user deletion.
+    actor = models.CharField(_("操作人名称"), max_length=150, blank=True)
+    action = models.CharField(_("操作"), max_length=32, choices=Action.choices)
+    before = models.JSONField(_("修改前"), null=True, blank=True)
+    after = models.JSONField(_("修改后"), null=True, blank=True)
+    reason = models.TextField(_("原因"), blank=True)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True)
+
+    objects = AuditQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("操作日志")
+        verbose_name_plural = _("操作日志")
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["tournament", "created_at"], name="audit_tournament_time")]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.actor} {self.get_action_display()}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None or not self._state.adding:
+            raise PermissionError("AuditEntry is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise PermissionError("AuditEntry is append-only")
