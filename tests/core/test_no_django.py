@@ -1,0 +1,22 @@
+"""STYLE.md: the pure core imports no Django (proved in a fresh interpreter)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_pure_core_loads_no_django():
+    code = (
+        "import sys\n"
+        "import rules.ruleset, rules.progression, scoring.engine, scoring.standings\n"
+        "import pairing.swiss\n"
+        "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
+        "print(','.join(loaded))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == ""
