@@ -1,0 +1,559 @@
+"""Standings and tiebreaks (名次) — RULES.md §4, TOURNAMENT_FILE.md "Criterion keys".
+
+Pure core: standard library only, no Django. The input is one ``Outcome`` per pair per round (what
+the pair earned: 场分 CF, 级差分 JCF, its signed 级差, the levels it climbed) and the referee's
+``Deduction``s (级差分扣分); the output is a total order of every registered pair, each row saying
+which criterion put it below the row above (``decided_by``).
+
+How a ranking is built (RULES.md §4):
+
+1. Match points (``cf``) always come first and the drawing of lots (``lot``) always last; the
+   tournament's ordered criteria sit in between (``PRESETS`` or any list of ``CRITERIA`` keys).
+2. Every criterion except ``head_to_head`` is a per-pair number, so a run of such criteria is one
+   sort with a key tuple. The pairs left tied on a whole run form a *tie group*.
+3. ``head_to_head`` works on a tie group (pairs tied on everything before it). It applies only
+   when every pair of the group met every other one (for two pairs: they met); then each pair's
+   mini-league score is the CF it earned in those meetings (forfeits are meetings, byes are not).
+   If the scores are not all equal the group is split into sub-groups by score, higher first, and
+   head-to-head is applied again inside every sub-group of two or more (it is a smaller group tied
+   on everything so far, e.g. two pairs level on mini-league points that met each other). A
+   sub-group it cannot separate, or a group in which some pairs did not meet, goes on to the next
+   criteria unchanged: head-to-head separates only what it separates cleanly.
+4. ``lot`` orders by a number drawn from the tournament's seed and the pair's id alone, so the
+   order is reproducible, independent of the input order and of which other pairs exist. The pair
+   id breaks a (practically impossible) collision of drawn numbers, so the order is total.
+
+Only outcomes with ``round <= after_round`` count, and deductions with ``round <= after_round`` or
+no round. ``previous_rank`` is the rank after ``after_round - 1`` with the same criteria; after
+round 0 nobody has one, so it separates nobody after round 1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "CRITERIA",
+    "PRESETS",
+    "Criterion",
+    "Deduction",
+    "Outcome",
+    "StandingRow",
+    "StandingsError",
+    "compute_standings",
+    "lot_number",
+    "resolve_criteria",
+    "standings_by_round",
+]
+
+KINDS = frozenset({"played", "forfeit", "bye"})
+RESULTS = frozenset({"win", "draw", "loss"})
+
+# Totals are rounded to this many decimals before they are compared or shown, so that fractional
+# match points (e.g. 0.5) cannot make two equal totals differ by a rounding error.
+_DECIMALS = 9
+
+
+class StandingsError(ValueError):
+    """Bad input to the standings. ``code`` is stable; ``params`` name what was wrong."""
+
+    def __init__(self, code: str, **params: object) -> None:
+        self.code = code
+        self.params = params
+        detail = ", ".join(f"{key}={value!r}" for key, value in params.items())
+        super().__init__(f"{code}: {detail}" if detail else code)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One pair's view of one round (a played match, a forfeit either way, or a bye)."""
+
+    round: int
+    pair: int
+    opponent: int | None  # None for a bye
+    kind: str  # "played" | "forfeit" | "bye"
+    result: str  # "win" | "draw" | "loss"
+    cf: float  # 场分 earned this round
+    jcf: float  # 级差分 earned this round
+    level_difference: int  # signed 级差 from this pair's view; 0 for byes and forfeits
+    upgrades: int  # 升级数: levels climbed in this match; 0 for byes and forfeits
+
+
+@dataclass(frozen=True, slots=True)
+class Deduction:
+    """级差分扣分 (RULES.md §3): ``jcf`` (≥ 0) comes off the pair's tournament total of JCF.
+
+    ``round`` None means it counts in every standings, including those after round 0.
+    """
+
+    round: int | None
+    pair: int
+    jcf: float
+
+
+@dataclass(frozen=True, slots=True)
+class Criterion:
+    """One tiebreak criterion: a key, its labels, and which way is better.
+
+    ``attribute`` names the ``StandingRow`` field that shows its value (None for ``head_to_head``
+    and ``lot``, which are relations rather than numbers on the row).
+    """
+
+    key: str
+    label_zh: str
+    label_en: str
+    higher_is_better: bool
+    attribute: str | None
+
+
+CRITERIA: dict[str, Criterion] = {
+    c.key: c
+    for c in (
+        Criterion("cf", "场分", "Match points", True, "cf"),
+        Criterion("jcf", "级差分", "Level-difference points", True, "jcf"),
+        Criterion("head_to_head", "相互间胜负", "Head-to-head", True, None),
+        Criterion("wins", "胜场数", "Wins", True, "wins"),
+        Criterion("draws", "平场数", "Draws", True, "draws"),
+        Criterion("level_difference", "总级差", "Level difference", True, "level_difference"),
+        Criterion("opponents_cf", "对手分", "Opponents' match points", True, "opponents_cf"),
+        # Lower is better: rank 1 is the best rank.
+        Criterion(
+            "previous_rank", "上轮名次", "Rank after the previous round", False, "previous_rank"
+        ),
+        Criterion("progressive", "(去首)累进分", "Progressive score", True, "progressive"),
+        Criterion("upgrades", "升级数", "Upgrades", True, "upgrades"),
+        Criterion("lot", "抽签", "Drawing of lots", False, None),
+    )
+}
+# TOURNAMENT_FILE.md "Criterion keys": cf is implied first and lot is implied last.
+PRESETS: dict[str, tuple[str, ...]] = {
+    "regulation": (
+        "jcf",
+        "head_to_head",
+        "wins",
+        "draws",
+        "level_difference",
+        "opponents_cf",
+        "previous_rank",
+    ),
+    "jiangsu2017": ("progressive", "wins", "jcf", "upgrades", "lot"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StandingRow:
+    """One pair's line in the standings after a round. ``jcf`` is after deductions;
+    ``deductions`` is the JCF taken off (≥ 0). ``decided_by`` is the criterion key that put this
+    row below the row above (None for rank 1)."""
+
+    rank: int
+    pair: int
+    cf: float
+    jcf: float
+    wins: int
+    draws: int
+    losses: int
+    level_difference: int
+    opponents_cf: float
+    upgrades: int
+    progressive: float
+    deductions: float
+    previous_rank: int | None
+    decided_by: str | None
+
+
+def resolve_criteria(criteria: str | Sequence[str]) -> tuple[str, ...]:
+    """The full ordered list of criterion keys: ``cf`` first, the given ones, ``lot`` last.
+
+    ``criteria`` is a preset name or a sequence of keys; an explicit leading ``cf`` and trailing
+    ``lot`` are accepted. Raises ``StandingsError`` for an unknown preset or key, a repeated key,
+    ``cf`` anywhere but first or ``lot`` anywhere but last (TOURNAMENT_FILE.md).
+    """
+    if isinstance(criteria, str):
+        if criteria not in PRESETS:
+            raise StandingsError("unknown_preset", preset=criteria)
+        criteria = PRESETS[criteria]
+    keys = list(criteria)
+    for key in keys:
+        if key not in CRITERIA:
+            raise StandingsError("unknown_criterion", criterion=key)
+    if len(set(keys)) != len(keys):
+        raise StandingsError("repeated_criterion", criteria=tuple(keys))
+    if "cf" in keys[1:]:
+        raise StandingsError("cf_not_first", criteria=tuple(keys))
+    if "lot" in keys[:-1]:
+        raise StandingsError("lot_not_last", criteria=tuple(keys))
+    if not keys or keys[0] != "cf":
+        keys.insert(0, "cf")
+    if keys[-1] != "lot":
+        keys.append("lot")
+    return tuple(keys)
+
+
+def lot_number(seed: int, pair: int) -> int:
+    """The number the pair draws in the drawing of lots (lower ranks first).
+
+    A 64-bit BLAKE2b digest of ``"seed:pair"``: reproducible from the recorded seed, and the same
+    whatever the input order or the other pairs (RULES.md §4: a seeded, recorded random order).
+    """
+    digest = hashlib.blake2b(f"{seed}:{pair}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def compute_standings(
+    pairs: Sequence[int],
+    outcomes: Iterable[Outcome],
+    deductions: Iterable[Deduction],
+    criteria: str | Sequence[str],
+    seed: int,
+    after_round: int,
+) -> tuple[StandingRow, ...]:
+    """The standings after ``after_round`` (0 = before any round), one row per registered pair.
+
+    ``previous_rank`` needs the standings after every earlier round, so this walks the chain.
+    """
+    if after_round < 0:
+        raise StandingsError("bad_round", round=after_round)
+    table = _Table(pairs, outcomes, deductions, resolve_criteria(criteria), seed)
+    rows: tuple[StandingRow, ...] = table.rank(0)
+    for number in range(1, after_round + 1):
+        rows = table.rank(number)
+    return rows
+
+
+def standings_by_round(
+    pairs: Sequence[int],
+    outcomes: Iterable[Outcome],
+    deductions: Iterable[Deduction],
+    criteria: str | Sequence[str],
+    seed: int,
+    last_round: int,
+) -> dict[int, tuple[StandingRow, ...]]:
+    """The standings after every round 1…``last_round``, keyed by round (the ``previous_rank``
+    chain: each is ranked with the one before it)."""
+    if last_round < 0:
+        raise StandingsError("bad_round", round=last_round)
+    table = _Table(pairs, outcomes, deductions, resolve_criteria(criteria), seed)
+    return {number: table.rank(number) for number in range(1, last_round + 1)}
+
+
+_HEAD_TO_HEAD = "head_to_head"
+
+
+def _identity(value: float) -> float:
+    return value
+
+
+def _rounded(value: float) -> float:
+    return round(value, _DECIMALS)
+
+
+class _Table:
+    """Per-pair running totals, advanced round by round, and the ranking procedure.
+
+    Pairs are handled by their index in the sorted list of pair ids, so nothing depends on the
+    order in which pairs, outcomes or deductions were given.
+    """
+
+    def __init__(
+        self,
+        pairs: Sequence[int],
+        outcomes: Iterable[Outcome],
+        deductions: Iterable[Deduction],
+        criteria: tuple[str, ...],
+        seed: int,
+    ) -> None:
+        ids = sorted(pairs)
+        if len(set(ids)) != len(ids):
+            raise StandingsError("repeated_pair")
+        self.ids = ids
+        index = {pair: i for i, pair in enumerate(ids)}
+        n = len(ids)
+        self.criteria = criteria
+        # Whole-number scores add up exactly; anything else is rounded before it is compared.
+        exact = True
+
+        self.by_round: dict[int, list[tuple[int, int | None, Outcome]]] = {}
+        seen: set[tuple[int, int]] = set()
+        for o in outcomes:
+            i = index.get(o.pair)
+            opponent = o.opponent
+            j = None if opponent is None else index.get(opponent)
+            if (
+                i is None
+                or o.kind not in KINDS
+                or o.result not in RESULTS
+                or o.round < 1
+                or (o.kind == "bye") != (opponent is None)
+                or (opponent is not None and (j is None or j == i))
+                or (i, o.round) in seen
+            ):
+                _reject(o, index, seen)
+            seen.add((i, o.round))
+            if exact and (o.cf % 1 or o.jcf % 1):
+                exact = False
+            self.by_round.setdefault(o.round, []).append((i, j, o))
+
+        self.deductions_by_round: dict[int | None, list[tuple[int, float]]] = {}
+        for d in deductions:
+            i = index.get(d.pair)
+            if i is None:
+                raise StandingsError("unknown_pair", pair=d.pair, round=d.round)
+            # RULES.md §3: a deduction subtracts from the JCF total, it never adds.
+            if not d.jcf >= 0:
+                raise StandingsError("bad_deduction", pair=d.pair, jcf=d.jcf)
+            if d.round is not None and d.round < 1:
+                raise StandingsError("bad_round", pair=d.pair, round=d.round)
+            if d.jcf % 1:
+                exact = False
+            self.deductions_by_round.setdefault(d.round, []).append((i, d.jcf))
+        self.norm = _identity if exact else _rounded
+
+        # Lot numbers, then the index (= pair id order) for a collision: a total order.
+        self.lot = [(lot_number(seed, pair), i) for i, pair in enumerate(ids)]
+        self.segments = _segments(criteria)
+
+        # Running totals after self.round.
+        self.round = 0
+        self.cf = [0.0] * n
+        self.jcf = [0.0] * n  # before deductions
+        self.deducted = [0.0] * n
+        self.wins = [0] * n
+        self.draws = [0] * n
+        self.losses = [0] * n
+        self.level_difference = [0] * n
+        self.upgrades = [0] * n
+        self.progressive = [0.0] * n
+        self.opponents: list[list[int]] = [[] for _ in range(n)]
+        # Meetings for head-to-head: (opponent index, CF earned in that meeting).
+        self.meetings: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        # Ranks (by index) in the last standings computed; None before any.
+        self.ranks: list[int | None] = [None] * n
+        self._deduct(None)
+
+    def _deduct(self, number: int | None) -> None:
+        for i, jcf in self.deductions_by_round.get(number, ()):
+            self.deducted[i] += jcf
+
+    def _advance(self) -> None:
+        """Add the next round's outcomes and deductions to the running totals."""
+        self.round += 1
+        number = self.round
+        items = self.by_round.get(number, [])
+        # In pair order, so float sums are always made in the same order.
+        items.sort(key=_first)
+        cf, jcf, opponents, meetings = self.cf, self.jcf, self.opponents, self.meetings
+        wins, draws, losses = self.wins, self.draws, self.losses
+        level_difference, upgrades = self.level_difference, self.upgrades
+        for i, j, o in items:
+            cf[i] += o.cf
+            jcf[i] += o.jcf
+            result = o.result
+            # RULES.md §4 / TOURNAMENT_FILE.md: byes and forfeits count as wins or losses.
+            if result == "win":
+                wins[i] += 1
+            elif result == "draw":
+                draws[i] += 1
+            else:
+                losses[i] += 1
+            level_difference[i] += o.level_difference
+            upgrades[i] += o.upgrades
+            if j is not None:  # a bye meets nobody and adds nothing to 对手分
+                opponents[i].append(j)
+                meetings[i].append((j, o.cf))
+        self._deduct(number)
+        # RULES.md §4 Jiangsu preset: (去首)累进分 = Σ over r = 2…N of the cumulative CF after r.
+        if number >= 2:
+            self.progressive = [p + c for p, c in zip(self.progressive, cf, strict=True)]
+
+    def rank(self, after_round: int) -> tuple[StandingRow, ...]:
+        """The standings after ``after_round``, which is the next round or the current one.
+
+        ``previous_rank`` is the rank in the standings this table computed for the round before
+        (RULES.md §4 regulation 7); after round 0 and after round 1 nobody has one.
+        """
+        if after_round == self.round + 1:
+            previous_rank = self.ranks if self.round >= 1 else [None] * len(self.ids)
+            self._advance()
+        elif after_round == self.round == 0:
+            previous_rank = self.ranks
+        else:
+            raise AssertionError("standings are computed round after round")
+
+        n = len(self.ids)
+        norm = self.norm
+        jcf = [v - d for v, d in zip(self.jcf, self.deducted, strict=True)]
+        if norm is _identity:
+            cf, progressive = list(self.cf), list(self.progressive)
+        else:
+            cf = [norm(v) for v in self.cf]
+            jcf = [norm(v) for v in jcf]
+            progressive = [norm(v) for v in self.progressive]
+        # RULES.md §4: 对手分 = the sum of the cumulative CF of every opponent met.
+        cf_of = cf.__getitem__
+        opponents_cf = [sum(map(cf_of, opps)) for opps in self.opponents]
+        if norm is not _identity:
+            opponents_cf = [norm(v) for v in opponents_cf]
+
+        columns: dict[str, list] = {"lot": self.lot}
+        sources: dict[str, list] = {
+            "cf": cf,
+            "jcf": jcf,
+            "wins": self.wins,
+            "draws": self.draws,
+            "level_difference": self.level_difference,
+            "opponents_cf": opponents_cf,
+            "progressive": progressive,
+            "upgrades": self.upgrades,
+        }
+        for key in self.criteria:
+            if key in sources:  # higher is better: negate for an ascending sort
+                columns[key] = [-v for v in sources[key]]
+            elif key == "previous_rank":
+                # Lower is better; no previous rank (after round 1) ties everyone.
+                columns[key] = [0 if v is None else v for v in previous_rank]
+
+        segments = self.segments
+        keys: list[list[tuple] | None] = [
+            None if seg is None else list(zip(*(columns[k] for k in seg), strict=True))
+            for seg in segments
+        ]
+        order: list[int] = []
+        decided: list[str | None] = []
+
+        def place(group: list[int], s: int, boundary: str | None) -> None:
+            """Append ``group`` (two or more pairs tied on every segment before ``s``) in order;
+            ``boundary`` is the criterion that put the group's first row below the row above."""
+            segment_keys = keys[s]
+            if segment_keys is None:  # head_to_head
+                parts = self._head_to_head(group)
+                if len(parts) == 1:
+                    place(group, s + 1, boundary)
+                    return
+                for k, part in enumerate(parts):
+                    b = boundary if k == 0 else _HEAD_TO_HEAD
+                    if len(part) == 1:
+                        order.append(part[0])
+                        decided.append(b)
+                    else:
+                        # A sub-group of two or more is itself a tie group: head-to-head again.
+                        place(part, s, b)
+                return
+            names = segments[s]
+            ranked = sorted(group, key=segment_keys.__getitem__)
+            m = len(ranked)
+            start = 0
+            above = segment_keys[ranked[0]]
+            for j in range(1, m + 1):
+                if j < m:
+                    below = segment_keys[ranked[j]]
+                    if below == above:
+                        continue
+                if j - start == 1:
+                    order.append(ranked[start])
+                    decided.append(boundary)
+                else:
+                    place(ranked[start:j], s + 1, boundary)
+                if j < m:
+                    k = 0
+                    while below[k] == above[k]:
+                        k += 1
+                    boundary = names[k]
+                    above = below
+                start = j
+
+        if n == 1:
+            order.append(0)
+            decided.append(None)
+        elif n:
+            place(list(range(n)), 0, None)
+
+        ids = self.ids
+        wins, draws, losses = self.wins, self.draws, self.losses
+        level_difference, upgrades, deducted = self.level_difference, self.upgrades, self.deducted
+        ranks: list[int | None] = [None] * n
+        rows = []
+        for position, i in enumerate(order):
+            ranks[i] = position + 1
+            rows.append(
+                StandingRow(
+                    position + 1,
+                    ids[i],
+                    cf[i],
+                    jcf[i],
+                    wins[i],
+                    draws[i],
+                    losses[i],
+                    level_difference[i],
+                    opponents_cf[i],
+                    upgrades[i],
+                    progressive[i],
+                    norm(deducted[i]),
+                    previous_rank[i],
+                    decided[position],
+                )
+            )
+        self.ranks = ranks
+        return tuple(rows)
+
+    def _head_to_head(self, group: list[int]) -> list[list[int]]:
+        """RULES.md §4 head-to-head on a tie group: ``[group]`` when it does not apply or does
+        not separate, else the sub-groups by mini-league CF, best first."""
+        members = set(group)
+        need = len(group) - 1
+        points: dict[int, float] = {}
+        for i in group:
+            met: set[int] = set()
+            total = 0.0
+            for j, cf in self.meetings[i]:
+                if j in members:
+                    met.add(j)
+                    total += cf
+            # Only when every pair in the group met every other (for two pairs: they met).
+            if len(met) != need:
+                return [group]
+            points[i] = self.norm(total)
+        levels = sorted(set(points.values()), reverse=True)
+        if len(levels) == 1:
+            return [group]
+        return [[i for i in group if points[i] == level] for level in levels]
+
+
+def _first(item: tuple) -> object:
+    return item[0]
+
+
+def _segments(criteria: tuple[str, ...]) -> list[tuple[str, ...] | None]:
+    """Runs of number criteria (one key tuple each), with None standing for head_to_head."""
+    segments: list[tuple[str, ...] | None] = []
+    run: list[str] = []
+    for key in criteria:
+        if key == _HEAD_TO_HEAD:
+            if run:
+                segments.append(tuple(run))
+                run = []
+            segments.append(None)
+        else:
+            run.append(key)
+    segments.append(tuple(run))  # never empty: lot is always last and separates everyone
+    return segments
+
+
+def _reject(o: Outcome, index: dict[int, int], seen: set[tuple[int, int]]) -> None:
+    """Raise the precise error for an outcome that failed the quick check."""
+    i = index.get(o.pair)
+    if i is None:
+        raise StandingsError("unknown_pair", pair=o.pair, round=o.round)
+    if o.kind not in KINDS:
+        raise StandingsError("bad_kind", pair=o.pair, round=o.round, kind=o.kind)
+    if o.result not in RESULTS:
+        raise StandingsError("bad_result", pair=o.pair, round=o.round, result=o.result)
+    if o.round < 1:
+        raise StandingsError("bad_round", pair=o.pair, round=o.round)
+    if o.opponent is not None and o.opponent != o.pair and o.opponent not in index:
+        raise StandingsError("unknown_pair", pair=o.opponent, round=o.round)
+    if (i, o.round) in seen:
+        raise StandingsError("repeated_outcome", pair=o.pair, round=o.round)
+    raise StandingsError("bad_opponent", pair=o.pair, round=o.round, opponent=o.opponent)
