@@ -182,6 +182,10 @@ class AuditEntry(models.Model):
         PAIR_STATUS = "pair_status", _("参赛对状态")
         PENALTY = "penalty", _("判罚")
         GRANT_ROLE = "grant_role", _("授予角色")
+        REVOKE_ROLE = "revoke_role", _("撤销角色")
+        SETTINGS = "settings", _("修改赛事设置")
+        EDIT_PAIR = "edit_pair", _("修改参赛对")
+        ESCALATION = "escalation", _("判罚升级")
 
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="audit_entries", verbose_name=_("赛事")
