@@ -1,0 +1,707 @@
+"""Result services: enter and undo events, lateness, forfeit/判负, confirm, correct, penalties,
+and the standings from confirmed results.
+
+May touch: ``pairing.models.Table`` (its result fields), ``scoring`` models, ``Pair.status`` (a
+disqualification), ``Tournament.results_version`` (the standings cache key), and the pure core
+(``scoring.engine``, ``scoring.standings``). Never re-pairs a round (RULES.md §5).
+
+Concurrency (STYLE.md): every write runs in ``transaction.atomic()``, locks the table row with
+``select_for_update()`` first, checks the caller's ``expected_version`` and finishes with a
+compare-and-swap ``filter(pk=, version=v).update(version=F("version") + 1, …)``; a row count
+other than 1 raises ``ConflictError`` and the transaction rolls back, so nothing half-written
+stays. The CAS is what protects SQLite (no row locks; writers are serialised by its IMMEDIATE
+transactions) and anybody holding a stale page. ``TableEvent``'s unique (table, position) is the
+last line of defence against a doubled event.
+
+Every change of a result after it was entered (undo, an added event, start/end changes on an
+entered table), every confirmation and every correction writes an ``AuditEntry``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from pairing.models import Round, Table
+from rules.errors import RuleError
+from rules.events import Side, parse_event
+from rules.ruleset import RuleSet
+from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes, score_match
+from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
+from tournaments.models import Pair, Player, Tournament
+from tournaments.services import (
+    CORRECTION_ROLES,
+    PENALTY_ROLES,
+    RESULT_ROLES,
+    ConflictError,
+    ServiceError,
+    audit,
+    bump_results_version,
+    from_rule_error,
+    require_role,
+)
+
+from .models import AuditEntry, Penalty, TableEvent, Via
+
+COUNTED_ROUNDS = (Round.Status.PUBLISHED, Round.Status.FINISHED)
+STANDINGS_CACHE_SECONDS = 24 * 3600
+
+# --------------------------------------------------------------------------------------------
+# Reading a table
+
+
+def table_start(table: Table) -> Start:
+    return Start(table.start_ns, table.start_ew)
+
+
+def table_end(table: Table) -> End | None:
+    return End(table.end_kind, Side(table.end_side)) if table.end_kind else None
+
+
+def table_tokens(table: Table) -> list[str]:
+    """The table's event tokens in order (uses prefetched ``events`` when present)."""
+    cache_ = getattr(table, "_prefetched_objects_cache", {})
+    if "events" in cache_:
+        return [e.token for e in sorted(cache_["events"], key=lambda e: e.position)]
+    return list(table.events.order_by("position").values_list("token", flat=True))
+
+
+def _score(
+    rules: RuleSet,
+    tokens: Sequence[str],
+    start: Start,
+    end: End | None,
+    complete: bool,
+) -> MatchResult:
+    try:
+        return score_match(tokens, rules, start=start, end=end, complete=complete)
+    except RuleError as exc:
+        raise from_rule_error(exc) from exc
+
+
+def table_result(table: Table, tokens: Sequence[str] | None = None) -> MatchResult:
+    """The (possibly provisional) result of a match table, for score sheets and pages."""
+    if table.is_bye:
+        raise ServiceError("table_is_bye")
+    tokens = table_tokens(table) if tokens is None else tokens
+    rules = table.round.tournament.rules
+    return _score(rules, tokens, table_start(table), table_end(table), complete=False)
+
+
+def table_for_entry_token(token: str) -> Table:
+    """The table of a table-side entry link; dead unless its round is published."""
+    table = (
+        Table.objects.select_related("round__tournament", "ns", "ew")
+        .filter(entry_token=token or "", is_bye=False)
+        .first()
+    )
+    if table is None or table.round.status != Round.Status.PUBLISHED:
+        raise ServiceError("bad_entry_link")
+    return table
+
+
+def _snapshot(table: Table, tokens: Sequence[str]) -> dict[str, Any]:
+    end = None
+    if table.end_kind:
+        end = {table.end_kind: table.end_side.lower()}
+    return {
+        "start": {"ns": table.start_ns, "ew": table.start_ew},
+        "deals": list(tokens),
+        "end": end,
+        "status": table.entry_status,
+        "version": table.version,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Locks and compare-and-swap
+
+
+def _lock_table(table: Table | int) -> Table:
+    """Lock the table row (only it: ``of=("self",)``) and load its round and tournament."""
+    pk = table if isinstance(table, int) else table.pk
+    return (
+        Table.objects.select_for_update(of=("self",))
+        .select_related("round__tournament", "ns", "ew")
+        .get(pk=pk)
+    )
+
+
+def _check_version(locked: Table, expected_version: int | None) -> None:
+    if expected_version is not None and locked.version != expected_version:
+        raise ConflictError(current=locked.version, expected=expected_version)
+
+
+def _cas(locked: Table, **fields: Any) -> None:
+    """Compare-and-swap on ``Table.version``; ``fields`` are written with the new version."""
+    count = Table.objects.filter(pk=locked.pk, version=locked.version).update(
+        version=F("version") + 1, **fields
+    )
+    if count != 1:
+        raise ConflictError(expected=locked.version)
+    locked.version += 1
+    for name, value in fields.items():
+        setattr(locked, name, value)
+
+
+def _check_actor(locked: Table, user: Any, via: str) -> None:
+    if via == Via.REFEREE:
+        require_role(locked.round.tournament, user, *RESULT_ROLES)
+    elif via not in (Via.TABLE, Via.IMPORT):
+        raise ServiceError("forbidden")
+
+
+def _require_open_for_entry(locked: Table) -> None:
+    if locked.is_bye:
+        raise ServiceError("table_is_bye")
+    if locked.round.status != Round.Status.PUBLISHED:
+        raise ServiceError("round_not_published")
+    if locked.entry_status == Table.EntryStatus.CONFIRMED:
+        raise ServiceError("table_confirmed")
+
+
+def _user_or_none(user: Any) -> Any:
+    return user if user is not None and getattr(user, "is_authenticated", False) else None
+
+
+# --------------------------------------------------------------------------------------------
+# Entry at the table
+
+
+def enter_event(
+    table: Table, token: str, user: Any, expected_version: int | None, via: str = Via.REFEREE
+) -> Table:
+    """Append one event (``NS3``, ``foul:EW``, ``adjust:NS+2``) to a table of a published round.
+
+    The whole new sequence is checked by ``score_match(complete=False)``: a deal after 过A, more
+    deals than the round allows or a bad token are refused with the engine's code and the
+    1-based ``position``. Returns the locked table with its new ``version``.
+    """
+    with transaction.atomic():
+        locked = _lock_table(table)
+        _check_actor(locked, user, via)
+        _check_version(locked, expected_version)
+        _require_open_for_entry(locked)
+        if locked.end_kind:
+            raise ServiceError("table_ended")
+        tokens = table_tokens(locked)
+        try:
+            event = parse_event(token, len(tokens))
+        except RuleError as exc:
+            raise from_rule_error(exc) from exc
+        new_tokens = [*tokens, event.token]
+        rules = locked.round.tournament.rules
+        _score(rules, new_tokens, table_start(locked), None, complete=False)
+        before = _snapshot(locked, tokens)
+        was_entered = locked.entry_status == Table.EntryStatus.ENTERED
+        TableEvent.objects.create(
+            table=locked,
+            position=len(tokens),
+            token=event.token,
+            entered_by=_user_or_none(user),
+            entered_via=via,
+        )
+        fields = {"entry_status": Table.EntryStatus.OPEN} if was_entered else {}
+        _cas(locked, **fields)
+        if was_entered:
+            audit(
+                locked.round.tournament_id,
+                AuditEntry.Action.ENTER_EVENT,
+                user,
+                table=locked,
+                before=before,
+                after=_snapshot(locked, new_tokens),
+                via=via,
+            )
+    return locked
+
+
+def undo_last_event(
+    table: Table, user: Any, expected_version: int | None, via: str = Via.REFEREE
+) -> Table:
+    """Remove the last event, before confirmation only (afterwards: ``correct_result``)."""
+    with transaction.atomic():
+        locked = _lock_table(table)
+        _check_actor(locked, user, via)
+        _check_version(locked, expected_version)
+        _require_open_for_entry(locked)
+        tokens = table_tokens(locked)
+        if not tokens:
+            raise ServiceError("no_events")
+        before = _snapshot(locked, tokens)
+        was_entered = locked.entry_status == Table.EntryStatus.ENTERED
+        TableEvent.objects.filter(table=locked, position=len(tokens) - 1).delete()
+        fields = {"entry_status": Table.EntryStatus.OPEN} if was_entered else {}
+        _cas(locked, **fields)
+        if was_entered:
+            audit(
+                locked.round.tournament_id,
+                AuditEntry.Action.UNDO_EVENT,
+                user,
+                table=locked,
+                before=before,
+                after=_snapshot(locked, tokens[:-1]),
+                via=via,
+            )
+    return locked
+
+
+def set_start_levels(
+    table: Table, ns: int, ew: int, user: Any, expected_version: int | None
+) -> Table:
+    """Lateness (RULES.md §2): the punctual side starts at 3 (0–5 min) or 4 (5–10 min)."""
+    with transaction.atomic():
+        locked = _lock_table(table)
+        _check_actor(locked, user, Via.REFEREE)
+        _check_version(locked, expected_version)
+        _require_open_for_entry(locked)
+        tokens = table_tokens(locked)
+        rules = locked.round.tournament.rules
+        _score(rules, tokens, Start(ns, ew), table_end(locked), complete=False)
+        before = _snapshot(locked, tokens)
+        was_entered = locked.entry_status == Table.EntryStatus.ENTERED
+        fields: dict[str, Any] = {"start_ns": ns, "start_ew": ew}
+        if _user_or_none(user) is not None:
+            fields["entered_by"] = user
+        if was_entered:
+            fields["entry_status"] = Table.EntryStatus.OPEN
+        _cas(locked, **fields)
+        if was_entered:
+            audit(
+                locked.round.tournament_id,
+                AuditEntry.Action.SET_START,
+                user,
+                table=locked,
+                before=before,
+                after=_snapshot(locked, tokens),
+            )
+    return locked
+
+
+def _parse_end(kind: str, side: str | Side | None) -> tuple[str, str]:
+    kind = kind or ""
+    if kind == "":
+        return "", ""
+    side_text = str(side or "").upper()
+    if kind not in (Table.EndKind.FORFEIT, Table.EndKind.PENALTY_LOSS) or side_text not in (
+        "NS",
+        "EW",
+    ):
+        raise ServiceError("bad_end")
+    return kind, side_text
+
+
+def set_end(
+    table: Table, kind: str, side: str | Side | None, user: Any, expected_version: int | None
+) -> Table:
+    """Forfeit (弃权) or 判负 of ``side`` (the absent / penalised side); ``kind=""`` clears it.
+
+    The events already listed stay (判负 is "after the listed deals", RULES.md §2).
+    """
+    kind, side_text = _parse_end(kind, side)
+    with transaction.atomic():
+        locked = _lock_table(table)
+        _check_actor(locked, user, Via.REFEREE)
+        _check_version(locked, expected_version)
+        _require_open_for_entry(locked)
+        tokens = table_tokens(locked)
+        end = End(kind, Side(side_text)) if kind else None
+        rules = locked.round.tournament.rules
+        _score(rules, tokens, table_start(locked), end, complete=False)
+        before = _snapshot(locked, tokens)
+        was_entered = locked.entry_status == Table.EntryStatus.ENTERED
+        fields: dict[str, Any] = {"end_kind": kind, "end_side": side_text}
+        if _user_or_none(user) is not None:
+            fields["entered_by"] = user
+        if was_entered:
+            fields["entry_status"] = Table.EntryStatus.OPEN
+        _cas(locked, **fields)
+        if was_entered:
+            audit(
+                locked.round.tournament_id,
+                AuditEntry.Action.SET_END,
+                user,
+                table=locked,
+                before=before,
+                after=_snapshot(locked, tokens),
+            )
+    return locked
+
+
+def mark_entered(
+    table: Table, user: Any, expected_version: int | None, via: str = Via.REFEREE
+) -> Table:
+    """The enterer declares the sheet complete (South at the table, or a referee).
+
+    The sequence must be a complete match (``score_match(complete=True)``: e.g. all 8 deals of
+    an 8-deal round, unless a side passed A or the table has an end).
+    """
+    with transaction.atomic():
+        locked = _lock_table(table)
+        _check_actor(locked, user, via)
+        _check_version(locked, expected_version)
+        _require_open_for_entry(locked)
+        if locked.entry_status != Table.EntryStatus.OPEN:
+            raise ServiceError("table_not_open")
+        tokens = table_tokens(locked)
+        rules = locked.round.tournament.rules
+        _score(rules, tokens, table_start(locked), table_end(locked), complete=True)
+        fields: dict[str, Any] = {
+            "entry_status": Table.EntryStatus.ENTERED,
+            "entered_at": timezone.now(),
+        }
+        if _user_or_none(user) is not None:
+            fields["entered_by"] = user
+        _cas(locked, **fields)
+    return locked
+
+
+def _enterer_ids(locked: Table) -> set[int]:
+    ids = set(
+        TableEvent.objects.filter(table=locked)
+        .exclude(entered_by=None)
+        .values_list("entered_by_id", flat=True)
+    )
+    if locked.entered_by_id is not None:
+        ids.add(locked.entered_by_id)
+    return ids
+
+
+def _confirm(locked: Table, user: Any, via: str) -> None:
+    tokens = table_tokens(locked)
+    rules = locked.round.tournament.rules
+    _score(rules, tokens, table_start(locked), table_end(locked), complete=True)
+    before = _snapshot(locked, tokens)
+    _cas(
+        locked,
+        entry_status=Table.EntryStatus.CONFIRMED,
+        confirmed_by=_user_or_none(user),
+        confirmed_via=via,
+        confirmed_at=timezone.now(),
+    )
+    audit(
+        locked.round.tournament_id,
+        AuditEntry.Action.CONFIRM,
+        user,
+        table=locked,
+        before=before,
+        after=_snapshot(locked, tokens),
+        via=via,
+    )
+    bump_results_version(locked.round.tournament_id)
+
+
+def confirm_table(table: Table, user: Any, expected_version: int | None) -> Table:
+    """A referee confirms the sheet. Two-person rule (RULES.md §7, issue 4): the confirmer must
+    not be anyone who entered an event or set the table's start/end or marked it entered."""
+    with transaction.atomic():
+        locked = _lock_table(table)
+        _check_actor(locked, user, Via.REFEREE)
+        _check_version(locked, expected_version)
+        _require_open_for_entry(locked)
+        if user is not None and user.pk in _enterer_ids(locked):
+            raise ServiceError("same_person")
+        _confirm(locked, user, Via.REFEREE)
+    return locked
+
+
+def confirm_table_by_pair_code(
+    table: Table, code: str, expected_version: int | None = None
+) -> Table:
+    """West confirms at the table with the East–West pair's code (RULES.md §7: South enters,
+    West confirms). Only a sheet South has submitted (``entered``) can be confirmed this way."""
+    with transaction.atomic():
+        locked = _lock_table(table)
+        _check_version(locked, expected_version)
+        _require_open_for_entry(locked)
+        if locked.entry_status != Table.EntryStatus.ENTERED:
+            raise ServiceError("table_not_entered")
+        given = (code or "").strip().upper()
+        if not secrets.compare_digest(given.encode(), locked.ew.code.upper().encode()):
+            raise ServiceError("bad_pair_code")
+        _confirm(locked, None, Via.TABLE)
+    return locked
+
+
+def _as_start(start: Start | tuple[int, int] | dict[str, int] | None) -> Start:
+    if start is None:
+        return Start()
+    if isinstance(start, Start):
+        return start
+    if isinstance(start, dict):
+        return Start(int(start.get("ns", 2)), int(start.get("ew", 2)))
+    return Start(int(start[0]), int(start[1]))
+
+
+def _as_end(end: End | tuple[str, str] | dict[str, str] | None) -> tuple[str, str]:
+    if end is None:
+        return "", ""
+    if isinstance(end, End):
+        return end.kind, str(end.side)
+    if isinstance(end, dict):  # the file's {"forfeit": "ns"}
+        if len(end) != 1:
+            raise ServiceError("bad_end")
+        ((kind, side),) = end.items()
+        return _parse_end(kind, side)
+    return _parse_end(end[0], end[1])
+
+
+def correct_result(
+    table: Table,
+    new_tokens: Sequence[str],
+    start: Start | tuple[int, int] | dict[str, int] | None,
+    end: End | tuple[str, str] | dict[str, str] | None,
+    user: Any,
+    reason: str,
+    expected_version: int | None = None,
+) -> Table:
+    """The chief referee replaces a confirmed table's whole result (events, start, end).
+
+    Reason required; audited with before/after; the standings recompute (results version bump).
+    RULES.md §5: 成绩更正不改变已公布的编排 — a later round already published is left as it is.
+    """
+    if not (reason or "").strip():
+        raise ServiceError("reason_required")
+    with transaction.atomic():
+        locked = _lock_table(table)
+        require_role(locked.round.tournament, user, *CORRECTION_ROLES)
+        _check_version(locked, expected_version)
+        if locked.is_bye:
+            raise ServiceError("table_is_bye")
+        if locked.entry_status != Table.EntryStatus.CONFIRMED:
+            raise ServiceError("table_not_confirmed")
+        new_start = _as_start(start)
+        kind, side_text = _as_end(end)
+        new_end = End(kind, Side(side_text)) if kind else None
+        events = []
+        for position, token in enumerate(new_tokens):
+            try:
+                events.append(parse_event(token, position).token)
+            except RuleError as exc:
+                raise from_rule_error(exc) from exc
+        rules = locked.round.tournament.rules
+        _score(rules, events, new_start, new_end, complete=True)
+        before = _snapshot(locked, table_tokens(locked))
+        TableEvent.objects.filter(table=locked).delete()
+        TableEvent.objects.bulk_create(
+            TableEvent(
+                table=locked,
+                position=i,
+                token=token,
+                entered_by=_user_or_none(user),
+                entered_via=Via.REFEREE,
+            )
+            for i, token in enumerate(events)
+        )
+        _cas(
+            locked,
+            start_ns=new_start.ns,
+            start_ew=new_start.ew,
+            end_kind=kind,
+            end_side=side_text,
+        )
+        audit(
+            locked.round.tournament_id,
+            AuditEntry.Action.CORRECT,
+            user,
+            table=locked,
+            before=before,
+            after=_snapshot(locked, events),
+            reason=reason.strip(),
+        )
+        bump_results_version(locked.round.tournament_id)
+    return locked
+
+
+# --------------------------------------------------------------------------------------------
+# Penalties
+
+
+def record_penalty(
+    tournament: Tournament,
+    pair: Pair,
+    kind: str,
+    user: Any,
+    *,
+    reason: str = "",
+    round: Round | None = None,
+    table: Table | None = None,
+    player: Player | None = None,
+    deal: int | None = None,
+    jcf: Decimal | float | int | None = None,
+    referee_name: str = "",
+    escalation: bool = False,
+) -> Penalty:
+    """Record a penalty (RULES.md §3). Only a deduction changes the standings through this
+    record; a foul's or a 判负's score effect is the table's events/end (``enter_event`` with
+    ``foul:XX``, ``set_end``). A disqualification also sets the pair's status (it plays no
+    further rounds; its results stand)."""
+    require_role(tournament, user, *PENALTY_ROLES)
+    if kind not in Penalty.Kind.values:
+        raise ServiceError("bad_penalty", detail="kind")
+    if pair.tournament_id != tournament.pk:
+        raise ServiceError("wrong_tournament")
+    if table is not None:
+        if table.round.tournament_id != tournament.pk or pair.pk not in table.pair_ids:
+            raise ServiceError("wrong_tournament")
+        round = round or table.round
+        if round.pk != table.round_id:
+            raise ServiceError("wrong_tournament")
+    if round is not None and round.tournament_id != tournament.pk:
+        raise ServiceError("wrong_tournament")
+    if player is not None and player.pair_id != pair.pk:
+        raise ServiceError("wrong_tournament")
+    if kind == Penalty.Kind.DEDUCTION:
+        if jcf is None or Decimal(str(jcf)) <= 0:
+            raise ServiceError("bad_penalty", detail="jcf")
+        jcf = Decimal(str(jcf))
+    elif jcf is not None:
+        raise ServiceError("bad_penalty", detail="jcf")
+    with transaction.atomic():
+        # Lock the pair: escalation counts for one pair are read and written one at a time.
+        locked_pair = Pair.objects.select_for_update().get(pk=pair.pk)
+        penalty = Penalty.objects.create(
+            tournament=tournament,
+            round=round,
+            table=table,
+            pair=locked_pair,
+            player=player,
+            kind=kind,
+            deal=deal,
+            jcf=jcf,
+            reason=reason,
+            escalation=escalation,
+            referee=_user_or_none(user),
+            referee_name=referee_name or (user.get_username() if _user_or_none(user) else ""),
+        )
+        if kind == Penalty.Kind.DISQUALIFICATION and locked_pair.status != Pair.Status.DISQUALIFIED:
+            before = locked_pair.status
+            locked_pair.status = Pair.Status.DISQUALIFIED
+            locked_pair.save(update_fields=["status"])
+            pair.status = Pair.Status.DISQUALIFIED
+            audit(
+                tournament,
+                AuditEntry.Action.PAIR_STATUS,
+                user,
+                before={"pair": pair.number, "status": before},
+                after={"pair": pair.number, "status": Pair.Status.DISQUALIFIED},
+                reason=reason,
+                round=round,
+            )
+        audit(
+            tournament,
+            AuditEntry.Action.PENALTY,
+            user,
+            round=round,
+            table=table,
+            after={
+                "pair": pair.number,
+                "kind": kind,
+                "deal": deal,
+                "jcf": str(jcf) if jcf is not None else None,
+                "escalation": escalation,
+            },
+            reason=reason,
+        )
+        if kind == Penalty.Kind.DEDUCTION:
+            bump_results_version(tournament.pk)
+    return penalty
+
+
+# --------------------------------------------------------------------------------------------
+# Standings
+
+
+def _standings_key(tournament_id: int, created: Any, version: int, after: Any) -> str:
+    # created_at distinguishes a tournament from an earlier one that had the same id.
+    return f"standings:{tournament_id}:{created.timestamp():.6f}:{version}:{after}"
+
+
+def latest_round_number(tournament: Tournament) -> int:
+    """The last published or finished round (0 before any)."""
+    numbers = Round.objects.filter(tournament=tournament, status__in=COUNTED_ROUNDS).order_by(
+        "-number"
+    )
+    return numbers.values_list("number", flat=True).first() or 0
+
+
+def collect_outcomes(
+    tournament_id: int, rules: RuleSet, after_round: int | None = None
+) -> list[Outcome]:
+    """Every pair's outcome of every CONFIRMED table (byes included) of published/finished
+    rounds — two queries whatever the size (tables, then all their events at once)."""
+    tables = Table.objects.filter(
+        round__tournament_id=tournament_id,
+        round__status__in=COUNTED_ROUNDS,
+        entry_status=Table.EntryStatus.CONFIRMED,
+    )
+    if after_round is not None:
+        tables = tables.filter(round__number__lte=after_round)
+    rows = list(
+        tables.values_list(
+            "pk",
+            "round__number",
+            "is_bye",
+            "ns__number",
+            "ew__number",
+            "start_ns",
+            "start_ew",
+            "end_kind",
+            "end_side",
+        )
+    )
+    tokens: dict[int, list[str]] = {}
+    events = TableEvent.objects.filter(table__in=tables).order_by("table_id", "position")
+    for table_id, token in events.values_list("table_id", "token"):
+        tokens.setdefault(table_id, []).append(token)
+    outcomes: list[Outcome] = []
+    for pk, number, is_bye, ns, ew, start_ns, start_ew, end_kind, end_side in rows:
+        if is_bye:
+            outcomes.append(bye_outcome(number, ns, rules))
+            continue
+        end = End(end_kind, Side(end_side)) if end_kind else None
+        result = score_match(
+            tokens.get(pk, ()), rules, start=Start(start_ns, start_ew), end=end, complete=False
+        )
+        outcomes.extend(match_outcomes(number, ns, ew, result))
+    return outcomes
+
+
+def standings(tournament: Tournament, after_round: int | None = None) -> tuple[StandingRow, ...]:
+    """The pure ``scoring.standings`` rows after ``after_round`` (default: the latest published
+    round), from CONFIRMED tables only plus byes and deductions.
+
+    Cached in Django's cache under the tournament's ``results_version``, which every
+    result-changing service bumps; a miss costs at most six queries whatever the size.
+    """
+    version, created, settings = Tournament.objects.values_list(
+        "results_version", "created_at", "settings"
+    ).get(pk=tournament.pk)
+    key = _standings_key(
+        tournament.pk, created, version, "latest" if after_round is None else after_round
+    )
+    rows = cache.get(key)
+    if rows is not None:
+        return rows
+    rules = RuleSet.from_dict(settings)
+    if after_round is None:
+        after_round = latest_round_number(tournament)
+    pairs = list(Pair.objects.filter(tournament_id=tournament.pk).values_list("number", flat=True))
+    outcomes = collect_outcomes(tournament.pk, rules, after_round)
+    deductions = [
+        Deduction(number, pair, float(jcf))
+        for number, pair, jcf in Penalty.objects.filter(
+            tournament_id=tournament.pk, kind=Penalty.Kind.DEDUCTION
+        ).values_list("round__number", "pair__number", "jcf")
+    ]
+    criteria = rules.tiebreak_preset or rules.tiebreaks
+    rows = compute_standings(pairs, outcomes, deductions, criteria, rules.seed or 0, after_round)
+    cache.set(key, rows, STANDINGS_CACHE_SECONDS)
+    return rows
