@@ -1,13 +1,25 @@
 """Settings for guandan-tourney, read from the environment only.
 
 Every value comes from an environment variable with a safe default for a laptop; a bad value
-fails loudly at start-up rather than half-working at the tournament.
+fails loudly at start-up rather than half-working at the tournament. ``docs/deploy.md`` and
+``deploy/env.example`` describe a production setup; ``python manage.py check --deploy`` is clean
+with ``DEBUG=0``, a long ``SECRET_KEY`` and ``ALLOWED_HOSTS`` set (tests/db/test_deploy.py).
 
 - ``DEBUG`` (default ``1`` for ``make run``; production sets ``0``)
-- ``SECRET_KEY`` (required when ``DEBUG=0``)
-- ``DATABASE_URL`` (default: a SQLite file ``db.sqlite3`` beside ``manage.py``)
-- ``ALLOWED_HOSTS`` (comma separated), ``CSRF_TRUSTED_ORIGINS`` (comma separated)
-- ``REDIS_URL`` (optional cache for public pages), ``SECURE_SSL_REDIRECT``, ``STATIC_ROOT``
+- ``SECRET_KEY`` (required, at least 50 characters, when ``DEBUG=0``)
+- ``ALLOWED_HOSTS`` (comma separated; required when ``DEBUG=0``), ``CSRF_TRUSTED_ORIGINS``
+- ``DATABASE_URL`` (default: a SQLite file ``db.sqlite3`` beside ``manage.py``),
+  ``CONN_MAX_AGE`` (seconds a connection is kept; default 0 in debug, 60 otherwise),
+  ``DB_CONNECT_TIMEOUT`` (seconds, PostgreSQL; default 5, so an unreachable database gives a
+  quick "database unavailable" page instead of a hung worker)
+- ``REDIS_URL`` (optional shared cache: standings, public pages, login throttling)
+- ``HTTPS`` (default ``1`` when ``DEBUG=0``: secure cookies, HSTS, redirect to https; set ``0``
+  only for a closed LAN without TLS), and the finer ``SECURE_SSL_REDIRECT``,
+  ``SESSION_COOKIE_SECURE``, ``CSRF_COOKIE_SECURE``, ``SECURE_HSTS_SECONDS``,
+  ``SECURE_HSTS_INCLUDE_SUBDOMAINS``, ``SECURE_HSTS_PRELOAD``
+- ``NUM_PROXIES`` (reverse proxies in front that append to ``X-Forwarded-For``; default 0),
+  ``LOGIN_FAILURES_LIMIT`` / ``LOGIN_FAILURES_WINDOW`` (login throttling, tournaments/throttle.py)
+- ``STATIC_ROOT``, ``TIME_ZONE``, ``LOG_LEVEL``
 """
 
 from __future__ import annotations
@@ -23,6 +35,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def env_bool(name: str, default: bool) -> bool:
+    """``1/0``, ``true/false``, ``yes/no``, ``on/off``; anything else is a start-up error."""
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
@@ -32,6 +45,20 @@ def env_bool(name: str, default: bool) -> bool:
     if value in {"0", "false", "no", "off"}:
         return False
     raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {raw!r}")
+
+
+def env_int(name: str, default: int, minimum: int = 0) -> int:
+    """A whole number >= ``minimum``; anything else is a start-up error."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, got {raw!r}") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {value}")
+    return value
 
 
 def env_list(name: str, default: str = "") -> list[str]:
@@ -45,8 +72,18 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
     SECRET_KEY = "insecure-development-key-only-for-debug"  # noqa: S105 - debug only
+elif not DEBUG and (len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5):
+    # Sessions and the CSRF token are signed with it; Django's own check wants >= 50 characters.
+    raise ImproperlyConfigured(
+        "SECRET_KEY must be at least 50 random characters when DEBUG is off "
+        '(python -c "import secrets; print(secrets.token_urlsafe(50))")'
+    )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
+if not DEBUG and not ALLOWED_HOSTS:
+    raise ImproperlyConfigured(
+        "ALLOWED_HOSTS must be set when DEBUG is off (e.g. score.example.org)"
+    )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
@@ -65,13 +102,20 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz answers before anything else touches the session or the database.
+    "guandan_tourney.middleware.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Turns "the database is unreachable" into a clear 503 page (see its docstring).
+    "guandan_tourney.middleware.DatabaseUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Refuses a login POST after too many failures (tournaments/throttle.py); after auth so
+    # the session exists, before the view so a throttled attempt never checks the password.
+    "guandan_tourney.middleware.LoginThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -99,7 +143,10 @@ WSGI_APPLICATION = "guandan_tourney.wsgi.application"
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        conn_max_age=env_int("CONN_MAX_AGE", 0 if DEBUG else 60),
+        # A kept connection is pinged before reuse, so a restarted database costs one retry,
+        # not a worker full of dead connections.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -108,12 +155,21 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
     )
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env_int("DB_CONNECT_TIMEOUT", 5, minimum=1)
+    )
 
 if os.environ.get("REDIS_URL"):
+    # Shared by every gunicorn worker: the standings cache, cached public pages and the login
+    # throttle counters then hold across processes. Needs the ``redis`` package.
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": os.environ["REDIS_URL"],
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "gt"),
+            "TIMEOUT": env_int("CACHE_TIMEOUT", 300),
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 else:
@@ -125,6 +181,14 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Login throttling (tournaments/throttle.py): failures per (account, client) and per client
+# within the window, after which the login page answers 429 until the window has passed.
+LOGIN_FAILURES_LIMIT = env_int("LOGIN_FAILURES_LIMIT", 5, minimum=1)
+LOGIN_FAILURES_PER_CLIENT_LIMIT = env_int("LOGIN_FAILURES_PER_CLIENT_LIMIT", 30, minimum=1)
+LOGIN_FAILURES_WINDOW = env_int("LOGIN_FAILURES_WINDOW", 15 * 60, minimum=1)
+# How many reverse proxies append to X-Forwarded-For (0: use REMOTE_ADDR as is).
+NUM_PROXIES = env_int("NUM_PROXIES", 0)
 
 LANGUAGE_CODE = "zh-hans"
 LANGUAGES = [("zh-hans", _("简体中文")), ("en", _("English"))]
@@ -139,6 +203,8 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
+        # Hashed, pre-compressed files that whitenoise serves with far-future cache headers;
+        # needs `collectstatic` before the server starts (docs/deploy.md).
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if not DEBUG
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
@@ -152,18 +218,36 @@ LOGOUT_REDIRECT_URL = "home"
 
 DJANGO_TABLES2_TEMPLATE = "django_tables2/bootstrap4.html"
 
+# Headers that cost nothing in debug either.
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"  # table-side entry links carry a secret in the path
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600, minimum=60)
+
 if not DEBUG:
-    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
-    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
-    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
-    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
-    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+    HTTPS = env_bool("HTTPS", True)
+    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", HTTPS)
+    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", HTTPS)
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", HTTPS)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if HTTPS else 0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", HTTPS)
+    # The header alone enrols nobody: a domain is preloaded only when its owner submits it
+    # (hstspreload.org). Set 0 if other sites under the same domain still serve plain http.
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", HTTPS)
+    # The reverse proxy terminates TLS and says so in this header (deploy/nginx.conf sets it);
+    # never set it without a proxy that overwrites the header from clients.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        # Our own operational messages (database unavailable, throttled logins) at INFO.
+        "guandan_tourney": {"level": os.environ.get("APP_LOG_LEVEL", "INFO")},
+        "tournaments.throttle": {"level": os.environ.get("APP_LOG_LEVEL", "INFO")},
+    },
 }

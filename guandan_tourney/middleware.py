@@ -1,0 +1,166 @@
+"""Operational middleware: a health check, a clear page when the database is down, login throttling.
+
+May touch: the database only through ``SELECT 1`` in the health check; the cache through
+``tournaments.throttle``. No domain logic here.
+
+- ``HealthCheckMiddleware``: ``GET /healthz`` → ``200 ok`` or ``503 database unavailable``, for
+  the reverse proxy, systemd and the load test. It runs first, so neither ALLOWED_HOSTS nor the
+  https redirect nor the session gets in the way of a probe from localhost.
+- ``DatabaseUnavailableMiddleware``: a view (or its template) that fails because the database
+  cannot be reached or is overloaded gets a translated 503 page with ``Retry-After`` instead of
+  a 500 and a stack trace. The worker stays up (no crash loop: Django connects per request, and
+  ``CONN_HEALTH_CHECKS`` drops a dead kept connection), so the site recovers by itself as soon
+  as the database is back. The page is rendered without the request context, because the
+  context processors (the logged-in user, the session) would go to the database again.
+- ``LoginThrottleMiddleware``: after too many failed logins for an account from one client (or
+  from one client overall) the login pages answer 429 without checking the password.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
+from django.http import HttpRequest, HttpResponse
+from django.template import loader
+from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext as _
+
+from tournaments import throttle
+
+logger = logging.getLogger("guandan_tourney.db")
+
+HEALTH_PATH = "/healthz"
+RETRY_AFTER_SECONDS = 10
+
+
+class HealthCheckMiddleware:
+    """``/healthz``: one ``SELECT 1``; 200 when the database answers, 503 otherwise."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path != HEALTH_PATH:
+            return self.get_response(request)
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+                cursor.fetchone()
+        except DatabaseError:
+            logger.warning("health check: database unavailable", exc_info=True)
+            response = HttpResponse("database unavailable\n", status=503, content_type="text/plain")
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        else:
+            response = HttpResponse("ok\n", content_type="text/plain")
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+def database_unavailable_response(reason: str = "unreachable") -> HttpResponse:
+    """The 503 page (also used by the tests); ``reason`` is ``unreachable`` or ``busy``."""
+    if reason == "busy":
+        message = _("服务器正忙，您的操作没有保存。请稍后重试。")
+    else:
+        message = _("暂时无法连接数据库，您的操作没有保存。请稍后重试；已保存的成绩不受影响。")
+    body = loader.render_to_string(
+        "503.html", {"message": message, "retry_after": RETRY_AFTER_SECONDS}
+    )
+    response = HttpResponse(body, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    """Database connection failures and overload → 503 with a clear page (see module docstring).
+
+    Only ``OperationalError``/``InterfaceError`` count: they mean the server could not be reached,
+    the connection broke, or a lock/statement timed out. ``IntegrityError`` and friends are
+    programming or validation problems and stay 500s, to be seen and fixed.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        reachable = _connection_usable()
+        logger.warning(
+            "database %s during %s %s: %s",
+            "busy" if reachable else "unavailable",
+            request.method,
+            request.path,
+            exception,
+        )
+        return database_unavailable_response("busy" if reachable else "unreachable")
+
+
+def _connection_usable() -> bool:
+    """Whether the current connection still answers (a deadlock/lock timeout: yes)."""
+    try:
+        return connection.connection is not None and connection.is_usable()
+    except Exception:
+        return False
+
+
+def _login_paths() -> frozenset[str]:
+    paths = set()
+    for name in ("login", "admin:login"):
+        try:
+            paths.add(reverse(name))
+        except NoReverseMatch:
+            continue
+    return frozenset(paths)
+
+
+class LoginThrottleMiddleware:
+    """Throttles POSTs to the login pages (``tournaments.throttle``): 429 when blocked.
+
+    A failed attempt is a login POST answered with the form again (200); a success is the
+    redirect (302) after which Django has logged the user in.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self._paths: frozenset[str] | None = None
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method != "POST":
+            return self.get_response(request)
+        if self._paths is None:
+            self._paths = _login_paths()
+        if request.path not in self._paths:
+            return self.get_response(request)
+        username = str(request.POST.get("username", ""))[:150]
+        if throttle.login_blocked(request, username):
+            logger.info("login throttled for %r", username)
+            return _too_many_attempts(request)
+        response = self.get_response(request)
+        if response.status_code == 200:
+            throttle.login_failed(request, username)
+        elif response.status_code in (301, 302, 303) and request.user.is_authenticated:
+            throttle.login_succeeded(request, username)
+        return response
+
+
+def _too_many_attempts(request: HttpRequest) -> HttpResponse:
+    from django.conf import settings
+
+    minutes = max(1, settings.LOGIN_FAILURES_WINDOW // 60)
+    body = loader.render_to_string(
+        "403.html",
+        {
+            "title": _("尝试次数过多"),
+            "message": _("登录失败次数过多，请 %(minutes)s 分钟后再试。") % {"minutes": minutes},
+        },
+        request=request,
+    )
+    response = HttpResponse(body, status=429)
+    response["Retry-After"] = str(settings.LOGIN_FAILURES_WINDOW)
+    return response
