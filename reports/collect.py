@@ -1,0 +1,495 @@
+"""Build the plain rows of ``reports.rows`` from the database (read only).
+
+Every query of the printed and exported documents lives here, written to stay a handful of
+queries whatever the size (``values_list`` and one pass over all events), so 2,000 pairs ×
+9 rounds export in seconds. Nothing here writes; results are derived by the pure scoring engine
+from the stored facts, exactly as ``scoring.services`` does; the standings come from
+``scoring.services.standings`` (confirmed results only).
+
+May touch: read-only queries on the tournaments, pairing and scoring models; the pure core.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+
+from pairing.models import Round, Table
+from rules.errors import RuleError
+from rules.events import EventKind, Side
+from rules.levels import level_label
+from rules.ruleset import RuleSet
+from scoring.engine import End, MatchResult, Start, score_match
+from scoring.models import Penalty, TableEvent
+from scoring.standings import CRITERIA, PRESETS, resolve_criteria
+from tournaments.models import Pair, Player, Tournament
+
+from .rows import (
+    DealLine,
+    DealRecord,
+    MatchSummary,
+    PairInfo,
+    PairingLine,
+    PairingList,
+    PenaltyLine,
+    PenaltyReport,
+    RegistrationLine,
+    ResultLine,
+    ScoreSheet,
+    StandingLine,
+    Standings,
+    StandingsColumn,
+    Workbook,
+)
+
+SIDE_LABEL = {Side.NS: "南北", Side.EW: "东西"}
+PLACE_LABEL = {3: "二游", 2: "三游", 1: "末游"}  # upgrade → the partner's place (RULES.md §1)
+FORMAT_LABEL = {"deals": "计副制", "game": "计局制", "timed": "计时制", "timed_deals": "计时计副制"}
+PRESET_LABEL = {"regulation": "竞赛规程", "jiangsu2017": "江苏2017"}
+# Blank lines on a sheet when the round has no fixed number of deals (计局制/计时制).
+OPEN_FORMAT_ROWS = 14
+# The table-side entry page; its QR code goes on the score sheet.
+ENTRY_URL_NAME = "scoring:table_entry"
+
+
+class ReportError(Exception):
+    """A document cannot be produced (no such round …): ``message`` is for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# --- pairs --------------------------------------------------------------------------------
+
+
+def pair_infos(tournament: Tournament) -> dict[int, PairInfo]:
+    """Every pair of the tournament by primary key, with unit and players: two queries."""
+    players: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for pair_id, position, name in Player.objects.filter(pair__tournament=tournament).values_list(
+        "pair_id", "position", "name"
+    ):
+        players[pair_id].append((position, name))
+    infos = {}
+    for pk, number, unit_name, unit_code in Pair.objects.filter(tournament=tournament).values_list(
+        "pk", "number", "unit__name", "unit__code"
+    ):
+        names = tuple(name for _, name in sorted(players.get(pk, ())))
+        infos[pk] = PairInfo(number, unit_name or unit_code or "", names)
+    return infos
+
+
+def get_round(tournament: Tournament, number: int | None) -> Round:
+    """The given round, or the latest one; ``ReportError`` when there is none."""
+    rounds = Round.objects.filter(tournament=tournament)
+    rnd = rounds.filter(number=number).first() if number else rounds.order_by("-number").first()
+    if rnd is None:
+        if number:
+            raise ReportError(f"第{number}轮不存在")
+        raise ReportError("本赛事还没有编排任何轮次")
+    return rnd
+
+
+# --- events → sheet lines -----------------------------------------------------------------
+
+
+def _label(level: int | None) -> str:
+    return level_label(level) if level is not None else ""
+
+
+def deal_lines(result: MatchResult) -> tuple[DealLine, ...]:
+    """The score sheet's deal grid from the engine's steps (RULES.md §7)."""
+    lines = []
+    for step in result.steps:
+        event = step.event
+        note = ""
+        first = place = ""
+        if event.kind is EventKind.DEAL:
+            first = SIDE_LABEL[event.side]
+            place = PLACE_LABEL[event.upgrade]
+        elif event.kind is EventKind.FOUL:
+            note = f"{SIDE_LABEL[event.side]}犯规"
+        else:
+            note = f"{SIDE_LABEL[event.side]}升级调整"
+        if step.attempt_at_a is not None and step.reset_to_2 is not None:
+            note = (note + " " if note else "") + f"{SIDE_LABEL[step.reset_to_2]}打A失败回2"
+        lines.append(
+            DealLine(
+                deal_number=step.deal_number,
+                level_played=_label(step.level_played),
+                first_side=first,
+                partner_place=place,
+                upgrade=event.upgrade,
+                ns_level=_label(step.ns_level),
+                ew_level=_label(step.ew_level),
+                note=note,
+            )
+        )
+    return tuple(lines)
+
+
+def match_summary(result: MatchResult) -> MatchSummary:
+    """The result boxes: recorded levels, 级差, 级差分, 场分 and what decided the match."""
+    if result.forfeit is not None:
+        note = f"{SIDE_LABEL[result.forfeit]}弃权"
+    elif result.penalty_loss is not None:
+        note = f"{SIDE_LABEL[result.penalty_loss]}判负"
+    elif result.passed_a is not None:
+        note = f"{SIDE_LABEL[result.passed_a]}过A"
+    elif result.winner is not None:
+        note = f"{SIDE_LABEL[result.winner]}胜"
+    else:
+        note = "平局"
+    return MatchSummary(
+        ns_level=_label(result.ns_level),
+        ew_level=_label(result.ew_level),
+        jc=result.jc,
+        ns_jcf=result.ns_jcf,
+        ew_jcf=result.ew_jcf,
+        ns_cf=result.ns_cf,
+        ew_cf=result.ew_cf,
+        note=note,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _TableFacts:
+    pk: int
+    round_number: int
+    number: int
+    is_bye: bool
+    ns_id: int
+    ew_id: int | None
+    start_ns: int
+    start_ew: int
+    end_kind: str
+    end_side: str
+    entry_status: str
+    entry_token: str
+    confirmed_at: Any
+    confirmed_by: str | None
+    confirmed_via: str
+
+
+_FACT_FIELDS = (
+    "pk",
+    "round__number",
+    "number",
+    "is_bye",
+    "ns_id",
+    "ew_id",
+    "start_ns",
+    "start_ew",
+    "end_kind",
+    "end_side",
+    "entry_status",
+    "entry_token",
+    "confirmed_at",
+    "confirmed_by__username",
+    "confirmed_via",
+)
+
+
+def _tables(tournament: Tournament, round_number: int | None = None) -> list[_TableFacts]:
+    qs = Table.objects.filter(round__tournament=tournament)
+    if round_number is not None:
+        qs = qs.filter(round__number=round_number)
+    qs = qs.order_by("round__number", "number")
+    return [_TableFacts(*row) for row in qs.values_list(*_FACT_FIELDS)]
+
+
+def _tokens(tournament: Tournament, round_number: int | None = None) -> dict[int, list[str]]:
+    qs = TableEvent.objects.filter(table__round__tournament=tournament)
+    if round_number is not None:
+        qs = qs.filter(table__round__number=round_number)
+    tokens: dict[int, list[str]] = defaultdict(list)
+    for table_id, token in qs.order_by("table_id", "position").values_list("table_id", "token"):
+        tokens[table_id].append(token)
+    return tokens
+
+
+def _result(t: _TableFacts, tokens: list[str], rules: RuleSet) -> MatchResult | None:
+    end = End(t.end_kind, Side(t.end_side)) if t.end_kind else None
+    try:
+        return score_match(
+            tokens, rules, start=Start(t.start_ns, t.start_ew), end=end, complete=False
+        )
+    except RuleError:
+        # Stored facts are validated on entry; a table that no longer scores (settings changed
+        # under it) prints blank rather than stopping the whole run.
+        return None
+
+
+def _local(dt: Any) -> str:
+    return timezone.localtime(dt).strftime("%Y-%m-%d %H:%M") if dt else ""
+
+
+# --- score sheets -------------------------------------------------------------------------
+
+
+def site_url() -> str:
+    """Where the QR codes point when no request tells us (commands): ``SITE_URL``."""
+    return (
+        getattr(settings, "SITE_URL", "")
+        or os.environ.get("SITE_URL", "")
+        or "http://localhost:8000"
+    ).rstrip("/")
+
+
+def entry_path(token: str) -> str:
+    try:
+        return reverse(ENTRY_URL_NAME, kwargs={"token": token})
+    except NoReverseMatch:
+        return f"/entry/{token}/"
+
+
+def round_format_label(rules: RuleSet) -> str:
+    label = FORMAT_LABEL.get(rules.round_format, "")
+    if rules.max_deals:
+        label += f" 每轮 {rules.max_deals} 副"
+    return label
+
+
+def score_sheets(
+    tournament: Tournament,
+    round_number: int | None = None,
+    filled: bool = False,
+    base_url: str | None = None,
+) -> list[ScoreSheet]:
+    """The round's score sheets, one per match table in table order (byes need none).
+
+    ``filled``: only the confirmed tables, each with its deal lines and result boxes (the
+    record of what was entered); otherwise every table, blank.
+    """
+    rnd = get_round(tournament, round_number)
+    rules = tournament.rules
+    infos = pair_infos(tournament)
+    tables = [t for t in _tables(tournament, rnd.number) if not t.is_bye]
+    if filled:
+        tables = [t for t in tables if t.entry_status == Table.EntryStatus.CONFIRMED]
+    tokens = _tokens(tournament, rnd.number) if filled else {}
+    base = site_url() if base_url is None else base_url.rstrip("/")
+    rows = rules.max_deals or OPEN_FORMAT_ROWS
+    fmt = round_format_label(rules)
+    sheets = []
+    for t in tables:
+        lines: tuple[DealLine, ...] = ()
+        summary = None
+        confirmed = ""
+        if filled:
+            result = _result(t, tokens.get(t.pk, []), rules)
+            if result is not None:
+                lines = deal_lines(result)
+                summary = match_summary(result)
+            how = "桌边确认" if t.confirmed_via == "table" else (t.confirmed_by or "")
+            confirmed = f"已确认 {_local(t.confirmed_at)} {how}".strip()
+        sheets.append(
+            ScoreSheet(
+                tournament=tournament.name,
+                round_number=rnd.number,
+                table_number=t.number,
+                ns=infos[t.ns_id],
+                ew=infos[t.ew_id] if t.ew_id else PairInfo(0),
+                entry_url=base + entry_path(t.entry_token),
+                rows=max(rows, len(lines)),
+                start_ns=_label(t.start_ns),
+                start_ew=_label(t.start_ew),
+                lines=lines,
+                result=summary,
+                confirmed=confirmed,
+                round_format=fmt,
+            )
+        )
+    return sheets
+
+
+# --- pairing lists ------------------------------------------------------------------------
+
+
+def pairing_list(tournament: Tournament, round_number: int | None = None) -> PairingList:
+    rnd = get_round(tournament, round_number)
+    infos = pair_infos(tournament)
+    lines = tuple(
+        PairingLine(t.number, infos[t.ns_id], infos[t.ew_id] if t.ew_id else None)
+        for t in _tables(tournament, rnd.number)
+    )
+    return PairingList(tournament.name, rnd.number, lines)
+
+
+# --- standings ----------------------------------------------------------------------------
+
+
+def standings_columns(rules: RuleSet) -> tuple[StandingsColumn, ...]:
+    """场分 and every criterion of the preset that is a number on the row."""
+    criteria = resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
+    return tuple(
+        StandingsColumn(key, CRITERIA[key].label_zh)
+        for key in criteria
+        if CRITERIA[key].attribute is not None
+    )
+
+
+def standings(
+    tournament: Tournament, after_round: int | None = None, final: bool = False
+) -> Standings:
+    """The standings after a round (default the latest published), or the final ranking."""
+    from scoring.services import latest_round_number
+    from scoring.services import standings as compute
+
+    rules = tournament.rules
+    latest = latest_round_number(tournament)
+    if after_round is None or final:
+        after_round = latest
+    rows = compute(tournament, after_round)
+    infos = {info.number: info for info in pair_infos(tournament).values()}
+    columns = standings_columns(rules)
+    lines = []
+    for row in rows:
+        values = {col.key: getattr(row, CRITERIA[col.key].attribute or "") for col in columns}
+        decided = CRITERIA[row.decided_by].label_zh if row.decided_by else ""
+        lines.append(
+            StandingLine(
+                rank=row.rank,
+                pair=infos.get(row.pair, PairInfo(row.pair)),
+                values=values,
+                wins=row.wins,
+                draws=row.draws,
+                losses=row.losses,
+                deductions=row.deductions,
+                decided_by=decided,
+            )
+        )
+    preset = rules.tiebreak_preset
+    if preset in PRESETS:
+        preset_label = PRESET_LABEL.get(preset, preset)
+    else:
+        preset_label = "自定义"
+    return Standings(
+        tournament=tournament.name,
+        after_round=after_round,
+        final=final,
+        columns=columns,
+        lines=tuple(lines),
+        preset=preset_label,
+    )
+
+
+# --- penalties ----------------------------------------------------------------------------
+
+
+def penalty_report(tournament: Tournament, round_number: int | None = None) -> PenaltyReport:
+    """Every penalty record of a round, or of the whole event (``round_number`` None)."""
+    qs = Penalty.objects.filter(tournament=tournament)
+    if round_number:
+        qs = qs.filter(round__number=round_number)
+    infos = pair_infos(tournament)
+    kinds = dict(Penalty.Kind.choices)
+    lines = []
+    for row in qs.order_by("round__number", "table__number", "created_at", "pk").values_list(
+        "round__number",
+        "table__number",
+        "pair_id",
+        "player__name",
+        "kind",
+        "deal",
+        "jcf",
+        "reason",
+        "referee_name",
+        "referee__username",
+        "created_at",
+    ):
+        rnd, table, pair_id, player, kind, deal, jcf, reason, ref_name, ref_user, created = row
+        lines.append(
+            PenaltyLine(
+                round_number=rnd,
+                table_number=table,
+                pair=infos[pair_id],
+                player=player or "",
+                kind=str(kinds.get(kind, kind)),
+                deal=deal,
+                jcf=float(jcf) if jcf is not None else None,
+                reason=reason,
+                referee=ref_name or ref_user or "",
+                time=_local(created),
+            )
+        )
+    return PenaltyReport(tournament.name, round_number or None, tuple(lines))
+
+
+# --- the workbook -------------------------------------------------------------------------
+
+
+def registrations(tournament: Tournament) -> tuple[RegistrationLine, ...]:
+    contacts: dict[int, dict[int, str]] = defaultdict(dict)
+    for pair_id, position, contact in Player.objects.filter(
+        pair__tournament=tournament
+    ).values_list("pair_id", "position", "contact"):
+        contacts[pair_id][position] = contact
+    statuses = dict(Pair.Status.choices)
+    infos = pair_infos(tournament)
+    lines = []
+    for pk, status in Pair.objects.filter(tournament=tournament).values_list("pk", "status"):
+        info = infos[pk]
+        lines.append(
+            RegistrationLine(
+                number=info.number,
+                unit=info.unit,
+                player1=info.player(0),
+                player2=info.player(1),
+                contact1=contacts[pk].get(1, ""),
+                contact2=contacts[pk].get(2, ""),
+                status=str(statuses.get(status, status)),
+            )
+        )
+    lines.sort(key=lambda line: line.number)
+    return tuple(lines)
+
+
+def _results_and_deals(
+    tournament: Tournament, infos: dict[int, PairInfo]
+) -> tuple[tuple[tuple[int, tuple[ResultLine, ...]], ...], Iterator[DealRecord]]:
+    rules = tournament.rules
+    tokens = _tokens(tournament)
+    statuses = dict(Table.EntryStatus.choices)
+    by_round: dict[int, list[ResultLine]] = defaultdict(list)
+    deals: list[DealRecord] = []
+    for t in _tables(tournament):
+        ns = infos[t.ns_id]
+        if t.is_bye:
+            by_round[t.round_number].append(ResultLine(t.number, ns, None, "轮空", None))
+            continue
+        ew = infos[t.ew_id] if t.ew_id else PairInfo(0)
+        table_tokens = tokens.get(t.pk, [])
+        result = _result(t, table_tokens, rules)
+        summary = match_summary(result) if result is not None else None
+        by_round[t.round_number].append(
+            ResultLine(t.number, ns, ew, str(statuses.get(t.entry_status, "")), summary)
+        )
+        if result is not None:
+            for line, token in zip(deal_lines(result), table_tokens, strict=False):
+                deals.append(
+                    DealRecord(t.round_number, t.number, ns.number, ew.number, line, token)
+                )
+    rounds = tuple((number, tuple(lines)) for number, lines in sorted(by_round.items()))
+    return rounds, iter(deals)
+
+
+def workbook(tournament: Tournament) -> Workbook:
+    """Everything the Excel export holds (a few queries; the engine rescoring every table)."""
+    infos = pair_infos(tournament)
+    rounds, deals = _results_and_deals(tournament, infos)
+    return Workbook(
+        tournament=tournament.name,
+        standings=standings(tournament),
+        rounds=rounds,
+        deals=tuple(deals),
+        penalties=penalty_report(tournament),
+        registrations=registrations(tournament),
+    )

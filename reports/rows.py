@@ -1,0 +1,208 @@
+"""Plain rows for every printed or exported document (STYLE.md "Exports and printing").
+
+Frozen dataclasses and nothing else: no Django, no reportlab, no openpyxl. ``reports.collect``
+builds them from the database; ``reports.pdf`` and ``reports.xlsx`` turn them into files. Keeping
+the rows plain lets the renderers be tested and benchmarked without a database, and keeps every
+query in one place.
+
+Every text field is already what is printed (Chinese labels, ``"过A"`` for level 15); numbers stay
+numbers so the spreadsheet can sum them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Directions on a score sheet: the NS pair's first player sits North, the second South; the EW
+# pair's first player sits East, the second West (RULES.md §7: West writes, North checks).
+NORTH, SOUTH, EAST, WEST = "北", "南", "东", "西"
+
+
+@dataclass(frozen=True, slots=True)
+class PairInfo:
+    """A pair as printed: number, unit name and the two players in file order."""
+
+    number: int
+    unit: str = ""
+    players: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> str:
+        return "/".join(p for p in self.players if p)
+
+    def player(self, index: int) -> str:
+        return self.players[index] if index < len(self.players) else ""
+
+
+@dataclass(frozen=True, slots=True)
+class DealLine:
+    """One line of the deal grid of a filled score sheet (one event of the match).
+
+    ``first_side`` is "南北"/"东西" for a deal; for a foul it names the offender in ``note``; for a
+    level award (升级调整) ``deal_number`` is None and ``note`` says who received it.
+    """
+
+    deal_number: int | None
+    level_played: str  # "2" … "A"; "" for an award
+    first_side: str  # "南北" / "东西" / ""
+    partner_place: str  # "二游" / "三游" / "末游" / ""
+    upgrade: int  # levels climbed by the beneficiary
+    ns_level: str  # level after the event, "2" … "过A"
+    ew_level: str
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    """The result boxes of a score sheet and one line of a round's results."""
+
+    ns_level: str
+    ew_level: str
+    jc: int  # 级差
+    ns_jcf: float  # 级差分
+    ew_jcf: float
+    ns_cf: float  # 场分
+    ew_cf: float
+    note: str = ""  # "东西弃权", "南北判负", "南北过A" …
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreSheet:
+    """One 记分表: a table of a round, blank (``result`` None) or filled after confirmation."""
+
+    tournament: str
+    round_number: int
+    table_number: int
+    ns: PairInfo
+    ew: PairInfo
+    entry_url: str = ""
+    rows: int = 8  # deal lines to print (the round's deals, or more for 计局制)
+    start_ns: str = "2"
+    start_ew: str = "2"
+    lines: tuple[DealLine, ...] = ()
+    result: MatchSummary | None = None
+    confirmed: str = ""  # "2026-11-29 14:05 裁判 王五" on a filled sheet
+    round_format: str = ""  # "计副制 每轮8副" …
+
+    @property
+    def filled(self) -> bool:
+        return self.result is not None
+
+
+@dataclass(frozen=True, slots=True)
+class PairingLine:
+    """One table of a round (``ew`` None: a bye, printed as 轮空)."""
+
+    table_number: int
+    ns: PairInfo
+    ew: PairInfo | None
+
+    @property
+    def is_bye(self) -> bool:
+        return self.ew is None
+
+
+@dataclass(frozen=True, slots=True)
+class PairingList:
+    tournament: str
+    round_number: int
+    lines: tuple[PairingLine, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StandingsColumn:
+    """A tiebreak column: the criterion key, its Chinese label and the ``StandingLine`` value."""
+
+    key: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class StandingLine:
+    rank: int
+    pair: PairInfo
+    values: dict[str, float | int | None]  # by criterion key (cf, jcf, wins, …)
+    wins: int
+    draws: int
+    losses: int
+    deductions: float
+    decided_by: str  # the Chinese label of the criterion that separated it from the row above
+
+
+@dataclass(frozen=True, slots=True)
+class Standings:
+    tournament: str
+    after_round: int
+    final: bool
+    columns: tuple[StandingsColumn, ...]
+    lines: tuple[StandingLine, ...]
+    preset: str = ""  # "规程" / "江苏2017" / "自定义"
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyLine:
+    round_number: int | None
+    table_number: int | None
+    pair: PairInfo
+    player: str
+    kind: str  # "警告" …
+    deal: int | None
+    jcf: float | None
+    reason: str
+    referee: str
+    time: str  # "2026-11-29 14:05"
+
+
+@dataclass(frozen=True, slots=True)
+class PenaltyReport:
+    tournament: str
+    round_number: int | None  # None: the whole event
+    lines: tuple[PenaltyLine, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResultLine:
+    """One table of a round's results (the Excel "第N轮" sheet)."""
+
+    table_number: int
+    ns: PairInfo
+    ew: PairInfo | None
+    status: str  # "已确认" / "录入中" / "轮空"
+    summary: MatchSummary | None
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    """Every deal of the event (the Excel "牌局" sheet)."""
+
+    round_number: int
+    table_number: int
+    ns_number: int
+    ew_number: int
+    line: DealLine
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class RegistrationLine:
+    """A pair's registration as in the template (序号, 单位, 牌手1, 牌手2, contacts)."""
+
+    number: int
+    unit: str
+    player1: str
+    player2: str
+    contact1: str = ""
+    contact2: str = ""
+    status: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Workbook:
+    """Everything the Excel export holds."""
+
+    tournament: str
+    standings: Standings
+    rounds: tuple[tuple[int, tuple[ResultLine, ...]], ...]
+    deals: tuple[DealRecord, ...]
+    penalties: PenaltyReport
+    registrations: tuple[RegistrationLine, ...] = field(default_factory=tuple)
