@@ -1,0 +1,255 @@
+"""Forms of the results-entry pages: they validate input only and never write.
+
+Every form that changes a table carries the ``version`` the page was rendered with; the service
+compares it with the row (compare-and-swap, STYLE.md "Concurrency") so a stale page gets a
+conflict message instead of overwriting somebody else's entry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from rules.errors import RuleError
+from rules.events import MAX_ADJUST, Event, EventKind, Side, parse_event
+from rules.levels import ACE, LOWEST, level_label
+from rules.progression import start_for_lateness
+from tournaments.messages import describe_rule_error
+from tournaments.models import Pair
+
+SIDE_CHOICES = [(Side.NS.value, _("南北")), (Side.EW.value, _("东西"))]
+
+
+class VersionForm(forms.Form):
+    """The table's version as the user saw it (every table POST carries it)."""
+
+    version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+
+
+class EventForm(VersionForm):
+    """One tap: a deal ``NS3``, a foul ``foul:EW`` or an award ``adjust:NS+2`` (core tokens)."""
+
+    token = forms.CharField(max_length=24)
+
+    def clean_token(self) -> str:
+        try:
+            return parse_event(self.cleaned_data["token"]).token
+        except RuleError as error:
+            raise forms.ValidationError(_("无法识别的记录"), code=error.code) from None
+
+
+class DealForm(EventForm):
+    """Table-side entry: South enters deals only (fouls and awards are the referee's)."""
+
+    def clean_token(self) -> str:
+        token = super().clean_token()
+        if parse_event(token).kind is not EventKind.DEAL:
+            raise forms.ValidationError(_("桌边只能录入牌局结果"), code="not_a_deal")
+        return token
+
+
+class AwardForm(VersionForm):
+    """升级调整 (RULES.md §3): a referee awards a side +N levels."""
+
+    side = forms.ChoiceField(label=_("受益方"), choices=SIDE_CHOICES)
+    levels = forms.IntegerField(label=_("升级数"), min_value=1, max_value=MAX_ADJUST, initial=2)
+
+    @property
+    def token(self) -> str:
+        return Event.adjust(self.cleaned_data["side"], self.cleaned_data["levels"]).token
+
+
+LATE_NONE = ""
+
+
+class LatenessForm(VersionForm):
+    """迟到 (RULES.md §2): 0–5 min → the punctual side starts at 3; 5–10 → at 4; over 10 the
+    late side forfeits (recorded with the end form instead)."""
+
+    late_side = forms.ChoiceField(
+        label=_("迟到方"), choices=[(LATE_NONE, _("无人迟到")), *SIDE_CHOICES], required=False
+    )
+    minutes = forms.IntegerField(label=_("迟到分钟"), min_value=0, max_value=600, required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        side, minutes = data.get("late_side"), data.get("minutes")
+        if not side:
+            data["start_ns"], data["start_ew"] = 2, 2
+            return data
+        if minutes is None:
+            raise forms.ValidationError(_("请填写迟到分钟"), code="minutes_required")
+        state = start_for_lateness(minutes, Side(side))
+        if state is None:
+            raise forms.ValidationError(
+                _("迟到超过10分钟：请在“弃权/判负”中记录迟到方弃权"), code="late_forfeit"
+            )
+        data["start_ns"], data["start_ew"] = state.ns, state.ew
+        return data
+
+
+END_NONE = ""
+END_CHOICES = [
+    (END_NONE, _("正常（无弃权/判负）")),
+    ("forfeit", _("弃权")),
+    ("penalty_loss", _("判负")),
+]
+
+
+class EndForm(VersionForm):
+    """弃权 / 判负 (RULES.md §2), or clearing an end recorded by mistake."""
+
+    kind = forms.ChoiceField(
+        label=_("结束方式"),
+        choices=[
+            (END_NONE, _("正常（撤销弃权/判负）")),
+            ("forfeit", _("弃权")),
+            ("penalty_loss", _("判负")),
+        ],
+        required=False,
+    )
+    side = forms.ChoiceField(label=_("责任方"), choices=[("", "—"), *SIDE_CHOICES], required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("kind") and not data.get("side"):
+            raise forms.ValidationError(_("请选择弃权或判负的一方"), code="side_required")
+        if not data.get("kind"):
+            data["side"] = ""
+        return data
+
+
+LEVEL_CHOICES = [(level, level_label(level)) for level in range(LOWEST, ACE + 1)]
+
+
+class CorrectionForm(VersionForm):
+    """裁判长更正 a confirmed result: the whole sequence, start and end, and a reason (required,
+    it goes into the audit log)."""
+
+    tokens = forms.CharField(
+        label=_("全部记录"),
+        max_length=2000,
+        required=False,
+        help_text=_("用空格分隔，例如：NS3 EW2 foul:EW adjust:NS+2"),
+        widget=forms.Textarea(attrs={"rows": 2, "autocapitalize": "characters"}),
+    )
+    start_ns = forms.TypedChoiceField(
+        label=_("南北起始级"), choices=LEVEL_CHOICES, coerce=int, initial=LOWEST
+    )
+    start_ew = forms.TypedChoiceField(
+        label=_("东西起始级"), choices=LEVEL_CHOICES, coerce=int, initial=LOWEST
+    )
+    end_kind = forms.ChoiceField(label=_("结束方式"), choices=END_CHOICES, required=False)
+    end_side = forms.ChoiceField(
+        label=_("责任方"), choices=[("", "—"), *SIDE_CHOICES], required=False
+    )
+    reason = forms.CharField(
+        label=_("更正原因"), max_length=1000, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+    def clean_tokens(self) -> list[str]:
+        tokens = []
+        for position, text in enumerate(self.cleaned_data["tokens"].replace(",", " ").split()):
+            try:
+                tokens.append(parse_event(text, position).token)
+            except RuleError as error:
+                raise forms.ValidationError(describe_rule_error(error), code=error.code) from None
+        return tokens
+
+    def clean_reason(self) -> str:
+        reason = self.cleaned_data["reason"].strip()
+        if not reason:
+            raise forms.ValidationError(_("请填写更正原因"), code="reason_required")
+        return reason
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("end_kind") and not data.get("end_side"):
+            raise forms.ValidationError(_("请选择弃权或判负的一方"), code="side_required")
+        return data
+
+
+class PairCodeForm(VersionForm):
+    """West confirms a table-side entry with the EW pair's code (RULES.md §7)."""
+
+    code = forms.CharField(
+        label=_("西家对号密码"),
+        max_length=12,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "off", "autocapitalize": "characters", "class": "code-input"}
+        ),
+    )
+
+    def clean_code(self) -> str:
+        return self.cleaned_data["code"].strip().upper()
+
+
+class PenaltyForm(forms.Form):
+    """A referee's penalty record (RULES.md §3) for one of ``pairs``."""
+
+    KIND_CHOICES = [
+        ("warning", _("警告")),
+        ("violation", _("违例")),
+        ("foul", _("犯规")),
+        ("penalty_loss", _("判负")),
+        ("disqualification", _("取消资格")),
+        ("deduction", _("级差分扣分")),
+        ("level_award", _("升级调整")),
+    ]
+
+    pair = forms.ModelChoiceField(label=_("受罚对"), queryset=Pair.objects.none())
+    kind = forms.ChoiceField(label=_("类别"), choices=KIND_CHOICES)
+    deal = forms.IntegerField(label=_("第几副"), min_value=1, max_value=99, required=False)
+    jcf = forms.DecimalField(
+        label=_("扣级差分"),
+        min_value=0,
+        max_digits=6,
+        decimal_places=2,
+        required=False,
+        help_text=_("仅用于级差分扣分"),
+    )
+    reason = forms.CharField(
+        label=_("原因"), max_length=1000, required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    round = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    table = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    next = forms.CharField(max_length=500, required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, pairs: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if pairs is not None:
+            self.fields["pair"].queryset = pairs
+        self.fields["pair"].label_from_instance = lambda pair: str(pair)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("kind") == "deduction":
+            if not data.get("jcf"):
+                raise forms.ValidationError(
+                    _("级差分扣分须填写扣分数（大于0）"), code="jcf_required"
+                )
+        else:
+            data["jcf"] = None
+        return data
+
+
+class EscalationForm(forms.Form):
+    """Confirm the suggested escalation for one pair (two warnings → 违例 …)."""
+
+    pair = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    round = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    table = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    version = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
+    next = forms.CharField(max_length=500, required=False, widget=forms.HiddenInput)
+
+
+class PenaltyFilterForm(forms.Form):
+    """Filters of the penalty list (GET)."""
+
+    round = forms.IntegerField(label=_("轮次"), min_value=1, required=False)
+    kind = forms.ChoiceField(
+        label=_("类别"), choices=[("", _("全部")), *PenaltyForm.KIND_CHOICES], required=False
+    )
+    pair = forms.IntegerField(label=_("对号"), min_value=1, required=False)
