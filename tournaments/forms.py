@@ -1,0 +1,471 @@
+"""Forms of the organizer and public pages: tournament settings (every ``RuleSet`` setting,
+explained), registrations, roles, the public search boxes.
+
+Forms validate and translate; they never write. ``SettingsForm.settings()`` returns the
+tournament file's ``settings`` dict, already validated by ``RuleSet.from_dict``; a wrong custom
+scale table or tiebreak list comes back as sentences on the field concerned.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from rules.errors import Problem, RuleSetError
+from rules.ruleset import (
+    CRITERION_KEYS,
+    SCALE_PRESETS,
+    TIEBREAK_PRESETS,
+    RuleSet,
+    preset_settings,
+)
+from tournaments.models import Unit
+
+PRESETS = (
+    ("regulation", _("规程（26:0 级差分，规程名次规则）")),
+    ("jiangsu2017", _("江苏2017（28分制，A打三次不过降回2）")),
+    ("custom", _("自定义")),
+)
+TIEBREAK_SLOTS = len(CRITERION_KEYS)
+
+
+def _criterion_choices() -> list[tuple[str, str]]:
+    from tournaments.templatetags.tourney import criterion_label
+
+    return [("", "—")] + [(key, criterion_label(key)) for key in CRITERION_KEYS]
+
+
+class _CriterionField(forms.ChoiceField):
+    """A criterion select whose labels follow the active language at render time."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=_criterion_choices, required=False, **kwargs)
+
+
+def describe_problem(problem: Problem) -> str:
+    """A settings problem as a sentence (helper-4's ``tournaments.messages`` when present)."""
+    try:
+        from tournaments import messages as catalogue
+    except ImportError:  # pragma: no cover - the catalogue lands separately
+        catalogue = None
+    describe = getattr(catalogue, "describe_problem", None) if catalogue else None
+    if describe is not None:
+        try:
+            return str(describe(problem))
+        except Exception:  # noqa: S110 - fall back to our own wording below
+            pass
+    params = problem.params
+    texts = {
+        "scale_table_empty": gettext("级差分表不能为空"),
+        "scale_row_malformed": gettext("级差分表第%(row)s行应为三个数：级差、领先方、落后方"),
+        "scale_not_consecutive": gettext(
+            "级差分表第%(row)s行的级差应为 %(expected)s，而不是 %(jc)s"
+        ),
+        "scale_ahead_below_behind": gettext("级差 %(jc)s：领先方的分数不能低于落后方"),
+        "scale_draw_unequal": gettext(
+            "级差 0（平局）两方分数须相同（现为 %(ahead)s 与 %(behind)s）"
+        ),
+        "scale_not_monotone": gettext(
+            "级差 %(jc)s：级差越大，领先方分数不能减少、落后方分数不能增加"
+        ),
+        "match_points_order": gettext("场分须满足：胜 ≥ 平 ≥ 负"),
+        "match_points_malformed": gettext("场分须为数字"),
+        "award_malformed": gettext("场分和级差分须为不小于 0 的数字"),
+        "unknown_criterion": gettext("未知的名次规则"),
+        "duplicate_criterion": gettext("同一名次规则不能重复出现"),
+        "lot_not_last": gettext("抽签只能放在最后"),
+        "cf_not_first": gettext("场分只能放在第一位"),
+        "not_positive_integer": gettext("须为正整数"),
+        "not_integer": gettext("须为整数"),
+        "not_one_of": gettext("取值无效"),
+    }
+    if problem.code == "scale_not_consecutive":
+        params = {**params, "expected": int(params.get("row", 1)) - 1}
+    text = texts.get(problem.code)
+    if text is None:
+        return gettext("设置“%(setting)s”无效（%(code)s）") % {
+            "setting": problem.setting,
+            "code": problem.code,
+        }
+    try:
+        return text % params
+    except (KeyError, TypeError, ValueError):
+        return text
+
+
+def scale_rows_text(rows: Any) -> str:
+    """A scale table as the textarea shows it: one "级差 领先方 落后方" row a line."""
+
+    def fmt(value: float) -> str:
+        return str(int(value)) if float(value).is_integer() else str(value)
+
+    return "\n".join(f"{jc} {fmt(a)} {fmt(b)}" for jc, a, b in rows)
+
+
+def _parse_number(text: str) -> int | float:
+    value = float(text)
+    return int(value) if value.is_integer() and "." not in text else value
+
+
+class SettingsForm(forms.Form):
+    """Every ``RuleSet`` setting, each with the rule it implements (RULES.md)."""
+
+    event = forms.ChoiceField(
+        label=_("比赛项目"),
+        choices=(("pairs", _("双人赛（对）")), ("teams", _("团体赛（复式）"))),
+        help_text=_("团体赛每队两对同时出场，两桌成绩合并计算。"),
+    )
+    round_format = forms.ChoiceField(
+        label=_("每轮赛制"),
+        choices=(
+            ("deals", _("计副制：每轮固定副数")),
+            ("game", _("计局制：打到一方过A")),
+            ("timed", _("计时制：到时为止")),
+            ("timed_deals", _("计时计副制：先到者为准")),
+        ),
+        help_text=_("任何赛制中一方过A比赛立即结束。"),
+    )
+    deals_per_round = forms.IntegerField(
+        label=_("每轮副数"),
+        min_value=1,
+        max_value=60,
+        help_text=_("计副制与计时计副制每轮打的副数（规程：8副，约每副8分钟）。"),
+    )
+    rounds = forms.IntegerField(
+        label=_("计划轮数"),
+        min_value=1,
+        max_value=60,
+        required=False,
+        help_text=_("达到后不再编排新一轮；留空表示不限。"),
+    )
+    scale = forms.ChoiceField(
+        label=_("级差分表"),
+        choices=(
+            ("26:0", _("26:0（13±级差，最多13级）")),
+            ("28", _("28分制（14±级差，最多14级）")),
+            ("custom", _("自定义（按下表）")),
+        ),
+        help_text=_("领先方得“基数＋级差”，落后方得“基数－级差”；平局两方各得基数。"),
+    )
+    scale_table = forms.CharField(
+        label=_("自定义级差分表"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false", "class": "mono"}),
+        help_text=_(
+            "每行三个数：级差、领先方级差分、落后方级差分，从级差 0 开始逐行递增；"
+            "超过最后一行的级差按最后一行计。仅在选择“自定义”时使用。"
+        ),
+    )
+    win = forms.DecimalField(label=_("胜场分"), min_value=0, max_digits=5, decimal_places=2)
+    draw = forms.DecimalField(label=_("平场分"), min_value=0, max_digits=5, decimal_places=2)
+    loss = forms.DecimalField(
+        label=_("负场分"),
+        min_value=0,
+        max_digits=5,
+        decimal_places=2,
+        help_text=_("规程：胜2、平1、负0；也可设为 1/0.5/0 或 3/2/1。"),
+    )
+    forfeit_cf = forms.DecimalField(
+        label=_("弃权：出席方场分"), min_value=0, max_digits=5, decimal_places=2
+    )
+    forfeit_jcf = forms.DecimalField(
+        label=_("弃权：出席方级差分"),
+        min_value=0,
+        max_digits=5,
+        decimal_places=2,
+        help_text=_("规程：出席方得2场分和17级差分，缺席方得0。"),
+    )
+    bye_cf = forms.DecimalField(label=_("轮空：场分"), min_value=0, max_digits=5, decimal_places=2)
+    bye_jcf = forms.DecimalField(
+        label=_("轮空：级差分"),
+        min_value=0,
+        max_digits=5,
+        decimal_places=2,
+        help_text=_("单数对时名次最低且未轮空过的一对轮空，默认与弃权胜相同。"),
+    )
+    a_rule = forms.ChoiceField(
+        label=_("打A规则"),
+        choices=(
+            ("continue", _("A必打，一直打A直到过A")),
+            ("reset_to_2", _("A打若干次不过，降回2")),
+        ),
+        help_text=_("只有在自己的A上坐庄、对家二游或三游时才算过A。"),
+    )
+    a_attempts = forms.IntegerField(
+        label=_("打A次数上限"),
+        min_value=1,
+        max_value=10,
+        help_text=_("选择“降回2”时：在A上失败这么多次后降回2（常见为3次）。"),
+    )
+    tiebreak_preset = forms.ChoiceField(
+        label=_("名次规则"),
+        choices=(
+            ("regulation", _("规程：级差分、相互间胜负、胜场数、平场数、总级差、对手分、上轮名次")),
+            ("jiangsu2017", _("江苏2017：(去首)累进分、胜场数、级差分、升级数、抽签")),
+            ("custom", _("自定义（按下面的顺序）")),
+        ),
+        help_text=_("场分总是第一位；场分相同时依次比较这些规则。"),
+    )
+    same_unit = forms.ChoiceField(
+        label=_("同单位"),
+        choices=(("avoid", _("尽量避免同单位相遇")), ("allow", _("允许同单位相遇"))),
+    )
+    round1 = forms.ChoiceField(
+        label=_("第一轮编排"),
+        choices=(("lot", _("抽签")), ("seeding", _("按种子序号"))),
+    )
+    team_scoring = forms.ChoiceField(
+        label=_("团体赛计分"),
+        choices=(
+            ("sum_jcf", _("两对级差分相加")),
+            ("sum_levels", _("先合计两桌级差，再换算级差分")),
+        ),
+        help_text=_("仅用于团体赛。"),
+    )
+    seed = forms.IntegerField(
+        label=_("随机种子"),
+        required=False,
+        min_value=0,
+        help_text=_("第一轮抽签和名次抽签使用的种子，记录在案以便复核；留空则自动生成。"),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for index in range(1, TIEBREAK_SLOTS + 1):
+            self.fields[f"tiebreak_{index}"] = _CriterionField(label=_("第%(n)s项") % {"n": index})
+        self._settings: dict[str, Any] | None = None
+
+    @classmethod
+    def initial_from(cls, settings: dict[str, Any]) -> dict[str, Any]:
+        """The form's initial values for a settings dict (a preset or a tournament's)."""
+        rules = RuleSet.from_dict(settings)
+        scale_key = rules.scale.key if rules.scale.key in SCALE_PRESETS else "custom"
+        initial: dict[str, Any] = {
+            "event": rules.event,
+            "round_format": rules.round_format,
+            "deals_per_round": rules.deals_per_round,
+            "rounds": rules.rounds,
+            "scale": scale_key,
+            "scale_table": scale_rows_text(rules.scale.rows),
+            "win": rules.match_points.win,
+            "draw": rules.match_points.draw,
+            "loss": rules.match_points.loss,
+            "forfeit_cf": rules.forfeit.cf,
+            "forfeit_jcf": rules.forfeit.jcf,
+            "bye_cf": rules.bye.cf,
+            "bye_jcf": rules.bye.jcf,
+            "a_rule": rules.a_rule,
+            "a_attempts": rules.a_attempts,
+            "tiebreak_preset": rules.tiebreak_preset or "custom",
+            "same_unit": rules.same_unit,
+            "round1": rules.round1,
+            "team_scoring": rules.team_scoring,
+            "seed": rules.seed,
+        }
+        for index, key in enumerate(rules.tiebreaks, start=1):
+            initial[f"tiebreak_{index}"] = key
+        return initial
+
+    @property
+    def tiebreak_fields(self) -> list[forms.BoundField]:
+        return [self[f"tiebreak_{i}"] for i in range(1, TIEBREAK_SLOTS + 1)]
+
+    def _scale_setting(self, data: dict[str, Any]) -> str | dict[str, Any]:
+        if data.get("scale") != "custom":
+            return data.get("scale") or "26:0"
+        rows: list[list[int | float]] = []
+        for line_no, line in enumerate((data.get("scale_table") or "").splitlines(), start=1):
+            parts = line.replace(",", " ").replace("，", " ").split()
+            if not parts:
+                continue
+            try:
+                jc = int(parts[0])
+                numbers = [_parse_number(p) for p in parts[1:]]
+            except ValueError:
+                self.add_error(
+                    "scale_table",
+                    gettext("第%(n)s行含有不是数字的内容") % {"n": line_no},
+                )
+                continue
+            rows.append([jc, *numbers])
+        return {"table": rows}
+
+    def _tiebreaks(self, data: dict[str, Any]) -> str | list[str]:
+        if data.get("tiebreak_preset") != "custom":
+            return data.get("tiebreak_preset") or "regulation"
+        keys = [data.get(f"tiebreak_{i}") for i in range(1, TIEBREAK_SLOTS + 1)]
+        return [key for key in keys if key]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+
+        def number(value: Any) -> int | float:
+            return int(value) if value == int(value) else float(value)
+
+        settings: dict[str, Any] = {
+            "event": data["event"],
+            "round_format": data["round_format"],
+            "deals_per_round": data["deals_per_round"],
+            "scale": self._scale_setting(data),
+            "match_points": {
+                "win": number(data["win"]),
+                "draw": number(data["draw"]),
+                "loss": number(data["loss"]),
+            },
+            "forfeit": {"cf": number(data["forfeit_cf"]), "jcf": number(data["forfeit_jcf"])},
+            "bye": {"cf": number(data["bye_cf"]), "jcf": number(data["bye_jcf"])},
+            "a_rule": data["a_rule"],
+            "a_attempts": data["a_attempts"],
+            "tiebreaks": self._tiebreaks(data),
+            "same_unit": data["same_unit"],
+            "round1": data["round1"],
+            "team_scoring": data["team_scoring"],
+        }
+        if data.get("rounds"):
+            settings["rounds"] = data["rounds"]
+        if data.get("seed") is not None:
+            settings["seed"] = data["seed"]
+        if self.errors:
+            return data
+        field_of = {
+            "scale": "scale_table" if data.get("scale") == "custom" else "scale",
+            "match_points": "win",
+            "forfeit": "forfeit_cf",
+            "bye": "bye_cf",
+            "tiebreaks": "tiebreak_1" if data.get("tiebreak_preset") == "custom" else None,
+        }
+        try:
+            rules = RuleSet.from_dict(settings)
+        except RuleSetError as error:
+            for problem in error.problems:
+                field = field_of.get(problem.setting, problem.setting)
+                if field not in self.fields:
+                    field = None
+                self.add_error(field, describe_problem(problem))
+            return data
+        self._settings = rules.to_dict()
+        return data
+
+    def settings(self) -> dict[str, Any]:
+        """The validated settings dict (call after ``is_valid()``)."""
+        if self._settings is None:
+            raise ValueError("the form is not valid")
+        return self._settings
+
+
+class TournamentCreateForm(SettingsForm):
+    """Name and web address, then every setting (prefilled from the chosen preset)."""
+
+    name = forms.CharField(label=_("赛事名称"), max_length=200)
+    slug = forms.SlugField(
+        label=_("网址标识"),
+        max_length=80,
+        help_text=_("用于网址，只能包含字母、数字、连字符，例如 city-open-2025。"),
+    )
+    field_order = ["name", "slug"]
+
+
+def preset_initial(preset: str) -> dict[str, Any]:
+    """Initial values of the create form for ``preset`` (regulation / jiangsu2017 / custom)."""
+    base = preset_settings("jiangsu2017" if preset == "jiangsu2017" else "regulation")
+    initial = SettingsForm.initial_from(base)
+    if preset == "custom":
+        initial["scale"] = "custom"
+        initial["tiebreak_preset"] = "custom"
+    return initial
+
+
+class UnitChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Unit) -> str:
+        return f"{obj.code} {obj.name}" if obj.name and obj.name != obj.code else obj.code
+
+
+class PairForm(forms.Form):
+    """A pair's two players, unit and seeding (the number is optional when adding)."""
+
+    player1 = forms.CharField(label=_("选手一"), max_length=100)
+    contact1 = forms.CharField(label=_("选手一联系方式"), max_length=100, required=False)
+    player2 = forms.CharField(label=_("选手二"), max_length=100)
+    contact2 = forms.CharField(label=_("选手二联系方式"), max_length=100, required=False)
+    unit = UnitChoiceField(label=_("单位"), queryset=Unit.objects.none(), required=False)
+    number = forms.IntegerField(
+        label=_("编号"), min_value=1, required=False, help_text=_("留空则自动取下一个编号。")
+    )
+    seeding = forms.IntegerField(label=_("种子序号"), min_value=1, required=False)
+
+    def __init__(self, *args: Any, tournament: Any, editing: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["unit"].queryset = Unit.objects.filter(tournament=tournament)
+        if editing:
+            del self.fields["number"]
+
+    def players(self) -> list[dict[str, str]]:
+        data = self.cleaned_data
+        return [
+            {"name": data["player1"], "contact": data.get("contact1", "")},
+            {"name": data["player2"], "contact": data.get("contact2", "")},
+        ]
+
+
+class UnitForm(forms.Form):
+    code = forms.CharField(label=_("单位代码"), max_length=32)
+    name = forms.CharField(label=_("单位名称"), max_length=100, required=False)
+
+
+class PairStatusForm(forms.Form):
+    """Withdraw / disqualify / reinstate, with the reason the audit log keeps."""
+
+    ACTIONS = (
+        ("withdraw", _("退赛")),
+        ("disqualify", _("取消资格")),
+        ("reinstate", _("恢复参赛")),
+    )
+    action = forms.ChoiceField(label=_("操作"), choices=ACTIONS)
+    reason = forms.CharField(label=_("原因"), max_length=500, required=False)
+
+
+class RoleForm(forms.Form):
+    """Give a user (by username) a role in this tournament."""
+
+    ROLES = (
+        ("organizer", _("组委会/编排")),
+        ("chief_referee", _("裁判长")),
+        ("referee", _("裁判")),
+    )
+    username = forms.CharField(label=_("用户名"), max_length=150)
+    role = forms.ChoiceField(label=_("角色"), choices=ROLES)
+
+    def clean_username(self) -> Any:
+        name = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username=name, is_active=True).first()
+        if user is None:
+            raise forms.ValidationError(gettext("没有用户名为“%(name)s”的账户") % {"name": name})
+        self.cleaned_data["user"] = user
+        return name
+
+
+class RevokeForm(forms.Form):
+    user_id = forms.IntegerField(widget=forms.HiddenInput)
+    role = forms.ChoiceField(choices=RoleForm.ROLES, widget=forms.HiddenInput)
+
+
+class FindForm(forms.Form):
+    """The public "find my table" box: part of a name, or a pair number."""
+
+    q = forms.CharField(
+        label=_("姓名或编号"),
+        max_length=50,
+        min_length=1,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "off", "inputmode": "search", "enterkeyhint": "search"}
+        ),
+    )
+
+
+TIEBREAK_PRESET_KEYS = tuple(TIEBREAK_PRESETS)
