@@ -56,7 +56,7 @@ PRESET_LABEL = {"regulation": "竞赛规程", "jiangsu2017": "江苏2017"}
 # Blank lines on a sheet when the round has no fixed number of deals (计局制/计时制).
 OPEN_FORMAT_ROWS = 14
 # The table-side entry page; its QR code goes on the score sheet.
-ENTRY_URL_NAME = "scoring:table_entry"
+ENTRY_URL_NAME = "scoring:tableside"
 
 
 class ReportError(Exception):
@@ -245,9 +245,9 @@ def site_url() -> str:
 
 def entry_path(token: str) -> str:
     try:
-        return reverse(ENTRY_URL_NAME, kwargs={"token": token})
+        return reverse(ENTRY_URL_NAME, args=[token])
     except NoReverseMatch:
-        return f"/entry/{token}/"
+        return f"/table/{token}/"
 
 
 def round_format_label(rules: RuleSet) -> str:

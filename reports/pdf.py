@@ -223,13 +223,13 @@ def _box(c: Canvas, x: float, y: float, w: float, h: float, line: float = 1.0) -
 
 
 DEAL_COLUMNS = (
-    ("副数", 40.0),
-    ("所打级数", 60.0),
-    ("上游方", 88.0),
-    ("对家名次", 104.0),
-    ("升级", 48.0),
-    ("南北级数", 62.0),
-    ("东西级数", 62.0),
+    ("副数", 34.0),
+    ("所打级数", 56.0),
+    ("上游方", 82.0),
+    ("对家名次", 100.0),
+    ("升级", 40.0),
+    ("南北级数", 58.0),
+    ("东西级数", 58.0),
 )  # the rest of the width is 备注 (remarks)
 
 
@@ -297,7 +297,7 @@ def draw_scoresheet(c: Canvas, sheet: ScoreSheet, printed_at: str = "") -> None:
         left,
         y,
         f"起始级数：南北 {sheet.start_ns}　东西 {sheet.start_ew}"
-        "　　上游方胜：对家二游 +3，三游 +2，末游 +1；A 必打，打 A 时对家二游或三游方可过 A",
+        "　　上游方升级：对家二游 +3，三游 +2，末游 +1；A 必打，打 A 时对家二游或三游方可过 A",
         8.5,
         color=MUTED,
     )

@@ -1,6 +1,19 @@
-"""URLs of the reports app."""
+"""URLs of the reports app: the organizer's printing and export downloads under
+``t/<slug>/reports/``."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from . import views
 
 app_name = "reports"
-urlpatterns: list = []
+
+BASE = "t/<slug:slug>/reports/"
+
+urlpatterns = [
+    path(BASE, views.index, name="index"),
+    path(BASE + "export.xlsx", views.export, name="export"),
+    path(BASE + "registrations/template.xlsx", views.registration_template, name="template"),
+    path(BASE + "registrations/import/", views.registration_import, name="import"),
+    # scoresheets, pairings, standings, penalties: ?round=N, &filled=1, &final=1
+    path(BASE + "<str:document>.pdf", views.download, name="document"),
+]

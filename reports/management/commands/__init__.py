@@ -1,0 +1,1 @@
+"""print, import_players, export_xlsx."""
