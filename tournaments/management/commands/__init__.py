@@ -1,0 +1,1 @@
+"""import_tournament, export_tournament, standings, pair_round, demo, simulate."""

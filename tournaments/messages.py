@@ -1,0 +1,251 @@
+"""Problem codes → translated sentences (STYLE.md "Errors": the core gives a code, we say it).
+
+The pure core and the file parser never build sentences; they raise or return a stable ``code``
+with ``params`` (``rules.errors.RuleError`` / ``RuleSetError`` / ``ScoringError``,
+``rules.errors.Problem``, ``tournaments.fileformat.FileProblem``). This module turns them into one
+sentence in the active language with ``gettext``: the message ids are Chinese (the default
+language), English comes from the catalogue in ``locale/``.
+
+- ``describe_problem(problem)``: a sentence that starts with where the problem is, e.g.
+  ``第3轮 第12桌 第5副: 过A后不能再有牌局``.
+- ``describe_rule_error(error)``: the same for an exception of the core.
+- ``describe_problems(problems)``: every problem, one per line.
+
+May import Django's translation utilities and the pure core; no models, no database.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from rules.errors import RuleError, RuleSetError
+
+# One sentence per code. Message ids are Chinese; params are %(name)s.
+MESSAGES: dict[str, Any] = {
+    # The file as a whole (TOURNAMENT_FILE.md "Shape")
+    "malformed_json": _("文件不是有效的 JSON（第%(line)s行第%(column)s列：%(detail)s）"),
+    "not_utf8": _("文件不是 UTF-8 编码（第%(position)s个字节）"),
+    "not_an_object": _("这里应是一个 JSON 对象"),
+    "invalid_file": _("文件有错误"),
+    "unknown_key": _("未知的键“%(key)s”"),
+    "missing_key": _("缺少“%(key)s”"),
+    "wrong_format": _("format 应为“%(expected)s”，而不是“%(value)s”"),
+    "wrong_version": _("不支持的文件版本 %(value)s（应为 %(expected)s）"),
+    "wrong_type": _("应为%(expected)s，而不是%(found)s"),
+    "empty_text": _("不能为空"),
+    "text_too_long": _("太长（最多 %(limit)s 个字符，现有 %(length)s 个）"),
+    "not_positive": _("应为正整数，而不是 %(value)s"),
+    "not_one_of": _("“%(value)s”无效，可选：%(options)s"),
+    # Units, pairs, teams
+    "duplicate_unit": _("单位代码“%(id)s”重复"),
+    "unknown_unit": _("单位“%(id)s”不存在"),
+    "duplicate_pair": _("对号 %(id)s 重复"),
+    "players_not_two": _("每对须有两名选手（这里有 %(count)s 名）"),
+    "unknown_pair": _("第%(id)s对不存在"),
+    "duplicate_team": _("队代码“%(id)s”重复"),
+    "pair_in_two_teams": _("第%(id)s对已属于队“%(other)s”"),
+    # Rounds and tables (TOURNAMENT_FILE.md "Deals")
+    "round_out_of_order": _("轮次应按顺序从1编号，这里应为 %(expected)s，而不是 %(value)s"),
+    "round_after_unfinished": _("第%(unfinished)s轮尚未结束，其后不能再有轮次"),
+    "duplicate_table": _("桌号 %(table)s 重复"),
+    "pair_seated_twice": _("第%(id)s对在本轮已在第%(first_table)s桌入座"),
+    "pair_seated_twice_bye": _("第%(id)s对在本轮已轮空"),
+    "same_pair_both_sides": _("第%(id)s对不能与自己对阵"),
+    "rematch": _("第%(a)s对与第%(b)s对已在第%(first_round)s轮交手，两对最多相遇一次"),
+    "unconfirmed_in_finished_round": _("已结束的轮次中各桌成绩都应已确认（这里是“%(value)s”）"),
+    "bad_end": _("结束方式无效，应为 forfeit 或 penalty_loss 之一"),
+    "bad_end_side": _("“%(value)s”无效，应为 ns 或 ew"),
+    # The scoring engine (rules.errors.ScoringError codes, RULES.md §1–§2)
+    "bad_token": _("记录“%(token)s”无法识别"),
+    "event_after_past_a": _("过A后不能再有牌局"),
+    "too_many_deals": _("超过本轮规定的 %(limit)s 副"),
+    "too_few_deals": _("本轮须打满 %(required)s 副，只有 %(deals)s 副"),
+    "game_not_finished": _("计局制比赛须打到一方过A（现有 %(deals)s 副）"),
+    "bad_start": _("起始级数 %(level)s 无效（应在2到A之间）"),
+    "bad_level": _("级数“%(level)s”无效"),
+    "bad_partner_place": _("同伴名次 %(place)s 无效（应为2、3或4）"),
+    # Penalties (TOURNAMENT_FILE.md "Penalties")
+    "unknown_round": _("第%(round)s轮不存在"),
+    "table_without_round": _("给出了桌号却没有轮次"),
+    "unknown_table": _("第%(round)s轮没有第%(table)s桌"),
+    "pair_not_at_table": _("第%(id)s对不在第%(round)s轮第%(table)s桌"),
+    "bad_deduction": _("扣分 %(value)s 无效（应大于0，最多两位小数）"),
+    "jcf_not_deduction": _("只有级差分扣分（deduction）才能有 jcf"),
+    # Settings (rules.ruleset, TOURNAMENT_FILE.md "Settings")
+    "invalid_settings": _("赛事设置无效"),
+    "unknown_setting": _("未知的设置项“%(setting)s”"),
+    "not_positive_integer": _("应为正整数，而不是 %(value)s"),
+    "not_integer": _("应为整数，而不是 %(value)s"),
+    "scale_malformed": _('级差分表应为 “26:0”、“28” 或 {"table": [[级差, 领先方, 落后方], …]}'),
+    "scale_table_empty": _("级差分表不能为空"),
+    "scale_row_malformed": _("级差分表第%(row)s行应为 [级差, 领先方得分, 落后方得分]"),
+    "scale_not_consecutive": _("级差分表第%(row)s行的级差 %(jc)s 不连续（应从0起逐行加1）"),
+    "scale_ahead_below_behind": _("级差分表中级差 %(jc)s 的领先方得分低于落后方"),
+    "scale_draw_unequal": _("级差分表中级差 0 两方得分应相等（现为 %(ahead)s 与 %(behind)s）"),
+    "scale_not_monotone": _("级差分表在级差 %(jc)s 处不是单调的"),
+    "match_points_malformed": _("场分应为 win/draw/loss 三个数"),
+    "match_points_order": _("场分应满足 胜 ≥ 平 ≥ 负（现为 %(win)s/%(draw)s/%(loss)s）"),
+    "award_malformed": _('应为 {"cf": 场分, "jcf": 级差分}，两者都不能为负'),
+    "unknown_criterion": _("未知的排名依据：%(keys)s"),
+    "duplicate_criterion": _("排名依据重复"),
+    "cf_not_first": _("场分（cf）只能排在第一位"),
+    "lot_not_last": _("抽签（lot）只能排在最后"),
+    "tiebreaks_malformed": _("排名依据应为预设名称或依据列表"),
+    # Commands
+    "no_tournament": _("赛事“%(slug)s”不存在"),
+    "slug_taken": _("网址标识“%(slug)s”已被使用"),
+    "bad_slug": _("网址标识“%(slug)s”无效（只能用字母、数字、连字符和下划线）"),
+    "cannot_read": _("无法读取文件“%(path)s”：%(detail)s"),
+    "import_refused": _("未导入：文件中有 %(count)s 处问题"),
+    "cannot_write": _("无法写入文件“%(path)s”：%(detail)s"),
+    "bad_after_round": _("第%(round)s轮不存在（本赛事共 %(rounds)s 轮）"),
+}
+
+# Names of JSON types in ``wrong_type``.
+TYPE_NAMES: dict[str, Any] = {
+    "object": _("对象"),
+    "list": _("列表"),
+    "string": _("文字"),
+    "integer": _("整数"),
+    "number": _("数字"),
+    "null": _("空值（null）"),
+    "boolean": _("真假值"),
+}
+
+# Settings keys as organizers know them (the settings page uses the same words).
+SETTING_NAMES: dict[str, Any] = {
+    "event": _("赛事类型"),
+    "round_format": _("赛制"),
+    "deals_per_round": _("每轮副数"),
+    "rounds": _("轮数"),
+    "scale": _("级差分表"),
+    "match_points": _("场分"),
+    "forfeit": _("弃权得分"),
+    "bye": _("轮空得分"),
+    "a_rule": _("打A规则"),
+    "a_attempts": _("打A次数"),
+    "tiebreaks": _("排名依据"),
+    "same_unit": _("同单位回避"),
+    "seed": _("随机种子"),
+    "round1": _("第一轮编排"),
+    "team_scoring": _("团体计分"),
+    "settings": _("赛事设置"),
+}
+
+
+def _text(value: Any) -> str:
+    """A param as it reads in a sentence (lists joined with 、, None as —)."""
+    if value is None:
+        return "—"
+    if isinstance(value, list | tuple | set | frozenset):
+        return "、".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def sentence(code: str, params: Mapping[str, Any] | None = None) -> str:
+    """The translated sentence for one code (no location)."""
+    params = dict(params or {})
+    if code == "pair_seated_twice" and params.get("first_table") is None:
+        code = "pair_seated_twice_bye"
+    if code == "wrong_type":
+        for key in ("expected", "found"):
+            name = TYPE_NAMES.get(str(params.get(key)))
+            if name is not None:
+                params[key] = str(name)
+    template = MESSAGES.get(code)
+    if template is None:
+        return gettext("无法处理（%(code)s）") % {"code": code}
+    text = gettext(str(template))
+    values = {key: _text(value) for key, value in params.items()}
+    try:
+        return text % values if "%(" in text else text
+    except (KeyError, TypeError, ValueError):
+        # A code raised with fewer params than the sentence names: still say something useful.
+        return text.split("（")[0] if "%(" not in text.split("（")[0] else code
+
+
+def location(problem: Any) -> str:
+    """Where a problem is, e.g. ``第3轮 第12桌 第5副`` (empty when nothing more specific)."""
+    parts: list[str] = []
+    get = getattr
+    penalty = get(problem, "penalty", None)
+    if penalty is not None:
+        parts.append(gettext("第%(n)s条判罚") % {"n": penalty})
+    round_number = get(problem, "round", None)
+    if round_number is not None and penalty is None:
+        parts.append(gettext("第%(n)s轮") % {"n": round_number})
+    table = get(problem, "table", None)
+    if table is not None and penalty is None:
+        parts.append(gettext("第%(n)s桌") % {"n": table})
+    deal = get(problem, "deal", None)
+    event = get(problem, "event", None)
+    if deal is not None:
+        parts.append(gettext("第%(n)s副") % {"n": deal})
+    elif event is not None:
+        parts.append(gettext("第%(n)s条记录") % {"n": event})
+    if not parts:
+        pair = get(problem, "pair", None)
+        unit = get(problem, "unit", None)
+        team = get(problem, "team", None)
+        setting = get(problem, "setting", None)
+        if pair is not None:
+            parts.append(gettext("第%(n)s对") % {"n": pair})
+        elif unit is not None:
+            parts.append(gettext("单位“%(id)s”") % {"id": unit})
+        elif team is not None:
+            parts.append(gettext("队“%(id)s”") % {"id": team})
+        elif setting is not None:
+            name = SETTING_NAMES.get(str(setting).split(".")[0])
+            parts.append(
+                gettext("设置“%(name)s”") % {"name": str(name) if name is not None else setting}
+            )
+    path = get(problem, "path", "") or ""
+    code = get(problem, "code", "")
+    if not parts and path:
+        parts.append(f"“{path}”")
+    elif path and code in ("unknown_key", "missing_key", "wrong_type", "empty_text"):
+        # The key path says which field of the table/pair/penalty is meant.
+        parts.append(f"（{path}）")
+    return " ".join(parts)
+
+
+def describe_problem(problem: Any) -> str:
+    """One sentence for a ``FileProblem``, a settings ``Problem`` or anything with ``code`` and
+    ``params``: its location, a colon, what is wrong."""
+    code = getattr(problem, "code", str(problem))
+    params = dict(getattr(problem, "params", None) or {})
+    if code == "unknown_setting":
+        code, params = "unknown_key", {"key": getattr(problem, "setting", params.get("key"))}
+    where = location(problem)
+    text = sentence(code, params)
+    return f"{where}: {text}" if where else text
+
+
+def describe_problems(problems: Iterable[Any]) -> str:
+    """Every problem, one sentence a line."""
+    return "\n".join(describe_problem(p) for p in problems)
+
+
+def describe_rule_error(error: RuleError | Exception) -> str:
+    """One sentence for an error of the core (``RuleError`` and subclasses), or of the file
+    parser (``TournamentFileError``: its problems, one a line)."""
+    problems = getattr(error, "problems", None)
+    if isinstance(error, RuleSetError) or problems:
+        return describe_problems(problems or [])
+    code = getattr(error, "code", None)
+    if code is None:
+        return str(error)
+    text = sentence(code, getattr(error, "params", None))
+    position = getattr(error, "position", None)
+    if isinstance(position, int):
+        return gettext("第%(n)s条记录") % {"n": position + 1} + f": {text}"
+    return text
