@@ -39,23 +39,36 @@ def _clear_cache() -> None:
     cache.clear()
 
 
-@pytest.fixture
-def cast(db: Any) -> dict[str, Any]:
-    """Organizer, chief referee, two referees, an outsider, and a referee of another event."""
-    users = {
+def make_cast() -> dict[str, Any]:
+    """Organizer, chief referee, two referees, an outsider, and a referee of another event
+    (``other_tournament``, 4 pairs)."""
+    users: dict[str, Any] = {
         name: make_user(name)
         for name in ("organizer", "chief", "referee", "referee2", "outsider", "other_ref")
     }
-    other = build_tournament(
+    users["other_tournament"] = build_tournament(
         users["organizer"], users["chief"], [users["other_ref"]], n_pairs=4, slug="other-open"
     )
-    users["other_tournament"] = other
     return users
+
+
+def make_tournament(cast: dict[str, Any]) -> Tournament:
+    """8 pairs, the regulation preset; the chief and both referees hold their roles."""
+    return build_tournament(cast["organizer"], cast["chief"], [cast["referee"], cast["referee2"]])
+
+
+def first_table(rnd: Round) -> Table:
+    return rnd.tables.filter(is_bye=False).order_by("number").first()
+
+
+@pytest.fixture
+def cast(db: Any) -> dict[str, Any]:
+    return make_cast()
 
 
 @pytest.fixture
 def tournament(cast: dict[str, Any]) -> Tournament:
-    return build_tournament(cast["organizer"], cast["chief"], [cast["referee"], cast["referee2"]])
+    return make_tournament(cast)
 
 
 @pytest.fixture
@@ -65,7 +78,7 @@ def round1(tournament: Tournament, cast: dict[str, Any]) -> Round:
 
 @pytest.fixture
 def table(round1: Round) -> Table:
-    return round1.tables.filter(is_bye=False).order_by("number").first()
+    return first_table(round1)
 
 
 def client_for(user: Any | None, csrf: bool = False) -> Client:
