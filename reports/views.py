@@ -9,9 +9,12 @@ engineer's permission helpers can replace it), read the parameters, build the ro
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -40,13 +43,20 @@ def can_download(user: Any, tournament: Tournament) -> bool:
     return bool(user and user.is_authenticated and is_organizer(user, tournament))
 
 
-def _tournament(request: HttpRequest, slug: str) -> Tournament:
-    tournament = get_object_or_404(Tournament, slug=slug)
-    if not request.user.is_authenticated:
-        raise PermissionDenied
-    if not can_download(request.user, tournament):
-        raise PermissionDenied
-    return tournament
+def organizer_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Anonymous users go to the login page; logged-in users without the role get 403. The
+    view receives the tournament instead of the slug."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        tournament = get_object_or_404(Tournament, slug=slug)
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not can_download(request.user, tournament):
+            raise PermissionDenied
+        return view(request, tournament, *args, **kwargs)
+
+    return wrapper
 
 
 def _int(request: HttpRequest, name: str) -> int | None:
@@ -109,9 +119,9 @@ def render_document(
 
 
 @require_GET
-def index(request: HttpRequest, slug: str) -> HttpResponse:
+@organizer_only
+def index(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """The organizer's printing and export page."""
-    tournament = _tournament(request, slug)
     rounds = list(Round.objects.filter(tournament=tournament).order_by("number"))
     return render(
         request,
@@ -127,9 +137,9 @@ def index(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-def download(request: HttpRequest, slug: str, document: str) -> HttpResponse:
+@organizer_only
+def download(request: HttpRequest, tournament: Tournament, document: str) -> HttpResponse:
     """One of the four PDFs: ``?round=N``, ``&filled=1`` (score sheets), ``&final=1``."""
-    tournament = _tournament(request, slug)
     if document not in DOCUMENTS:
         raise Http404
     round_number = _int(request, "round")
@@ -158,24 +168,24 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 @require_GET
-def export(request: HttpRequest, slug: str) -> HttpResponse:
-    tournament = _tournament(request, slug)
+@organizer_only
+def export(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     data = xlsx.render_workbook(collect.workbook(tournament))
     return _file(data, f"{tournament.slug}-{_('成绩')}.xlsx", XLSX)
 
 
 @require_GET
-def registration_template(request: HttpRequest, slug: str) -> HttpResponse:
-    tournament = _tournament(request, slug)
+@organizer_only
+def registration_template(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     data = xlsx.render_registration_template(tournament.name)
     return _file(data, f"{tournament.slug}-{_('报名表')}.xlsx", XLSX)
 
 
 @require_http_methods(["GET", "POST"])
-def registration_import(request: HttpRequest, slug: str) -> HttpResponse:
+@organizer_only
+def registration_import(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Upload the filled template: every problem is listed, nothing imported unless all is
     valid."""
-    tournament = _tournament(request, slug)
     problems: list[str] = []
     if request.method == "POST":
         upload = request.FILES.get("file")
