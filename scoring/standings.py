@@ -33,6 +33,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
 
 __all__ = [
     "CRITERIA",
@@ -275,26 +277,40 @@ class _Table:
         # Whole-number scores add up exactly; anything else is rounded before it is compared.
         exact = True
 
+        # Outcomes by round as (pair index, opponent index or None, outcome), in pair order so
+        # that float sums are always made in the same order. Checked a round at a time with
+        # whole-list operations (fast); the first failure is then explained by _reject.
         self.by_round: dict[int, list[tuple[int, int | None, Outcome]]] = {}
-        seen: set[tuple[int, int]] = set()
+        buckets: dict[int, list[Outcome]] = {}
         for o in outcomes:
-            i = index.get(o.pair)
-            opponent = o.opponent
-            j = None if opponent is None else index.get(opponent)
+            bucket = buckets.get(o.round)
+            if bucket is None:
+                bucket = buckets[o.round] = []
+            bucket.append(o)
+        index_of = index.__getitem__
+        for number, bucket in buckets.items():
+            try:
+                mine = list(map(index_of, [o.pair for o in bucket]))
+                theirs = [None if o.opponent is None else index_of(o.opponent) for o in bucket]
+            except (KeyError, TypeError):
+                mine = theirs = []
             if (
-                i is None
-                or o.kind not in KINDS
-                or o.result not in RESULTS
-                or o.round < 1
-                or (o.kind == "bye") != (opponent is None)
-                or (opponent is not None and (j is None or j == i))
-                or (i, o.round) in seen
+                len(mine) != len(bucket)
+                or not number >= 1
+                or not {o.kind for o in bucket} <= KINDS
+                or not {o.result for o in bucket} <= RESULTS
+                or len(set(mine)) != len(mine)
+                or any(
+                    (o.kind == "bye") != (o.opponent is None) or o.opponent == o.pair
+                    for o in bucket
+                )
             ):
-                _reject(o, index, seen)
-            seen.add((i, o.round))
-            if exact and (o.cf % 1 or o.jcf % 1):
+                _reject(bucket, index)
+            if exact and any(o.cf % 1 or o.jcf % 1 for o in bucket):
                 exact = False
-            self.by_round.setdefault(o.round, []).append((i, j, o))
+            rows = list(zip(mine, theirs, bucket, strict=True))
+            rows.sort(key=_first)
+            self.by_round[number] = rows
 
         self.deductions_by_round: dict[int | None, list[tuple[int, float]]] = {}
         for d in deductions:
@@ -341,9 +357,7 @@ class _Table:
         """Add the next round's outcomes and deductions to the running totals."""
         self.round += 1
         number = self.round
-        items = self.by_round.get(number, [])
-        # In pair order, so float sums are always made in the same order.
-        items.sort(key=_first)
+        items = self.by_round.get(number, ())
         cf, jcf, opponents, meetings = self.cf, self.jcf, self.opponents, self.meetings
         wins, draws, losses = self.wins, self.draws, self.losses
         level_difference, upgrades = self.level_difference, self.upgrades
@@ -416,18 +430,15 @@ class _Table:
                 columns[key] = [0 if v is None else v for v in previous_rank]
 
         segments = self.segments
-        keys: list[list[tuple] | None] = [
-            None if seg is None else list(zip(*(columns[k] for k in seg), strict=True))
-            for seg in segments
-        ]
+        segment_columns = [None if seg is None else [columns[k] for k in seg] for seg in segments]
         order: list[int] = []
         decided: list[str | None] = []
 
         def place(group: list[int], s: int, boundary: str | None) -> None:
             """Append ``group`` (two or more pairs tied on every segment before ``s``) in order;
             ``boundary`` is the criterion that put the group's first row below the row above."""
-            segment_keys = keys[s]
-            if segment_keys is None:  # head_to_head
+            cols = segment_columns[s]
+            if cols is None:  # head_to_head
                 parts = self._head_to_head(group)
                 if len(parts) == 1:
                     place(group, s + 1, boundary)
@@ -442,6 +453,11 @@ class _Table:
                         place(part, s, b)
                 return
             names = segments[s]
+            # Key tuples only for the pairs of this group (most pairs never reach later runs).
+            if len(group) == n:
+                segment_keys: Any = list(zip(*cols, strict=True))
+            else:
+                segment_keys = {i: tuple([c[i] for c in cols]) for i in group}
             ranked = sorted(group, key=segment_keys.__getitem__)
             m = len(ranked)
             start = 0
@@ -470,33 +486,34 @@ class _Table:
         elif n:
             place(list(range(n)), 0, None)
 
-        ids = self.ids
-        wins, draws, losses = self.wins, self.draws, self.losses
-        level_difference, upgrades, deducted = self.level_difference, self.upgrades, self.deducted
         ranks: list[int | None] = [None] * n
-        rows = []
-        for position, i in enumerate(order):
-            ranks[i] = position + 1
-            rows.append(
-                StandingRow(
-                    position + 1,
-                    ids[i],
-                    cf[i],
-                    jcf[i],
-                    wins[i],
-                    draws[i],
-                    losses[i],
-                    level_difference[i],
-                    opponents_cf[i],
-                    upgrades[i],
-                    progressive[i],
-                    norm(deducted[i]),
-                    previous_rank[i],
-                    decided[position],
-                )
-            )
+        for position, i in enumerate(order, start=1):
+            ranks[i] = position
         self.ranks = ranks
-        return tuple(rows)
+        if not n:
+            return ()
+        # Every column in standings order, then one row per position (whole-list operations).
+        pick = itemgetter(*order) if n > 1 else lambda column: (column[order[0]],)
+        deducted = self.deducted if norm is _identity else [norm(v) for v in self.deducted]
+        return tuple(
+            map(
+                StandingRow,
+                range(1, n + 1),
+                pick(self.ids),
+                pick(cf),
+                pick(jcf),
+                pick(self.wins),
+                pick(self.draws),
+                pick(self.losses),
+                pick(self.level_difference),
+                pick(opponents_cf),
+                pick(self.upgrades),
+                pick(progressive),
+                pick(deducted),
+                pick(previous_rank),
+                decided,
+            )
+        )
 
     def _head_to_head(self, group: list[int]) -> list[list[int]]:
         """RULES.md §4 head-to-head on a tie group: ``[group]`` when it does not apply or does
@@ -541,19 +558,23 @@ def _segments(criteria: tuple[str, ...]) -> list[tuple[str, ...] | None]:
     return segments
 
 
-def _reject(o: Outcome, index: dict[int, int], seen: set[tuple[int, int]]) -> None:
-    """Raise the precise error for an outcome that failed the quick check."""
-    i = index.get(o.pair)
-    if i is None:
-        raise StandingsError("unknown_pair", pair=o.pair, round=o.round)
-    if o.kind not in KINDS:
-        raise StandingsError("bad_kind", pair=o.pair, round=o.round, kind=o.kind)
-    if o.result not in RESULTS:
-        raise StandingsError("bad_result", pair=o.pair, round=o.round, result=o.result)
-    if o.round < 1:
-        raise StandingsError("bad_round", pair=o.pair, round=o.round)
-    if o.opponent is not None and o.opponent != o.pair and o.opponent not in index:
-        raise StandingsError("unknown_pair", pair=o.opponent, round=o.round)
-    if (i, o.round) in seen:
-        raise StandingsError("repeated_outcome", pair=o.pair, round=o.round)
-    raise StandingsError("bad_opponent", pair=o.pair, round=o.round, opponent=o.opponent)
+def _reject(bucket: list[Outcome], index: dict[int, int]) -> None:
+    """Raise the precise error for the first bad outcome of a round that failed the checks."""
+    seen: set[int] = set()
+    for o in bucket:
+        if o.pair not in index:
+            raise StandingsError("unknown_pair", pair=o.pair, round=o.round)
+        if o.kind not in KINDS:
+            raise StandingsError("bad_kind", pair=o.pair, round=o.round, kind=o.kind)
+        if o.result not in RESULTS:
+            raise StandingsError("bad_result", pair=o.pair, round=o.round, result=o.result)
+        if not o.round >= 1:
+            raise StandingsError("bad_round", pair=o.pair, round=o.round)
+        if o.opponent is not None and o.opponent != o.pair and o.opponent not in index:
+            raise StandingsError("unknown_pair", pair=o.opponent, round=o.round)
+        if (o.kind == "bye") != (o.opponent is None) or o.opponent == o.pair:
+            raise StandingsError("bad_opponent", pair=o.pair, round=o.round, opponent=o.opponent)
+        if o.pair in seen:
+            raise StandingsError("repeated_outcome", pair=o.pair, round=o.round)
+        seen.add(o.pair)
+    raise AssertionError("a round failed a check that no outcome fails")
