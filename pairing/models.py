@@ -130,6 +130,9 @@ class Table(models.Model):
         verbose_name=_("录入人"),
     )
     entered_at = models.DateTimeField(_("录入时间"), null=True, blank=True)
+    # Ids of every account that entered, undid or changed this table's facts before it was
+    # confirmed: the two-person rule refuses all of them as the confirmer.
+    enterers = models.JSONField(_("录入人列表"), default=list, blank=True, editable=False)
     confirmed_by = models.ForeignKey(
         django_settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

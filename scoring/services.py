@@ -171,6 +171,13 @@ def _user_or_none(user: Any) -> Any:
     return user if user is not None and getattr(user, "is_authenticated", False) else None
 
 
+def _touched_by(locked: Table, user: Any, fields: dict[str, Any]) -> dict[str, Any]:
+    """Add ``user`` to the table's enterers (for the two-person rule) in the same CAS write."""
+    if _user_or_none(user) is not None and user.pk not in locked.enterers:
+        fields["enterers"] = sorted({*locked.enterers, user.pk})
+    return fields
+
+
 # --------------------------------------------------------------------------------------------
 # Entry at the table
 
@@ -209,7 +216,7 @@ def enter_event(
             entered_via=via,
         )
         fields = {"entry_status": Table.EntryStatus.OPEN} if was_entered else {}
-        _cas(locked, **fields)
+        _cas(locked, **_touched_by(locked, user, fields))
         if was_entered:
             audit(
                 locked.round.tournament_id,
@@ -239,7 +246,7 @@ def undo_last_event(
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         TableEvent.objects.filter(table=locked, position=len(tokens) - 1).delete()
         fields = {"entry_status": Table.EntryStatus.OPEN} if was_entered else {}
-        _cas(locked, **fields)
+        _cas(locked, **_touched_by(locked, user, fields))
         if was_entered:
             audit(
                 locked.round.tournament_id,
@@ -272,7 +279,7 @@ def set_start_levels(
             fields["entered_by"] = user
         if was_entered:
             fields["entry_status"] = Table.EntryStatus.OPEN
-        _cas(locked, **fields)
+        _cas(locked, **_touched_by(locked, user, fields))
         if was_entered:
             audit(
                 locked.round.tournament_id,
@@ -322,7 +329,7 @@ def set_end(
             fields["entered_by"] = user
         if was_entered:
             fields["entry_status"] = Table.EntryStatus.OPEN
-        _cas(locked, **fields)
+        _cas(locked, **_touched_by(locked, user, fields))
         if was_entered:
             audit(
                 locked.round.tournament_id,
@@ -359,7 +366,7 @@ def mark_entered(
         }
         if _user_or_none(user) is not None:
             fields["entered_by"] = user
-        _cas(locked, **fields)
+        _cas(locked, **_touched_by(locked, user, fields))
     return locked
 
 
@@ -371,7 +378,7 @@ def _enterer_ids(locked: Table) -> set[int]:
     )
     if locked.entered_by_id is not None:
         ids.add(locked.entered_by_id)
-    return ids
+    return ids | set(locked.enterers)
 
 
 def _confirm(locked: Table, user: Any, via: str) -> None:
