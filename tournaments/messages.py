@@ -214,7 +214,7 @@ def location(problem: Any) -> str:
         parts.append(f"“{path}”")
     elif path and code in ("unknown_key", "missing_key", "wrong_type", "empty_text"):
         # The key path says which field of the table/pair/penalty is meant.
-        parts.append(f"（{path}）")
+        return " ".join(parts) + f"（{path}）"
     return " ".join(parts)
 
 
