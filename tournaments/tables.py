@@ -112,9 +112,6 @@ class StandingsTable(tables.Table):
         verbose_name=_("编号"), orderable=False, empty_values=(), attrs={"td": {"class": "num"}}
     )
     names = tables.Column(verbose_name=_("选手"), orderable=False)
-    unit = tables.Column(
-        verbose_name=_("单位"), orderable=False, attrs={"td": {"class": "unit"}}, default=""
-    )
     cf = _RowColumn("cf", verbose_name=_("场分"))
 
     class Meta:
@@ -154,6 +151,17 @@ class StandingsTable(tables.Table):
             fmt = signed if key == "level_difference" else num
             extra.append((key, _RowColumn(criterion.attribute, fmt, verbose_name=_label(key))))
         extra.append(("deductions", _RowColumn("deductions", verbose_name=_("扣分"))))
+        extra.append(
+            (
+                "unit",
+                tables.Column(
+                    verbose_name=_("单位"),
+                    orderable=False,
+                    attrs={"td": {"class": "unit"}},
+                    default="",
+                ),
+            )
+        )
         extra.append(
             (
                 "decided_by",

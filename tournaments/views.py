@@ -31,7 +31,7 @@ from django.utils.cache import patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language, get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 from django_tables2 import RequestConfig
 
 from pairing.models import Round, Table
@@ -606,6 +606,9 @@ def settings_edit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     else:
         form = SettingsForm(initial=SettingsForm.initial_from(tournament.settings))
     locked = Round.objects.filter(tournament=tournament).exclude(status=Round.Status.DRAFT)
+    if locked.exists():
+        for field in form.fields.values():
+            field.disabled = True
     return render(
         request,
         "tournaments/settings.html",
@@ -840,6 +843,7 @@ def staff_revoke(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 
 @role_required(Role.ORGANIZER, Role.CHIEF_REFEREE)
+@require_safe
 def audit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """操作日志: read-only, newest first, filter by action or round."""
     from scoring.models import AuditEntry

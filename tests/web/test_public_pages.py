@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db.models import Q
 from django.urls import reverse
 
-from pairing.models import Round
+from pairing.models import Round, Table
 from tournaments.models import Pair, Tournament
 
 
@@ -36,3 +37,139 @@ def test_every_public_page_renders_for_anonymous(played: Round, client_as: Any) 
     for url in public_urls(played.tournament, played):
         response = client.get(url)
         assert response.status_code == 200, url
+
+
+def secrets_of(tournament: Tournament) -> list[str]:
+    codes = list(Pair.objects.filter(tournament=tournament).values_list("code", flat=True))
+    tokens = list(
+        Table.objects.filter(round__tournament=tournament).values_list("entry_token", flat=True)
+    )
+    return codes + tokens
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["anonymous", "outsider", "referee", "organizer"])
+def test_public_pages_never_show_pair_codes_or_entry_links(
+    played: Round, client_as: Any, role: str
+) -> None:
+    client = client_as(role)
+    secrets = secrets_of(played.tournament)
+    assert len(secrets) > 8
+    for url in public_urls(played.tournament, played):
+        html = client.get(url).content.decode()
+        for secret in secrets:
+            assert secret not in html, (url, role)
+        assert "/table/" not in html, url  # no table-side entry link
+
+
+@pytest.mark.django_db
+def test_registration_page_shows_codes_to_the_organizer(played: Round, client_as: Any) -> None:
+    url = reverse("tournaments:pairs", args=[played.tournament.slug])
+    html = client_as("organizer").get(url).content.decode()
+    pair = Pair.objects.filter(tournament=played.tournament).first()
+    assert pair.code in html
+
+
+@pytest.mark.django_db
+def test_find_my_table_by_part_of_a_name(round1: Round, client_as: Any) -> None:
+    tournament = round1.tournament
+    pair = Pair.objects.get(tournament=tournament, number=2)  # 李娜/刘洋
+    table = Table.objects.get(Q(ns=pair) | Q(ew=pair), round=round1)
+    url = reverse("tournaments:find", args=[tournament.slug])
+    html = client_as("anonymous").get(url, {"q": "娜"}).content.decode()
+    assert "李娜/刘洋" in html
+    assert f"第 {table.number} 桌" in html
+    direction = "南北" if table.ns_id == pair.pk else "东西"
+    opponent = table.ew if table.ns_id == pair.pk else table.ns
+    assert direction in html
+    assert opponent.player_names in html
+
+
+@pytest.mark.django_db
+def test_find_before_publication_says_not_yet(tournament: Tournament, client_as: Any) -> None:
+    url = reverse("tournaments:find", args=[tournament.slug])
+    html = client_as("anonymous").get(url, {"q": "张伟"}).content.decode()
+    assert "张伟" in html
+    assert "对阵尚未公布" in html
+
+
+@pytest.mark.django_db
+def test_find_with_no_match(round1: Round, client_as: Any) -> None:
+    url = reverse("tournaments:find", args=[round1.tournament.slug])
+    html = client_as("anonymous").get(url, {"q": "不存在的人"}).content.decode()
+    assert "没有找到" in html
+
+
+@pytest.mark.django_db
+def test_standings_show_tiebreak_columns_and_decided_by(played: Round, client_as: Any) -> None:
+    url = reverse("tournaments:standings", args=[played.tournament.slug])
+    html = client_as("anonymous").get(url, {"after": 1}).content.decode()
+    for header in ("场分", "级差分", "胜场数", "总级差", "对手分", "区分依据"):
+        assert header in html
+    assert 'id="pair-1"' in html
+
+
+@pytest.mark.django_db
+def test_standings_find_my_row_jumps_to_its_page(played: Round, client_as: Any) -> None:
+    url = reverse("tournaments:standings", args=[played.tournament.slug])
+    html = client_as("anonymous").get(url, {"q": "李娜"}).content.decode()
+    assert 'id="pair-2" class="mine' in html or 'class="mine' in html
+    assert 'aria-current="true"' in html
+
+
+@pytest.mark.django_db
+def test_pair_page_shows_every_round_with_levels(played: Round, client_as: Any) -> None:
+    tournament = played.tournament
+    url = reverse("tournaments:pair", args=[tournament.slug, 1])
+    html = client_as("anonymous").get(url).content.decode()
+    assert "第1轮" in html and "第2轮" in html
+    assert "本方级数" in html  # round 1 is confirmed: levels, 级差, 级差分, 场分
+    assert "上游" in html  # the deals
+    assert "成绩尚未确认" in html  # round 2 is still being played
+
+
+@pytest.mark.django_db
+def test_public_pages_are_cacheable_for_anonymous(played: Round, client_as: Any) -> None:
+    url = reverse("tournaments:standings", args=[played.tournament.slug])
+    response = client_as("anonymous").get(url)
+    assert "public" in response["Cache-Control"]
+    assert "max-age=" in response["Cache-Control"]
+    logged_in = client_as("organizer").get(url)
+    assert "private" in logged_in["Cache-Control"]
+
+
+@pytest.mark.django_db
+def test_public_cache_follows_results_version(
+    round1: Round, client_as: Any, cast: dict[str, Any]
+) -> None:
+    """A confirmed result shows at once: the cache key holds the results version."""
+    from tests.db.conftest import NS_WINS, play_table
+
+    tournament = round1.tournament
+    url = reverse("tournaments:detail", args=[tournament.slug])
+    client = client_as("anonymous")
+    assert "已确认 0/4 桌" in client.get(url).content.decode()
+    table = Table.objects.filter(round=round1, is_bye=False).first()
+    play_table(table, NS_WINS, cast["referee"], cast["chief"])
+    assert "已确认 1/4 桌" in client.get(url).content.decode()
+
+
+@pytest.mark.django_db
+def test_language_switch_by_link(round1: Round, client: Any) -> None:
+    url = reverse("tournaments:detail", args=[round1.tournament.slug])
+    response = client.get(reverse("tournaments:language", args=["en"]), {"next": url})
+    assert response.status_code == 302 and response["Location"] == url
+    evil = client.get(
+        reverse("tournaments:language", args=["en"]), {"next": "https://evil.example"}
+    )
+    assert evil["Location"] == "/"
+    assert client.get(reverse("tournaments:language", args=["xx"])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_projector_pages_and_next_link(played: Round, client_as: Any) -> None:
+    url = reverse("tournaments:projector", args=[played.tournament.slug])
+    html = client_as("anonymous").get(url).content.decode()
+    assert 'class="proj-page"' in html
+    assert "js/projector.js" in html
+    assert "data-next=" in html
