@@ -374,6 +374,12 @@ def describe_snapshot(snapshot: Any) -> str:
     return " · ".join(parts)
 
 
+def history_row(entry: AuditEntry) -> dict[str, Any]:
+    """One line of a table's history; "before" only when it differs from "after"."""
+    before, after = describe_snapshot(entry.before), describe_snapshot(entry.after)
+    return {"entry": entry, "before": "" if before == after else before, "after": after}
+
+
 # --------------------------------------------------------------------------------------------
 # Loading (reads only)
 
@@ -625,14 +631,7 @@ def table_page(
             "status_label": TableStatus.label(
                 table_status(obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet)
             ),
-            "history": [
-                {
-                    "entry": entry,
-                    "before": describe_snapshot(entry.before),
-                    "after": describe_snapshot(entry.after),
-                }
-                for entry in history
-            ],
+            "history": [history_row(entry) for entry in history],
             "penalties": penalties,
             "suggestions": suggestions,
             "award_form": AwardForm(initial=version, auto_id="award_%s"),

@@ -1,0 +1,107 @@
+"""Browser flow (1) of issue 5: a referee enters all 8 deals of a table on a phone-sized
+viewport, another referee confirms. Screenshots of each step: ``docs/screenshots/referee-*.png``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from pairing.models import Table
+from scoring.models import TableEvent
+from tests.db.conftest import build_tournament, next_round
+
+DEALS = ["NS3", "EW2", "NS2", "NS1", "EW3", "EW1", "NS3", "NS2"]
+
+
+def _setup() -> tuple[Any, Any, Any, Table]:
+    users = get_user_model().objects
+    organizer, chief, ref, ref2 = (
+        users.create_user(username=name, password="pw-" + name)
+        for name in ("organizer", "chief", "li_referee", "wang_referee")
+    )
+    tournament = build_tournament(organizer, chief, [ref, ref2])
+    rnd = next_round(tournament, organizer)
+    return chief, ref, ref2, rnd.tables.filter(is_bye=False).order_by("number").first()
+
+
+def test_referee_enters_eight_deals_and_another_confirms(
+    phone_page: Any, login_as: Any, screenshot: Any
+) -> None:
+    page = phone_page
+    chief, ref, ref2, table = _setup()
+    slug = table.round.tournament.slug
+    login_as(page, ref)
+
+    page.goto(f"/t/{slug}/referee/")  # the current round's dashboard
+    page.get_by_test_id("progress").wait_for()
+    assert "0/4 已确认" in page.get_by_test_id("progress").inner_text()
+    screenshot(page, "referee-1-dashboard")
+
+    page.get_by_test_id(f"table-{table.number}").click()
+    page.get_by_test_id("tap-NS3").wait_for()
+    screenshot(page, "referee-2-empty-sheet")
+
+    for number, token in enumerate(DEALS[:3], start=1):
+        page.get_by_test_id(f"tap-{token}").click()
+        page.wait_for_function(
+            f"document.querySelector('[data-testid=deals]').textContent === '{number}/8'"
+        )
+    # Sheet after three deals: NS 2→5, EW 2→4 (played at 5), NS 5→7 (played at 4).
+    assert page.get_by_test_id("ns-level").inner_text() == "7"
+    assert page.get_by_test_id("ew-level").inner_text() == "4"
+    assert page.get_by_test_id("next-level").inner_text() == "7"
+    screenshot(page, "referee-3-three-deals", full_page=False)
+
+    # A slip of the thumb, undone (the JS asks first).
+    page.get_by_test_id("tap-EW1").click()
+    page.wait_for_function("document.querySelector('[data-testid=deals]').textContent === '4/8'")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_test_id("undo").click()
+    page.wait_for_function("document.querySelector('[data-testid=deals]').textContent === '3/8'")
+
+    for number, token in enumerate(DEALS[3:], start=4):
+        page.get_by_test_id(f"tap-{token}").click()
+        page.wait_for_function(
+            f"document.querySelector('[data-testid=deals]').textContent === '{number}/8'"
+        )
+    assert "8副已打完" in page.get_by_test_id("status-line").inner_text()
+    assert page.get_by_test_id("tap-NS3").count() == 0
+    screenshot(page, "referee-4-eight-deals")
+
+    page.get_by_test_id("submit").click()
+    page.get_by_test_id("confirm").click()  # the same referee: refused
+    page.locator(".messages li.error").wait_for()
+    assert "另一人" in page.locator(".messages").inner_text()
+    screenshot(page, "referee-5-same-person-refused", full_page=False)
+
+    page.context.clear_cookies()
+    login_as(page, ref2)
+    page.goto(f"/t/{slug}/referee/round/1/table/{table.number}/")
+    page.get_by_test_id("confirm").click()
+    page.get_by_test_id("locked").wait_for()
+    screenshot(page, "referee-6-confirmed")
+
+    page.goto(f"/t/{slug}/referee/round/1/?show=unconfirmed")
+    assert "1/4 已确认" in page.get_by_test_id("progress").inner_text()
+    screenshot(page, "referee-7-dashboard-after")
+
+    table.refresh_from_db()
+    assert table.entry_status == "confirmed" and table.confirmed_by == ref2
+    tokens = TableEvent.objects.filter(table=table).order_by("position")
+    assert [e.token for e in tokens] == DEALS
+
+    # The chief referee corrects the confirmed sheet, with a reason, visible in the history.
+    page.context.clear_cookies()
+    login_as(page, chief)
+    page.goto(f"/t/{slug}/referee/round/1/table/{table.number}/")
+    page.locator("#correct summary").click()
+    corrected = [*DEALS[:-1], "NS3"]
+    page.locator("#correct textarea[name=tokens]").fill(" ".join(corrected))
+    page.get_by_label("更正原因").fill("第8副南北对家是二游，录成了三游")
+    page.get_by_test_id("correct").click()
+    page.get_by_test_id("history").get_by_text("第8副南北对家是二游").wait_for()
+    screenshot(page, "referee-8-corrected")
+    tokens = TableEvent.objects.filter(table=table).order_by("position")
+    assert [e.token for e in tokens] == corrected
