@@ -1,0 +1,1127 @@
+"""Swiss pairing engine (瑞士移位) for pairs events: pure Python, standard library only.
+
+Implements RULES.md §5. The Django side (``pairing.services``) loads the active pairs of a round,
+calls :func:`pair_round` and saves the tables; nothing here touches a database, the clock or a
+global random generator (randomness comes in as a seeded ``random.Random``).
+
+Priorities for rounds ≥ 2 (RULES.md §5), highest first:
+
+1. no rematch (hard: :class:`PairingError` ``no_pairing_without_rematch``, never a silent rematch);
+2. the fewest same-unit meetings (only when ``same_unit == "avoid"``);
+3. the smallest total match-point gap Σ|CF(a) − CF(b)| over the tables;
+4. ranking neighbours, odd rounds sweeping from the top and even rounds from the bottom: among the
+   pairings optimal for (1)–(3), the one that is first in sweep order — the first pair of the sweep
+   meets the nearest pair it can, then the next free pair does the same, and so on.
+
+(1)–(3) are solved exactly. A fast path exploits the line structure of the cost (pairs sorted by
+match points); when it cannot *prove* optimality it falls back to an exact weighted blossom
+algorithm. ``docs/pairing.md`` gives the algorithm, the optimality argument and the cost in n.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import lcm
+from typing import Any
+
+__all__ = [
+    "PairingError",
+    "Reason",
+    "SwissDraw",
+    "SwissOptions",
+    "SwissPair",
+    "SwissTable",
+    "describe",
+    "pair_round",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Public data types
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SwissPair:
+    """One active pair as the engine sees it (the caller filters withdrawn/disqualified pairs)."""
+
+    id: int
+    rank: int  # 1 = top of the current standings (the caller's ranking, RULES.md §4)
+    match_points: float  # cumulative 场分 CF
+    unit: str | None = None  # 单位: club, company, city
+    opponents: frozenset[int] = frozenset()
+    had_bye: bool = False
+    ns_count: int = 0  # times seated North-South so far
+    ew_count: int = 0
+    last_direction: str | None = None  # "NS" / "EW" / None
+    seeding: int | None = None  # for round 1 by seeding number
+
+
+@dataclass(frozen=True)
+class SwissOptions:
+    """Per-tournament pairing settings (RULES.md §5)."""
+
+    same_unit: str = "avoid"  # "avoid" | "allow"
+    round1: str = "lot"  # "lot" | "seeding"
+
+
+@dataclass(frozen=True)
+class Reason:
+    """A machine-readable reason a referee needs to trust the draw; see :func:`describe`."""
+
+    code: str
+    params: tuple[tuple[str, object], ...] = ()
+
+    def param(self, key: str) -> object:
+        return dict(self.params).get(key)
+
+    @property
+    def text_en(self) -> str:
+        return describe(self)
+
+
+@dataclass(frozen=True)
+class SwissTable:
+    number: int  # 1 = top table
+    ns: int  # pair id seated North-South
+    ew: int
+    reasons: tuple[Reason, ...] = ()
+
+
+@dataclass(frozen=True)
+class SwissDraw:
+    round: int
+    tables: tuple[SwissTable, ...]
+    bye: int | None
+    bye_reasons: tuple[Reason, ...]
+    same_unit_meetings: int
+    total_gap: float  # Σ|CF(a) − CF(b)| over tables
+
+
+class PairingError(Exception):
+    """The draw cannot be made. ``code`` is stable; ``params`` explain it.
+
+    Codes: ``no_pairing_without_rematch``, ``too_few_pairs``, ``duplicate_pair``,
+    ``no_bye_candidate``, ``bad_option``, ``bad_round``.
+    """
+
+    def __init__(self, code: str, **params: Any) -> None:
+        self.code = code
+        self.params = params
+        detail = ", ".join(f"{key}={value!r}" for key, value in params.items())
+        super().__init__(code + (f" ({detail})" if detail else ""))
+
+
+_TEXTS: dict[str, str] = {
+    "same_score": "both pairs on {cf} match points",
+    "float": "pair {pair} floated from {from} to {to} match points",
+    "same_unit_forced": "same unit ({unit}) accepted: no other pairing exists",
+    "same_unit_allowed": "same unit ({unit}): allowed by the tournament settings",
+    "lot": "round 1: drawn by lot",
+    "seeding": "round 1: seeding {seed_a} against seeding {seed_b}",
+    "direction": "pair {pair} sits {seat}: {why}",
+    "bye_lowest_without_bye": (
+        "bye: pair {pair} (rank {rank}) is the lowest-ranked pair without a bye"
+    ),
+    "bye_skipped": "bye: pair {pair} (rank {rank}) passed over: {why}",
+    "bye_lot": "bye: pair {pair} drawn by lot among the pairs without a bye",
+    "bye_seeding": "bye: pair {pair} has the lowest seeding without a bye",
+}
+
+_WHY: dict[str, str] = {
+    "had_bye": "it already had a bye",
+    "rest_unpairable": "the other pairs could not then be paired without a rematch",
+    "balance": "balances its North-South and East-West counts",
+    "alternate": "alternates with its last seat",
+    "higher_ranked": "no preference either way; the higher-ranked pair sits North-South",
+}
+
+
+def describe(reason: Reason) -> str:
+    """An English sentence for ``reason`` (the Django layer translates codes itself)."""
+    params = {
+        key: _WHY.get(value, value) if key == "why" else value for key, value in reason.params
+    }
+    template = _TEXTS.get(reason.code)
+    if template is None:
+        return reason.code + "".join(f" {key}={value}" for key, value in reason.params)
+    return template.format(**params)
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------------
+
+
+def pair_round(
+    pairs: Sequence[SwissPair], round_number: int, options: SwissOptions, rng: random.Random
+) -> SwissDraw:
+    """Pair one round of a Swiss pairs event (RULES.md §5). See the module docstring."""
+    if options.same_unit not in ("avoid", "allow"):
+        raise PairingError("bad_option", option="same_unit", value=options.same_unit)
+    if options.round1 not in ("lot", "seeding"):
+        raise PairingError("bad_option", option="round1", value=options.round1)
+    if round_number < 1:
+        raise PairingError("bad_round", round=round_number)
+    ids = [p.id for p in pairs]
+    if len(set(ids)) != len(ids):
+        seen: set[int] = set()
+        dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
+        raise PairingError("duplicate_pair", pair=dup)
+    if len(pairs) < 2:
+        raise PairingError("too_few_pairs", count=len(pairs))
+    avoid = options.same_unit == "avoid"
+    if round_number == 1:
+        order, first_reason = _round1_order(pairs, options, rng)
+    else:
+        # RULES.md §5: sort by the current standings. Standings rank by CF first (§4); sorting by
+        # (-CF, rank) keeps the line structure of the cost even if a caller's rank disagrees.
+        order = sorted(pairs, key=lambda p: (-p.match_points, p.rank, p.id))
+        first_reason = None
+    bye, bye_reasons, matching = _choose_bye_and_pair(order, round_number, options, rng, avoid)
+    return _build_draw(order, round_number, matching, bye, bye_reasons, first_reason, avoid)
+
+
+# --------------------------------------------------------------------------------------------
+# Round 1
+# --------------------------------------------------------------------------------------------
+
+
+def _round1_order(
+    pairs: Sequence[SwissPair], options: SwissOptions, rng: random.Random
+) -> tuple[list[SwissPair], str]:
+    """The order round 1 is swept in: a lot drawn from ``rng``, or the seeding slide.
+
+    By lot: sort by id (so the caller's list order does not matter), then shuffle with the seeded
+    generator; the same seed gives the same draw. By seeding (RULES.md §5 leaves the scheme open;
+    we use the usual Swiss slide so the top seeds do not meet at once): with seeds 1..n the order
+    1, h+1, 2, h+2, … (h = n // 2) makes neighbours in the sweep 1–(h+1), 2–(h+2), ….
+    """
+    if options.round1 == "lot":
+        order = sorted(pairs, key=lambda p: p.id)
+        rng.shuffle(order)
+        return order, "lot"
+    seeded = sorted(
+        pairs, key=lambda p: (p.seeding is None, p.seeding or 0, p.rank, p.id)
+    )  # unseeded pairs last
+    if len(seeded) % 2:
+        # The bye goes to the lowest seed without a bye; take it out before sliding.
+        return seeded, "seeding"
+    return _slide(seeded), "seeding"
+
+
+def _slide(seeded: list[SwissPair]) -> list[SwissPair]:
+    half = len(seeded) // 2
+    out: list[SwissPair] = []
+    for k in range(half):
+        out.append(seeded[k])
+        out.append(seeded[half + k])
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Bye and pairing
+# --------------------------------------------------------------------------------------------
+
+
+def _choose_bye_and_pair(
+    order: list[SwissPair],
+    round_number: int,
+    options: SwissOptions,
+    rng: random.Random,
+    avoid: bool,
+) -> tuple[SwissPair | None, list[Reason], list[tuple[SwissPair, SwissPair]]]:
+    """Pick the bye (RULES.md §5) and pair the rest.
+
+    The bye goes to the lowest-ranked pair that has not had one; if the others could then not be
+    paired without a rematch, to the next one up (RULES.md §5, literally: "the rest could not then
+    be paired" means rule (1) only — same-unit and gap are optimised *after* the bye is fixed).
+    """
+    if len(order) % 2 == 0:
+        return None, [], _pair_even(order, round_number, avoid)
+    reasons: list[Reason] = []
+    if round_number == 1 and options.round1 == "lot":
+        # Lot: every pair is level, so the bye is drawn too (the lot order's last pair first).
+        candidates = list(reversed(order))
+        chosen_code = "bye_lot"
+    elif round_number == 1:
+        candidates = list(reversed(order))  # lowest seeding first
+        chosen_code = "bye_seeding"
+    else:
+        candidates = list(reversed(order))  # lowest-ranked first
+        chosen_code = "bye_lowest_without_bye"
+    for cand in candidates:
+        if cand.had_bye:
+            if chosen_code == "bye_lowest_without_bye":
+                reasons.append(
+                    Reason(
+                        "bye_skipped", (("pair", cand.id), ("rank", cand.rank), ("why", "had_bye"))
+                    )
+                )
+            continue
+        rest = [p for p in order if p.id != cand.id]
+        if round_number == 1 and options.round1 == "seeding":
+            rest = _slide(rest)
+        try:
+            matching = _pair_even(rest, round_number, avoid)
+        except PairingError as exc:
+            if exc.code != "no_pairing_without_rematch":
+                raise
+            reasons.append(
+                Reason(
+                    "bye_skipped",
+                    (("pair", cand.id), ("rank", cand.rank), ("why", "rest_unpairable")),
+                )
+            )
+            continue
+        if chosen_code == "bye_lowest_without_bye":
+            params: tuple[tuple[str, object], ...] = (("pair", cand.id), ("rank", cand.rank))
+        else:
+            params = (("pair", cand.id),)
+        reasons.append(Reason(chosen_code, params))
+        return cand, reasons, matching
+    if all(p.had_bye for p in order):
+        raise PairingError("no_bye_candidate", count=len(order))
+    raise PairingError("no_pairing_without_rematch", count=len(order))
+
+
+def _pair_even(
+    order: list[SwissPair], round_number: int, avoid: bool
+) -> list[tuple[SwissPair, SwissPair]]:
+    """Optimal pairing of an even field given in standings (or round-1 sweep) order."""
+    n = len(order)
+    if n == 0:
+        return []
+    # Sweep order (RULES.md §5): odd rounds from the top, even rounds from the bottom. Round 1
+    # sweeps its lot / seeding order from the top.
+    sweep = order if round_number % 2 == 1 else list(reversed(order))
+    problem = _Problem(sweep, avoid)
+    mates = None
+    if round_number == 1 and not problem.has_opponents:
+        mates = _round1_units(problem)
+    if mates is None:
+        mates = _fast_path(problem)
+    if mates is None:
+        mates = _exact_blossom(problem)
+    pairs: list[tuple[SwissPair, SwissPair]] = []
+    for i, j in enumerate(mates):
+        if i < j:
+            pairs.append((sweep[i], sweep[j]))
+    return pairs
+
+
+class _Problem:
+    """An even field in sweep order, with integer match points and the forbidden edges."""
+
+    def __init__(self, sweep: list[SwissPair], avoid: bool) -> None:
+        self.sweep = sweep
+        self.n = len(sweep)
+        self.avoid = avoid
+        index = {p.id: k for k, p in enumerate(sweep)}
+        # Forbidden partners (rematches, RULES.md §5 hard rule), as sweep positions; made
+        # symmetric in case a caller lists a meeting on one side only.
+        get = index.get
+        self.bad: list[set[int]] = [{get(o, -1) for o in p.opponents} for p in sweep]
+        for k, opp in enumerate(self.bad):
+            opp.discard(-1)
+            for m in opp:
+                if k not in self.bad[m]:
+                    self.bad[m].add(k)
+        self.has_opponents = any(self.bad)
+        # Units as small ints; None = no unit, never "the same unit" as anyone.
+        unit_ids: dict[str, int] = {}
+        self.unit: list[int] = []
+        for k, p in enumerate(sweep):
+            if p.unit is None:
+                self.unit.append(-1 - k)
+            else:
+                self.unit.append(unit_ids.setdefault(p.unit, len(unit_ids)))
+        # Exact integer match points: CF values are floats such as 2, 1, 0.5; Fraction is exact.
+        exact = {v: Fraction(v) for v in {p.match_points for p in sweep}}
+        scale = lcm(*(f.denominator for f in exact.values())) if exact else 1
+        scaled = {v: int(f * scale) for v, f in exact.items()}
+        self.cf: list[int] = [scaled[p.match_points] for p in sweep]
+        # Levels (score groups) along the sweep: lvl is non-decreasing along the sweep.
+        self.lvl: list[int] = []
+        self.level_cf: list[int] = []
+        for c in self.cf:
+            if not self.level_cf or self.level_cf[-1] != c:
+                self.level_cf.append(c)
+            self.lvl.append(len(self.level_cf) - 1)
+        k = len(self.level_cf)
+        # Cut c lies between level c and c + 1; it is "odd" when an odd number of pairs lie
+        # before it, so every perfect matching crosses it an odd number of times.
+        self.odd: list[bool] = [False] * max(k - 1, 0)
+        sizes = [0] * k
+        for level in self.lvl:
+            sizes[level] += 1
+        self.sizes = sizes
+        count = 0
+        for c in range(k - 1):
+            count += sizes[c]
+            self.odd[c] = count % 2 == 1
+        self.lower_bound_gap = sum(
+            abs(self.level_cf[c] - self.level_cf[c + 1]) for c in range(k - 1) if self.odd[c]
+        )
+
+    def allowed(self, i: int, j: int) -> bool:
+        return j not in self.bad[i] and (not self.avoid or self.unit[i] != self.unit[j])
+
+    def same_unit(self, i: int, j: int) -> bool:
+        return self.unit[i] == self.unit[j]
+
+
+# --------------------------------------------------------------------------------------------
+# Round 1 with units and no history: exact greedy with a counting oracle
+# --------------------------------------------------------------------------------------------
+
+
+def _round1_units(problem: _Problem) -> list[int] | None:
+    """Round 1 without history: first-in-lot-order pairing with the fewest same-unit meetings.
+
+    With no forbidden edges, a set R of pairs can be paired with s same-unit meetings at best,
+    s = max(0, u_max(R) − |R| / 2) where u_max is the size of R's largest unit (the pairs of the
+    largest unit meet outsiders as long as there are any; the rest of the largest unit meet each
+    other). So the first free pair of the sweep takes the nearest partner that keeps
+    meetings_so_far + s(rest) at the optimum, which is checked by counting: no backtracking.
+    """
+    n = problem.n
+    unit = problem.unit
+    counts: dict[int, int] = {}
+    for u in unit:
+        counts[u] = counts.get(u, 0) + 1
+    # freq[c] = number of units with c free pairs; ``biggest`` tracks the largest c in use.
+    freq = [0] * (n + 1)
+    for c in counts.values():
+        freq[c] += 1
+    biggest = max(counts.values())
+
+    def take(u: int) -> None:
+        nonlocal biggest
+        c = counts[u]
+        counts[u] = c - 1
+        freq[c] -= 1
+        freq[c - 1] += 1
+        while biggest > 0 and freq[biggest] == 0:
+            biggest -= 1
+
+    def give(u: int) -> None:
+        nonlocal biggest
+        c = counts[u]
+        counts[u] = c + 1
+        freq[c] -= 1
+        freq[c + 1] += 1
+        biggest = max(biggest, c + 1)
+
+    def forced(size: int) -> int:
+        return max(0, biggest - size // 2) if problem.avoid else 0
+
+    target = forced(n)
+    mates = [-1] * n
+    remaining = n
+    used = 0
+    for i in range(n):
+        if mates[i] != -1:
+            continue
+        for j in range(i + 1, n):
+            if mates[j] != -1:
+                continue
+            cost = 1 if problem.avoid and unit[i] == unit[j] else 0
+            if used + cost > target:
+                continue
+            take(unit[i])
+            take(unit[j])
+            if used + cost + forced(remaining - 2) <= target:
+                mates[i], mates[j] = j, i
+                used += cost
+                remaining -= 2
+                break
+            give(unit[j])
+            give(unit[i])
+        else:  # pragma: no cover - the counting argument guarantees a partner
+            return None
+    return mates
+
+
+# --------------------------------------------------------------------------------------------
+# Fast path: first-in-sweep-order matching that reaches the parity lower bound
+# --------------------------------------------------------------------------------------------
+
+# Backtracking steps allowed per pair before the fast path gives up and the exact blossom runs.
+_BUDGET_PER_PAIR = 20
+_BUDGET_BASE = 20_000
+
+
+def _fast_path(problem: _Problem) -> list[int] | None:
+    """Depth-first search, in sweep order, for a matching of cost exactly the lower bound.
+
+    Lower bound: Σ|CF gap| = Σ over cuts (between consecutive score levels) of the cut's length
+    times the number of tables crossing it, and that number has the parity of the count of pairs
+    above the cut. So no pairing costs less than (0 same-unit meetings, Σ length of odd cuts),
+    and a pairing reaches it exactly when it has no same-unit meeting and crosses every cut at
+    most once. The search enumerates exactly those pairings, in lexicographic sweep order, so the
+    first one found is optimal for (1)–(3) *and* first in sweep order (rule 4). It returns None
+    when none exists (or the step budget runs out): the exact blossom then decides.
+    """
+    n = problem.n
+    lvl = problem.lvl
+    odd = problem.odd
+    bad = problem.bad
+    unit = problem.unit
+    avoid = problem.avoid
+    nlev = len(problem.level_cf)
+    free_in_level = list(problem.sizes)
+    crossed = [False] * max(nlev - 1, 0)
+    mates = [-1] * n
+    stack: list[tuple[int, int]] = []
+    budget = _BUDGET_BASE + _BUDGET_PER_PAIR * n
+    # Unit counts of the free pairs per level, for the majority prune below: a level's free pairs
+    # can be paired without a same-unit meeting only if no unit holds more than half of them
+    # (one more if one of them may still float out). A necessary condition, so pruning on it
+    # never loses a solution; without it the search drifts into hopeless ends of big levels.
+    counts: list[dict[int, int]] = [{} for _ in range(nlev)]
+    for k in range(n):
+        d = counts[lvl[k]]
+        d[unit[k]] = d.get(unit[k], 0) + 1
+    freq: list[list[int]] = []
+    big: list[int] = []
+    for level in range(nlev):
+        f = [0] * (problem.sizes[level] + 2)
+        for c in counts[level].values():
+            f[c] += 1
+        freq.append(f)
+        big.append(max(counts[level].values()))
+
+    def take(level: int, u: int) -> None:
+        d = counts[level]
+        c = d[u]
+        d[u] = c - 1
+        f = freq[level]
+        f[c] -= 1
+        f[c - 1] += 1
+        if c == big[level] and f[c] == 0:
+            big[level] = c - 1
+
+    def give(level: int, u: int) -> None:
+        d = counts[level]
+        c = d[u]
+        d[u] = c + 1
+        f = freq[level]
+        f[c] -= 1
+        f[c + 1] += 1
+        if c + 1 > big[level]:
+            big[level] = c + 1
+
+    if avoid:
+        for level in range(nlev):
+            may_float = (level > 0 and odd[level - 1]) + (level < nlev - 1 and odd[level])
+            if 2 * big[level] > problem.sizes[level] + may_float:
+                return None  # some unit is a majority of its level: the bound is out of reach
+    i = 0
+    j_start = 1
+    while True:
+        while i < n and mates[i] != -1:
+            i += 1
+        if i == n:
+            return mates
+        li = lvl[i]
+        found = -1
+        # Level check: all pairs before i are seated, so the free pairs of level li pair among
+        # themselves except one that floats across the next cut, if that cut is odd and unused.
+        can_float = li < nlev - 1 and odd[li] and not crossed[li]
+        if (free_in_level[li] % 2 == 1) == can_float:
+            bad_i = bad[i]
+            unit_i = unit[i]
+            j = j_start
+            prev = lvl[j - 1] if j - 1 > i else li
+            while j < n:
+                lj = lvl[j]
+                if lj != prev:
+                    # j enters a lower level: the cut must be odd and not yet crossed.
+                    if not odd[lj - 1] or crossed[lj - 1]:
+                        break
+                    prev = lj
+                if mates[j] == -1 and j not in bad_i and (not avoid or unit[j] != unit_i):
+                    if not avoid:
+                        found = j
+                        break
+                    take(li, unit_i)
+                    take(lj, unit[j])
+                    e_i = 1 if lj == li and can_float else 0
+                    ok = 2 * big[li] <= free_in_level[li] - 1 - (lj == li) + e_i
+                    if ok and lj != li:
+                        e_j = 1 if lj < nlev - 1 and odd[lj] and not crossed[lj] else 0
+                        ok = 2 * big[lj] <= free_in_level[lj] - 1 + e_j
+                    give(lj, unit[j])
+                    give(li, unit_i)
+                    if ok:
+                        found = j
+                        break
+                j += 1
+        if found == -1:
+            if not stack:
+                return None
+            budget -= 1
+            if budget < 0:
+                return None
+            i, j = stack.pop()
+            mates[i] = mates[j] = -1
+            free_in_level[lvl[i]] += 1
+            free_in_level[lvl[j]] += 1
+            give(lvl[i], unit[i])
+            give(lvl[j], unit[j])
+            for c in range(lvl[i], lvl[j]):
+                crossed[c] = False
+            j_start = j + 1
+            continue
+        j = found
+        mates[i] = j
+        mates[j] = i
+        free_in_level[li] -= 1
+        free_in_level[lvl[j]] -= 1
+        take(li, unit[i])
+        take(lvl[j], unit[j])
+        for c in range(li, lvl[j]):
+            crossed[c] = True
+        stack.append((i, j))
+        i += 1
+        while i < n and mates[i] != -1:
+            i += 1
+        j_start = i + 1
+
+
+# --------------------------------------------------------------------------------------------
+# Exact fallback: weighted blossom on lexicographic integer weights
+# --------------------------------------------------------------------------------------------
+
+
+def _exact_blossom(problem: _Problem) -> list[int]:
+    """Exact optimum of (1)–(3), first in sweep order among the optima (4), by weighted blossom.
+
+    One integer cost per edge encodes the priorities lexicographically:
+    cost = (same_unit · A + gap) · K^(n+1) + t4, with A larger than any total gap and t4(i, j) =
+    j · K^(n−1−i) for sweep positions i < j, K = n² + 1. Comparing two matchings by Σ t4 is
+    comparing them by the partner of the first pair of the sweep whose partner differs, which is
+    rule (4). Python integers are exact at any size.
+    """
+    n = problem.n
+    cf = problem.cf
+    span = (max(cf) - min(cf)) if cf else 0
+    big_a = span * (n // 2) + 1
+    k = n * n + 1
+    shift = k ** (n + 1)
+    powers = [k ** (n - 1 - i) for i in range(n)]
+    edges: list[tuple[int, int, int]] = []
+    max_cost = 0
+    for i in range(n):
+        bad_i = problem.bad[i]
+        for j in range(i + 1, n):
+            if j in bad_i:
+                continue
+            same = 1 if problem.avoid and problem.unit[i] == problem.unit[j] else 0
+            cost = (same * big_a + abs(cf[i] - cf[j])) * shift + j * powers[i]
+            edges.append((i, j, cost))
+            if cost > max_cost:
+                max_cost = cost
+    top = max_cost + 1
+    mates = max_weight_matching(n, [(i, j, top - c) for i, j, c in edges], maxcardinality=True)
+    if any(m == -1 for m in mates):
+        raise PairingError("no_pairing_without_rematch", count=n)
+    return mates
+
+
+def max_weight_matching(
+    n: int, edges: Iterable[tuple[int, int, int]], maxcardinality: bool = False
+) -> list[int]:
+    """Maximum-weight matching in a general graph (Edmonds' blossom algorithm, primal-dual).
+
+    Vertices are 0..n-1, ``edges`` are (v, w, integer weight). Returns ``mate`` with mate[v] = -1
+    for an unmatched vertex. With ``maxcardinality`` the matching has maximum cardinality first.
+
+    An adaptation of networkx's ``max_weight_matching`` (BSD-3-Clause, itself after Joris van
+    Rantwijk's mwmatching.py, after Galil 1986) to integer vertices and integer weights only, so
+    every dual variable stays an exact integer (weights are doubled internally). O(n³).
+    """
+    # Blossoms nest (augment/expand recurse once per level of nesting, at most n / 2 deep).
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20 * n + 1000))
+    try:
+        return _max_weight_matching(n, edges, maxcardinality)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _max_weight_matching(
+    n: int, edges: Iterable[tuple[int, int, int]], maxcardinality: bool
+) -> list[int]:
+    adj: list[dict[int, int]] = [{} for _ in range(n)]
+    maxweight = 0
+    for v, w, wt in edges:
+        if v == w:
+            continue
+        adj[v][w] = wt
+        adj[w][v] = wt
+        maxweight = max(maxweight, wt)
+    mate: dict[int, int] = {}
+    label: dict[object, int | None] = {}
+    labeledge: dict[object, tuple[int, int] | None] = {}
+    inblossom: list[object] = list(range(n))
+    blossomparent: dict[object, object] = dict.fromkeys(range(n))
+    blossombase: dict[object, int] = {v: v for v in range(n)}
+    bestedge: dict[object, tuple[int, int] | None] = {}
+    dualvar: list[int] = [maxweight] * n
+    blossomdual: dict[_Blossom, int] = {}
+    allowedge: set[tuple[int, int]] = set()
+    queue: list[int] = []
+
+    def slack(v: int, w: int) -> int:
+        return dualvar[v] + dualvar[w] - 2 * adj[v][w]
+
+    def assign_label(w: int, t: int, v: int | None) -> None:
+        b = inblossom[w]
+        label[w] = label[b] = t
+        if v is not None:
+            labeledge[w] = labeledge[b] = (v, w)
+        else:
+            labeledge[w] = labeledge[b] = None
+        bestedge[w] = bestedge[b] = None
+        if t == 1:
+            if isinstance(b, _Blossom):
+                queue.extend(b.leaves())
+            else:
+                queue.append(b)  # type: ignore[arg-type]
+        elif t == 2:
+            base = blossombase[b]
+            assign_label(mate[base], 1, base)
+
+    def scan_blossom(v: int, w: int) -> int:
+        path = []
+        base = -1
+        vv: int = v
+        ww: int = w
+        while vv != -1:
+            b = inblossom[vv]
+            if label[b] & 4:  # type: ignore[operator]
+                base = blossombase[b]
+                break
+            path.append(b)
+            label[b] = 5
+            le = labeledge[b]
+            if le is None:
+                vv = -1
+            else:
+                vv = le[0]
+                b = inblossom[vv]
+                vv = labeledge[b][0]  # type: ignore[index]
+            if ww != -1:
+                vv, ww = ww, vv
+        for b in path:
+            label[b] = 1
+        return base
+
+    def add_blossom(base: int, v: int, w: int) -> None:
+        bb = inblossom[base]
+        bv = inblossom[v]
+        bw = inblossom[w]
+        b = _Blossom()
+        blossombase[b] = base
+        blossomparent[b] = None
+        blossomparent[bb] = b
+        b.childs = path = []
+        b.edges = edgs = [(v, w)]
+        while bv != bb:
+            blossomparent[bv] = b
+            path.append(bv)
+            edgs.append(labeledge[bv])  # type: ignore[arg-type]
+            v = labeledge[bv][0]  # type: ignore[index]
+            bv = inblossom[v]
+        path.append(bb)
+        path.reverse()
+        edgs.reverse()
+        while bw != bb:
+            blossomparent[bw] = b
+            path.append(bw)
+            le = labeledge[bw]
+            edgs.append((le[1], le[0]))  # type: ignore[index]
+            w = le[0]  # type: ignore[index]
+            bw = inblossom[w]
+        label[b] = 1
+        labeledge[b] = labeledge[bb]
+        blossomdual[b] = 0
+        for x in b.leaves():
+            if label[inblossom[x]] == 2:
+                queue.append(x)
+            inblossom[x] = b
+        bestedgeto: dict[object, tuple[int, int]] = {}
+        for sub in path:
+            if isinstance(sub, _Blossom):
+                if sub.mybestedges is not None:
+                    nblist = sub.mybestedges
+                    sub.mybestedges = None
+                else:
+                    nblist = [(x, y) for x in sub.leaves() for y in adj[x]]
+            else:
+                nblist = [(sub, y) for y in adj[sub]]  # type: ignore[index]
+            for kk in nblist:
+                i, j = kk
+                if inblossom[j] is b:
+                    i, j = j, i
+                bj = inblossom[j]
+                if (
+                    bj is not b
+                    and label.get(bj) == 1
+                    and ((bj not in bestedgeto) or slack(i, j) < slack(*bestedgeto[bj]))
+                ):
+                    bestedgeto[bj] = kk
+            bestedge[sub] = None
+        b.mybestedges = list(bestedgeto.values())
+        mybestedge = None
+        mybestslack = 0
+        for kk in b.mybestedges:
+            ks = slack(*kk)
+            if mybestedge is None or ks < mybestslack:
+                mybestedge = kk
+                mybestslack = ks
+        bestedge[b] = mybestedge
+
+    def expand_blossom(b: _Blossom, endstage: bool) -> None:
+        for s in b.childs:
+            blossomparent[s] = None
+            if isinstance(s, _Blossom):
+                if endstage and blossomdual[s] == 0:
+                    expand_blossom(s, endstage)
+                else:
+                    for x in s.leaves():
+                        inblossom[x] = s
+            else:
+                inblossom[s] = s
+        if (not endstage) and label.get(b) == 2:
+            entrychild = inblossom[labeledge[b][1]]  # type: ignore[index]
+            j = b.childs.index(entrychild)
+            if j & 1:
+                j -= len(b.childs)
+                jstep = 1
+            else:
+                jstep = -1
+            v, w = labeledge[b]  # type: ignore[misc]
+            while j != 0:
+                if jstep == 1:
+                    p, q = b.edges[j]
+                else:
+                    q, p = b.edges[j - 1]
+                label[w] = None
+                label[q] = None
+                assign_label(w, 2, v)
+                allowedge.add((p, q))
+                allowedge.add((q, p))
+                j += jstep
+                if jstep == 1:
+                    v, w = b.edges[j]
+                else:
+                    w, v = b.edges[j - 1]
+                allowedge.add((v, w))
+                allowedge.add((w, v))
+                j += jstep
+            bw = b.childs[j]
+            label[w] = label[bw] = 2
+            labeledge[w] = labeledge[bw] = (v, w)
+            bestedge[bw] = None
+            j += jstep
+            while b.childs[j] != entrychild:
+                bv = b.childs[j]
+                if label.get(bv) == 1:
+                    j += jstep
+                    continue
+                x = -1
+                if isinstance(bv, _Blossom):
+                    for x in bv.leaves():
+                        if label.get(x):
+                            break
+                else:
+                    x = bv  # type: ignore[assignment]
+                if label.get(x):
+                    label[x] = None
+                    label[mate[blossombase[bv]]] = None
+                    assign_label(x, 2, labeledge[x][0])  # type: ignore[index]
+                j += jstep
+        label.pop(b, None)
+        labeledge.pop(b, None)
+        bestedge.pop(b, None)
+        del blossomparent[b]
+        del blossombase[b]
+        del blossomdual[b]
+
+    def augment_blossom(b: _Blossom, v: int) -> None:
+        t: object = v
+        while blossomparent[t] is not b:
+            t = blossomparent[t]
+        if isinstance(t, _Blossom):
+            augment_blossom(t, v)
+        i = j = b.childs.index(t)
+        if i & 1:
+            j -= len(b.childs)
+            jstep = 1
+        else:
+            jstep = -1
+        while j != 0:
+            j += jstep
+            t = b.childs[j]
+            if jstep == 1:
+                w, x = b.edges[j]
+            else:
+                x, w = b.edges[j - 1]
+            if isinstance(t, _Blossom):
+                augment_blossom(t, w)
+            j += jstep
+            t = b.childs[j]
+            if isinstance(t, _Blossom):
+                augment_blossom(t, x)
+            mate[w] = x
+            mate[x] = w
+        b.childs = b.childs[i:] + b.childs[:i]
+        b.edges = b.edges[i:] + b.edges[:i]
+        blossombase[b] = blossombase[b.childs[0]]
+
+    def augment_matching(v: int, w: int) -> None:
+        for s, j in ((v, w), (w, v)):
+            while True:
+                bs = inblossom[s]
+                if isinstance(bs, _Blossom):
+                    augment_blossom(bs, s)
+                mate[s] = j
+                le = labeledge[bs]
+                if le is None:
+                    break
+                t = le[0]
+                bt = inblossom[t]
+                s, j = labeledge[bt]  # type: ignore[misc]
+                if isinstance(bt, _Blossom):
+                    augment_blossom(bt, j)
+                mate[j] = s
+
+    while True:
+        label.clear()
+        labeledge.clear()
+        bestedge.clear()
+        for b in blossomdual:
+            b.mybestedges = None
+        allowedge.clear()
+        queue[:] = []
+        for v in range(n):
+            if (v not in mate) and label.get(inblossom[v]) is None:
+                assign_label(v, 1, None)
+        augmented = False
+        while True:
+            while queue and not augmented:
+                v = queue.pop()
+                bv = inblossom[v]
+                for w, wt in adj[v].items():
+                    bw = inblossom[w]
+                    if bv is bw:
+                        continue
+                    kslack = 0
+                    if (v, w) not in allowedge:
+                        kslack = dualvar[v] + dualvar[w] - 2 * wt
+                        if kslack <= 0:
+                            allowedge.add((v, w))
+                            allowedge.add((w, v))
+                    if (v, w) in allowedge:
+                        lbw = label.get(bw)
+                        if lbw is None:
+                            assign_label(w, 2, v)
+                        elif lbw == 1:
+                            base = scan_blossom(v, w)
+                            if base != -1:
+                                add_blossom(base, v, w)
+                            else:
+                                augment_matching(v, w)
+                                augmented = True
+                                break
+                        elif label.get(w) is None:
+                            label[w] = 2
+                            labeledge[w] = (v, w)
+                    elif label.get(bw) == 1:
+                        be = bestedge.get(bv)
+                        if be is None or kslack < slack(*be):
+                            bestedge[bv] = (v, w)
+                    elif label.get(w) is None:
+                        be = bestedge.get(w)
+                        if be is None or kslack < slack(*be):
+                            bestedge[w] = (v, w)
+            if augmented:
+                break
+            deltatype = -1
+            delta: int = 0
+            deltaedge: tuple[int, int] | None = None
+            deltablossom: _Blossom | None = None
+            if not maxcardinality:
+                deltatype = 1
+                delta = min(dualvar)
+            for v in range(n):
+                if label.get(inblossom[v]) is None:
+                    be = bestedge.get(v)
+                    if be is not None:
+                        d = slack(*be)
+                        if deltatype == -1 or d < delta:
+                            delta = d
+                            deltatype = 2
+                            deltaedge = be
+            for b, parent in blossomparent.items():
+                if parent is None and label.get(b) == 1:
+                    be = bestedge.get(b)
+                    if be is not None:
+                        d = slack(*be) // 2
+                        if deltatype == -1 or d < delta:
+                            delta = d
+                            deltatype = 3
+                            deltaedge = be
+            for b, z in blossomdual.items():
+                if (
+                    blossomparent[b] is None
+                    and label.get(b) == 2
+                    and (deltatype == -1 or z < delta)
+                ):
+                    delta = z
+                    deltatype = 4
+                    deltablossom = b
+            if deltatype == -1:
+                deltatype = 1
+                delta = max(0, min(dualvar))
+            for v in range(n):
+                lab = label.get(inblossom[v])
+                if lab == 1:
+                    dualvar[v] -= delta
+                elif lab == 2:
+                    dualvar[v] += delta
+            for b in blossomdual:
+                if blossomparent[b] is None:
+                    lab = label.get(b)
+                    if lab == 1:
+                        blossomdual[b] += delta
+                    elif lab == 2:
+                        blossomdual[b] -= delta
+            if deltatype == 1:
+                break
+            if deltatype in (2, 3):
+                v, w = deltaedge  # type: ignore[misc]
+                allowedge.add((v, w))
+                allowedge.add((w, v))
+                queue.append(v)
+            elif deltatype == 4:
+                expand_blossom(deltablossom, False)  # type: ignore[arg-type]
+        if not augmented:
+            break
+        for b in list(blossomdual.keys()):
+            if b not in blossomdual:
+                continue
+            if blossomparent[b] is None and label.get(b) == 1 and blossomdual[b] == 0:
+                expand_blossom(b, True)
+    return [mate.get(v, -1) for v in range(n)]
+
+
+class _Blossom:
+    """A non-trivial blossom: ``childs`` round the cycle from the base, ``edges`` linking them."""
+
+    __slots__ = ("childs", "edges", "mybestedges")
+
+    def __init__(self) -> None:
+        self.childs: list[object] = []
+        self.edges: list[tuple[int, int]] = []
+        self.mybestedges: list[tuple[int, int]] | None = None
+
+    def leaves(self) -> Iterable[int]:
+        stack = list(self.childs)
+        while stack:
+            t = stack.pop()
+            if isinstance(t, _Blossom):
+                stack.extend(t.childs)
+            else:
+                yield t  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------------------------
+# Tables, directions and reasons
+# --------------------------------------------------------------------------------------------
+
+
+def _seat(a: SwissPair, b: SwissPair) -> tuple[SwissPair, SwissPair, str]:
+    """Who sits North-South (RULES.md §5: directions alternate for a pair where possible).
+
+    First balance: the pair with more East-West than North-South seats so far (relative to the
+    other) sits NS. Then alternate: a pair that sat EW last time sits NS. Otherwise the
+    higher-ranked pair (``a``, the caller passes it first) sits NS.
+    """
+    need_a = a.ew_count - a.ns_count
+    need_b = b.ew_count - b.ns_count
+    if need_a != need_b:
+        return (a, b, "balance") if need_a > need_b else (b, a, "balance")
+    alt_a = {"EW": 1, "NS": -1}.get(a.last_direction or "", 0)
+    alt_b = {"EW": 1, "NS": -1}.get(b.last_direction or "", 0)
+    if alt_a != alt_b:
+        return (a, b, "alternate") if alt_a > alt_b else (b, a, "alternate")
+    return a, b, "higher_ranked"
+
+
+def _cf_text(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
+def _build_draw(
+    order: list[SwissPair],
+    round_number: int,
+    matching: list[tuple[SwissPair, SwissPair]],
+    bye: SwissPair | None,
+    bye_reasons: list[Reason],
+    first_reason: str | None,
+    avoid: bool,
+) -> SwissDraw:
+    position = {p.id: k for k, p in enumerate(order)}
+    exact = {v: Fraction(v) for v in {p.match_points for p in order}}
+    tables: list[tuple[int, SwissTable]] = []
+    same_unit_meetings = 0
+    total_gap = Fraction(0)
+    for x, y in matching:
+        a, b = (x, y) if position[x.id] < position[y.id] else (y, x)
+        reasons: list[Reason] = []
+        if first_reason == "lot":
+            reasons.append(Reason("lot"))
+        elif first_reason == "seeding":
+            reasons.append(Reason("seeding", (("seed_a", a.seeding), ("seed_b", b.seeding))))
+        elif a.match_points == b.match_points:
+            reasons.append(Reason("same_score", (("cf", _cf_text(a.match_points)),)))
+        else:
+            # RULES.md §5: odd rounds sweep from the top, so the higher pair floats down; even
+            # rounds sweep from the bottom, so the lower pair floats up.
+            mover, host = (a, b) if round_number % 2 == 1 else (b, a)
+            reasons.append(
+                Reason(
+                    "float",
+                    (
+                        ("pair", mover.id),
+                        ("from", _cf_text(mover.match_points)),
+                        ("to", _cf_text(host.match_points)),
+                    ),
+                )
+            )
+        if a.unit is not None and a.unit == b.unit:
+            same_unit_meetings += 1
+            code = "same_unit_forced" if avoid else "same_unit_allowed"
+            reasons.append(Reason(code, (("unit", a.unit),)))
+        total_gap += abs(exact[a.match_points] - exact[b.match_points])
+        ns, ew, why = _seat(a, b)
+        reasons.append(Reason("direction", (("pair", ns.id), ("seat", "NS"), ("why", why))))
+        tables.append((position[a.id], SwissTable(0, ns.id, ew.id, tuple(reasons))))
+    tables.sort(key=lambda item: item[0])
+    numbered = tuple(SwissTable(k + 1, t.ns, t.ew, t.reasons) for k, (_, t) in enumerate(tables))
+    return SwissDraw(
+        round=round_number,
+        tables=numbered,
+        bye=bye.id if bye is not None else None,
+        bye_reasons=tuple(bye_reasons),
+        same_unit_meetings=same_unit_meetings,
+        total_gap=float(total_gap),
+    )
