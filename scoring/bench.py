@@ -74,8 +74,8 @@ class BenchResult:
     matches: int
     events: int
     setup_seconds: float
-    # CPU seconds of this process, best of ``repeat``: the cost of the work itself, which other
-    # programs running on the machine at the same time do not inflate. The goals use these.
+    # CPU seconds of this process, best of ``repeat``: the cost of the work itself, much less
+    # inflated than wall-clock time when other programs share the machine. The goals use these.
     scoring_seconds: float  # (a)
     standings_seconds: float  # (b)
     floor_seconds: float  # (c)
@@ -224,9 +224,9 @@ def markdown_report(seed: int = 1, repeat: int = 3) -> str:
         f"`python -m scoring.bench`: a random tournament of {BENCH_ROUNDS} rounds with",
         f"{DEALS_PER_ROUND} deals a match (Swiss-like pairing by match points, occasional fouls,",
         "level awards, lateness, forfeits, losses by penalty and deductions). Times are the best",
-        f"of {repeat} runs in CPU seconds of the benchmark process (other work on the machine",
-        "does not inflate them; best wall-clock seconds in brackets). (a) `score_match` +",
-        "`match_outcomes` for every match; (b)",
+        f"of {repeat} runs in CPU seconds of the benchmark process (less disturbed than wall",
+        "time by other work on the machine; best wall-clock seconds in brackets). (a)",
+        "`score_match` + `match_outcomes` for every match; (b)",
         "`standings_by_round` with the regulation preset after every round (the `previous_rank`",
         "chain, head-to-head on every tie group); (c) the floor: a bare loop walking the same",
         "event lists.",

@@ -33,8 +33,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
-from typing import Any
+from itertools import groupby
+from operator import attrgetter, itemgetter
 
 __all__ = [
     "CRITERIA",
@@ -281,14 +281,9 @@ class _Table:
         # that float sums are always made in the same order. Checked a round at a time with
         # whole-list operations (fast); the first failure is then explained by _reject.
         self.by_round: dict[int, list[tuple[int, int | None, Outcome]]] = {}
-        buckets: dict[int, list[Outcome]] = {}
-        for o in outcomes:
-            bucket = buckets.get(o.round)
-            if bucket is None:
-                bucket = buckets[o.round] = []
-            bucket.append(o)
         index_of = index.__getitem__
-        for number, bucket in buckets.items():
+        for number, grouped in groupby(sorted(outcomes, key=_round_of), key=_round_of):
+            bucket = list(grouped)
             try:
                 mine = list(map(index_of, [o.pair for o in bucket]))
                 theirs = [None if o.opponent is None else index_of(o.opponent) for o in bucket]
@@ -344,7 +339,7 @@ class _Table:
         self.progressive = [0.0] * n
         self.opponents: list[list[int]] = [[] for _ in range(n)]
         # Meetings for head-to-head: (opponent index, CF earned in that meeting).
-        self.meetings: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        self.meeting_cf: list[list[float]] = [[] for _ in range(n)]  # along self.opponents
         # Ranks (by index) in the last standings computed; None before any.
         self.ranks: list[int | None] = [None] * n
         self._deduct(None)
@@ -358,25 +353,19 @@ class _Table:
         self.round += 1
         number = self.round
         items = self.by_round.get(number, ())
-        cf, jcf, opponents, meetings = self.cf, self.jcf, self.opponents, self.meetings
-        wins, draws, losses = self.wins, self.draws, self.losses
+        cf, jcf, opponents, meeting_cf = self.cf, self.jcf, self.opponents, self.meeting_cf
+        # RULES.md §4 / TOURNAMENT_FILE.md: byes and forfeits count as wins or losses.
+        tally = {"win": self.wins, "draw": self.draws, "loss": self.losses}
         level_difference, upgrades = self.level_difference, self.upgrades
         for i, j, o in items:
             cf[i] += o.cf
             jcf[i] += o.jcf
-            result = o.result
-            # RULES.md §4 / TOURNAMENT_FILE.md: byes and forfeits count as wins or losses.
-            if result == "win":
-                wins[i] += 1
-            elif result == "draw":
-                draws[i] += 1
-            else:
-                losses[i] += 1
+            tally[o.result][i] += 1
             level_difference[i] += o.level_difference
             upgrades[i] += o.upgrades
             if j is not None:  # a bye meets nobody and adds nothing to 对手分
                 opponents[i].append(j)
-                meetings[i].append((j, o.cf))
+                meeting_cf[i].append(o.cf)
         self._deduct(number)
         # RULES.md §4 Jiangsu preset: (去首)累进分 = Σ over r = 2…N of the cumulative CF after r.
         if number >= 2:
@@ -431,6 +420,7 @@ class _Table:
 
         segments = self.segments
         segment_columns = [None if seg is None else [columns[k] for k in seg] for seg in segments]
+        keys: list[list[tuple] | None] = [None] * len(segments)
         order: list[int] = []
         decided: list[str | None] = []
 
@@ -453,11 +443,10 @@ class _Table:
                         place(part, s, b)
                 return
             names = segments[s]
-            # Key tuples only for the pairs of this group (most pairs never reach later runs).
-            if len(group) == n:
-                segment_keys: Any = list(zip(*cols, strict=True))
-            else:
-                segment_keys = {i: tuple([c[i] for c in cols]) for i in group}
+            # Key tuples for every pair, made once per run of criteria that some group reaches.
+            segment_keys = keys[s]
+            if segment_keys is None:
+                segment_keys = keys[s] = list(zip(*cols, strict=True))
             ranked = sorted(group, key=segment_keys.__getitem__)
             m = len(ranked)
             start = 0
@@ -524,7 +513,7 @@ class _Table:
         for i in group:
             met: set[int] = set()
             total = 0.0
-            for j, cf in self.meetings[i]:
+            for j, cf in zip(self.opponents[i], self.meeting_cf[i], strict=True):
                 if j in members:
                     met.add(j)
                     total += cf
@@ -538,8 +527,8 @@ class _Table:
         return [[i for i in group if points[i] == level] for level in levels]
 
 
-def _first(item: tuple) -> object:
-    return item[0]
+_first = itemgetter(0)
+_round_of = attrgetter("round")
 
 
 def _segments(criteria: tuple[str, ...]) -> list[tuple[str, ...] | None]:
