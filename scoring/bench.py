@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -208,12 +209,21 @@ def run_bench(pairs: int, rounds: int, seed: int = 1, repeat: int = 3) -> BenchR
     )
 
 
+def _load_average() -> str:
+    """The 1-minute load average (other work on this 2-core machine), or "unknown"."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except (AttributeError, OSError):
+        return "unknown"
+
+
 def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
 def markdown_report(seed: int = 1, repeat: int = 3) -> str:
     """Run the ``make bench`` configuration and return the "## Scoring and standings" section."""
+    load = _load_average()
     small, large = (run_bench(n, BENCH_ROUNDS, seed, repeat) for n in BENCH_SIZES)
     size_ratio = (large.pairs * large.rounds) / (small.pairs * small.rounds)
     scoring_growth = large.scoring_seconds / small.scoring_seconds
@@ -229,7 +239,7 @@ def markdown_report(seed: int = 1, repeat: int = 3) -> str:
         "`score_match` + `match_outcomes` for every match; (b)",
         "`standings_by_round` with the regulation preset after every round (the `previous_rank`",
         "chain, head-to-head on every tie group); (c) the floor: a bare loop walking the same",
-        "event lists.",
+        f"event lists. Load average when the run started: {load}.",
         "",
         "| pairs × rounds | matches | events | (a) scoring (s) | (c) floor (s) | (a)/(c) "
         "| (b) standings (s) |",
