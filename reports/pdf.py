@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import BinaryIO
 
+from reportlab import rl_config
 from reportlab.graphics.barcode import qrencoder
 from reportlab.lib.colors import Color, HexColor
 from reportlab.lib.pagesizes import A4, landscape
@@ -145,40 +147,71 @@ def _number(value: float | int | None) -> str:
 
 
 def qr_modules(data: str) -> list[list[bool]]:
-    """The QR code's module matrix (error correction M: a pencil mark may cross it)."""
+    """The QR code's module matrix (error correction M: a pencil mark may cross it).
+
+    reportlab's ``QRCode.make()`` encodes the symbol nine times to score all eight mask patterns,
+    which is most of the cost of a score sheet. Any mask is valid for a decoder (ISO/IEC 18004
+    §7.8: the penalty score is the encoder's choice); we take the first mask whose dark-module
+    share is balanced (45–55 %, the penalty rule that matters for camera exposure), which is
+    usually the first one tried.
+    """
     code = qrencoder.QRCode(None, qrencoder.QRErrorCorrectLevel.M)
     code.addData(data)
-    code.make()
+    code.version = code.calculate_version()
+    best: tuple[float, int] | None = None
+    for mask in range(8):
+        code.makeImpl(False, mask)
+        count = code.moduleCount
+        dark = sum(sum(1 for m in row if m) for row in code.modules) / (count * count)
+        imbalance = abs(dark - 0.5)
+        if imbalance <= 0.05:
+            best = None
+            break
+        if best is None or imbalance < best[0]:
+            best = (imbalance, mask)
+    if best is not None:
+        code.makeImpl(False, best[1])
     return [[bool(m) for m in row] for row in code.modules]
 
 
-def draw_qr(c: Canvas, data: str, x: float, y: float, size: float) -> None:
-    """Draw the QR code for ``data`` in the square (x, y, size), with a two-module quiet zone.
-
-    Each horizontal run of dark modules is one rectangle of a single filled path: a few dozen
-    path operators instead of one widget shape per module.
-    """
-    modules = qr_modules(data)
+def qr_runs(modules: Sequence[Sequence[bool]]) -> list[tuple[int, int, int]]:
+    """(row, first column, length) of every horizontal run of dark modules."""
+    runs = []
     count = len(modules)
-    quiet = 2
-    box = size / (count + 2 * quiet)
-    path = c.beginPath()
     for r, row in enumerate(modules):
-        top = y + size - (r + quiet) * box
         col = 0
         while col < count:
             if row[col]:
                 start = col
                 while col < count and row[col]:
                     col += 1
-                # A hair of overlap so that viewers draw no white seams between rows.
-                path.rect(
-                    x + (start + quiet) * box, top - box * 1.04, (col - start) * box, box * 1.04
-                )
+                runs.append((r, start, col - start))
             else:
                 col += 1
+    return runs
+
+
+def draw_qr(c: Canvas, data: str, x: float, y: float, size: float) -> None:
+    """Draw the QR code for ``data`` in the square (x, y, size), with a two-module quiet zone.
+
+    The symbol is drawn in module units under one transformation, each dark run one ``re``
+    operator with small integers, and all of them filled at once. reportlab's path API would
+    format four floats per rectangle in pure Python; a thousand-sheet run would spend most of
+    its time there, so the operators are written directly (``Canvas._code`` is the page's
+    content stream, stable since reportlab 1.x).
+    """
+    modules = qr_modules(data)
+    count = len(modules)
+    quiet = 2
+    box = size / (count + 2 * quiet)
+    c.saveState()
     c.setFillColor(INK)
-    c.drawPath(path, stroke=0, fill=1)
+    # Module (col, row) → page: x + (quiet + col) * box, top − (quiet + row) * box.
+    c.transform(box, 0, 0, -box, x + quiet * box, y + size - quiet * box)
+    # A hair of overlap between rows so that viewers draw no white seams.
+    ops = " ".join(f"{col} {row} {length} 1.04 re" for row, col, length in qr_runs(modules))
+    c._code.append(ops + " f")
+    c.restoreState()
 
 
 # --- score sheets -------------------------------------------------------------------------
@@ -231,56 +264,101 @@ DEAL_COLUMNS = (
     ("南北级数", 58.0),
     ("东西级数", 58.0),
 )  # the rest of the width is 备注 (remarks)
+RESULT_COLUMNS = (("", 66.0), ("终局级数", 92.0), ("级差", 70.0), ("级差分", 92.0), ("场分", 70.0))
+QR_SIZE = 78.0
+PAIR_LABEL_W = 54.0
+PAIR_ROW_H = 21.0
+GRID_HEADER_H = 22.0
+RESULT_ROW_H = 26.0
 
 
-def draw_scoresheet(c: Canvas, sheet: ScoreSheet, printed_at: str = "") -> None:
-    """One A4 score sheet on the current page (the caller calls ``showPage``)."""
-    page_w, page_h = A4
-    left, right = MARGIN, page_w - MARGIN
-    width = right - left
-    top = page_h - MARGIN
-    value_ink = FILL_INK if sheet.filled else INK
+@dataclass(frozen=True, slots=True)
+class SheetLayout:
+    """Where everything goes on a score sheet with ``rows`` deal lines. The static parts (rules,
+    labels, boxes) depend only on this and the shared texts, so they are drawn once per run as a
+    PDF form and stamped on every page; each sheet then adds only its own values."""
 
-    # Header: table and round on the left, the title in the middle, the QR code on the right.
-    qr_size = 78.0
+    rows: int
+    left: float
+    right: float
+    top: float
+    pair_top: float
+    hint_y: float
+    grid_top: float
+    line_h: float
+    deal_widths: tuple[float, ...]
+    result_top: float
+    result_widths: tuple[float, ...]
+    sig_bottom: float
+    sig_h: float
+
+    @classmethod
+    def for_rows(cls, rows: int) -> SheetLayout:
+        page_w, page_h = A4
+        left, right = MARGIN, page_w - MARGIN
+        width = right - left
+        top = page_h - MARGIN
+        pair_top = top - QR_SIZE - 22
+        hint_y = pair_top - 4 * PAIR_ROW_H - 16
+        grid_top = hint_y - 10
+        # Bottom up: signatures, the result boxes (title + 3 rows); the grid takes the rest, rows
+        # no taller than 12 mm (handwriting), no shorter than 5 mm (long 计局制 matches).
+        available = grid_top - GRID_HEADER_H - (MARGIN + 14 + 58 + 22 + 22 + 3 * RESULT_ROW_H + 8)
+        line_h = max(14.0, min(34.0, available / max(rows, 1)))
+        deal_widths = [w for _, w in DEAL_COLUMNS]
+        deal_widths.append(width - sum(deal_widths))
+        result_top = grid_top - GRID_HEADER_H - rows * line_h - 22 - 4
+        result_widths = [w for _, w in RESULT_COLUMNS]
+        result_widths.append(width - sum(result_widths))
+        sig_bottom = MARGIN + 14
+        below_results = result_top - 3 * RESULT_ROW_H - 14
+        sig_h = max(46.0, min(72.0, below_results - sig_bottom))
+        return cls(
+            rows,
+            left,
+            right,
+            top,
+            pair_top,
+            hint_y,
+            grid_top,
+            line_h,
+            tuple(deal_widths),
+            result_top,
+            tuple(result_widths),
+            sig_bottom,
+            sig_h,
+        )
+
+    @property
+    def width(self) -> float:
+        return self.right - self.left
+
+
+def _draw_frame(c: Canvas, lay: SheetLayout, sheet: ScoreSheet, printed_at: str) -> None:
+    """The static part of a score sheet: everything but the table's own values."""
+    page_w = A4[0]
+    left, top, width = lay.left, lay.top, lay.width
+    half = width / 2
     if sheet.entry_url:
-        draw_qr(c, sheet.entry_url, right - qr_size, top - qr_size, qr_size)
-        _text(c, right - qr_size / 2, top - qr_size - 9, "扫码录入本桌成绩", 7, "center", MUTED)
-    _text(c, left, top - 26, f"第 {sheet.table_number} 桌", 24, bold=True)
+        _text(c, lay.right - QR_SIZE / 2, top - QR_SIZE - 9, "扫码录入本桌成绩", 7, "center", MUTED)
     _text(c, left, top - 46, f"第 {sheet.round_number} 轮", 13)
     if sheet.round_format:
         _text(c, left, top - 62, sheet.round_format, 9, color=MUTED)
-    title_w = width - 2 * (qr_size + 12)
+    title_w = width - 2 * (QR_SIZE + 12)
     _text(c, page_w / 2, top - 22, fit(sheet.tournament, title_w, 15), 15, "center", bold=True)
     _text(c, page_w / 2, top - 50, "记  分  表", 22, "center", bold=True)
     if sheet.filled:
         _text(c, page_w / 2, top - 68, "（成绩确认后打印，即录入记录）", 9, "center", MUTED)
-    y = top - qr_size - 22
 
     # The two pairs, players by direction.
-    half = width / 2
-    label_w = 54.0
-    row_h = 21.0
-    heights = (row_h, row_h, row_h, row_h)
-    pair_top = y
+    row_h, label_w, pair_top = PAIR_ROW_H, PAIR_LABEL_W, lay.pair_top
     _shade(c, left, pair_top - row_h, width, row_h)
-    for i, (pair, side, seats) in enumerate(
-        (
-            (sheet.ns, "南北方", ((NORTH, 0), (SOUTH, 1))),
-            (sheet.ew, "东西方", ((EAST, 0), (WEST, 1))),
-        )
-    ):
+    for i, seats in enumerate(((NORTH, SOUTH), (EAST, WEST))):
         x0 = left + i * half
-        _cell_text(c, x0, pair_top - row_h, half, row_h, f"{side}  第 {pair.number} 对", 11)
         _cell_text(c, x0, pair_top - 2 * row_h, label_w, row_h, "单位", 9.5, color=MUTED)
-        _cell_text(
-            c, x0 + label_w, pair_top - 2 * row_h, half - label_w, row_h, pair.unit, 10.5, "left"
-        )
-        for j, (seat, index) in enumerate(seats):
-            yy = pair_top - (3 + j) * row_h
-            _cell_text(c, x0, yy, label_w, row_h, f"{seat}", 10, color=MUTED)
-            _cell_text(c, x0 + label_w, yy, half - label_w, row_h, pair.player(index), 11, "left")
-    _grid(c, left, pair_top, (label_w, half - label_w, label_w, half - label_w), heights)
+        for j, seat in enumerate(seats):
+            _cell_text(c, x0, pair_top - (3 + j) * row_h, label_w, row_h, seat, 10, color=MUTED)
+    _grid(c, left, pair_top, (label_w, half - label_w, label_w, half - label_w), (row_h,) * 4)
     # The header row spans each half: white-out the inner label divider there.
     c.setStrokeColor(SHADE)
     c.setLineWidth(1.2)
@@ -290,134 +368,62 @@ def draw_scoresheet(c: Canvas, sheet: ScoreSheet, printed_at: str = "") -> None:
     c.setLineWidth(1.0)
     c.setStrokeColor(RULE)
     c.line(left + half, pair_top, left + half, pair_top - 4 * row_h)
-    y = pair_top - 4 * row_h - 16
 
     _text(
         c,
-        left,
-        y,
-        f"起始级数：南北 {sheet.start_ns}　东西 {sheet.start_ew}"
-        "　　上游方升级：对家二游 +3，三游 +2，末游 +1；A 必打，打 A 时对家二游或三游方可过 A",
+        left + 130,
+        lay.hint_y,
+        "上游方升级：对家二游 +3，三游 +2，末游 +1；A 必打，打 A 时对家二游或三游方可过 A",
         8.5,
         color=MUTED,
     )
-    y -= 10
 
     # The deal grid.
-    widths = [w for _, w in DEAL_COLUMNS]
-    widths.append(width - sum(widths))
+    widths, line_h, grid_top = lay.deal_widths, lay.line_h, lay.grid_top
     labels = [label for label, _ in DEAL_COLUMNS] + ["备注"]
-    header_h = 22.0
-    rows = max(sheet.rows, len(sheet.lines))
-    # Bottom up: signatures, result boxes (title + 3 rows); the grid takes the rest, with rows
-    # no taller than 12 mm (handwriting) and no shorter than 5 mm (long 计局制 matches).
-    available = y - header_h - (MARGIN + 14 + 58 + 22 + 22 + 3 * 26 + 8)
-    line_h = max(14.0, min(34.0, available / max(rows, 1)))
-    grid_top = y
-    _shade(c, left, grid_top - header_h, width, header_h)
+    _shade(c, left, grid_top - GRID_HEADER_H, width, GRID_HEADER_H)
     xx = left
     for label, w in zip(labels, widths, strict=True):
-        _cell_text(c, xx, grid_top - header_h, w, header_h, label, 10)
+        _cell_text(c, xx, grid_top - GRID_HEADER_H, w, GRID_HEADER_H, label, 10)
         xx += w
-    for i in range(rows):
-        yy = grid_top - header_h - (i + 1) * line_h
-        cells: list[str]
-        if i < len(sheet.lines):
-            d = sheet.lines[i]
-            cells = [
-                str(d.deal_number) if d.deal_number else "—",
-                d.level_played,
-                d.first_side,
-                d.partner_place,
-                f"+{d.upgrade}" if d.upgrade else "",
-                d.ns_level,
-                d.ew_level,
-                d.note,
-            ]
-            colors = [INK] + [value_ink] * 7
-        elif sheet.filled:
-            # An official record: nothing may be added below the last entered line.
-            blank = "（以下空白）" if i == len(sheet.lines) else ""
-            cells = ["", "", "", blank, "", "", "", ""]
-            colors = [INK, INK, INK, MUTED, INK, INK, INK, INK]
-        else:
-            cells = [str(i + 1), "", "□南北  □东西", "□二游 □三游 □末游", "+", "", "", ""]
-            colors = [INK, INK, MUTED, MUTED, MUTED, INK, INK, INK]
-        xx = left
+    if not sheet.filled:
         size = 10.5 if line_h >= 18 else 9
-        for text, w, color in zip(cells, widths, colors, strict=True):
-            _cell_text(
-                c, xx, yy, w, line_h, text, size if color is not MUTED else size - 1.5, color=color
-            )
-            xx += w
-    grid_h = header_h + rows * line_h
-    heights = [header_h] + [line_h] * rows
-    _grid(c, left, grid_top, widths, heights, 0.4)
+        for i in range(lay.rows):
+            yy = grid_top - GRID_HEADER_H - (i + 1) * line_h
+            cells = (str(i + 1), "", "□南北  □东西", "□二游 □三游 □末游", "+")
+            xx = left
+            for k, (text, w) in enumerate(zip(cells, widths, strict=False)):
+                color = INK if k == 0 else MUTED
+                _cell_text(c, xx, yy, w, line_h, text, size if k == 0 else size - 1.5, color=color)
+                xx += w
+    grid_h = GRID_HEADER_H + lay.rows * line_h
+    _grid(c, left, grid_top, widths, [GRID_HEADER_H] + [line_h] * lay.rows, 0.4)
     _box(c, left, grid_top - grid_h, width, grid_h, 1.0)
-    y = grid_top - grid_h - 22
 
     # Result boxes: final levels, 级差, 级差分, 场分 for both sides, and a remark.
-    res_labels = ("", "终局级数", "级差", "级差分", "场分", "说明")
-    res_widths = [66.0, 92.0, 70.0, 92.0, 70.0]
-    res_widths.append(width - sum(res_widths))
-    res_h = 26.0
-    _text(c, left, y + 4, "比赛结果", 11, bold=True)
-    res_top = y - 4
+    res_h, res_top, res_widths = RESULT_ROW_H, lay.result_top, lay.result_widths
+    _text(c, left, res_top + 8, "比赛结果", 11, bold=True)
     _shade(c, left, res_top - res_h, width, res_h)
     xx = left
-    for label, w in zip(res_labels, res_widths, strict=True):
+    for label, w in zip([label for label, _ in RESULT_COLUMNS] + ["说明"], res_widths, strict=True):
         _cell_text(c, xx, res_top - res_h, w, res_h, label, 10)
         xx += w
-    r = sheet.result
     for i, side in enumerate(("南北", "东西")):
-        yy = res_top - (i + 2) * res_h
-        values = ["", "", "", ""]
-        if r is not None:
-            values = (
-                [r.ns_level, "", _number(r.ns_jcf), _number(r.ns_cf)]
-                if i == 0
-                else [r.ew_level, "", _number(r.ew_jcf), _number(r.ew_cf)]
-            )
-        _cell_text(c, left, yy, res_widths[0], res_h, f"{side}方", 10.5)
-        xx = left + res_widths[0]
-        for text, w in zip(values, res_widths[1:5], strict=True):
-            _cell_text(c, xx, yy, w, res_h, text, 12.5, color=value_ink)
-            xx += w
+        _cell_text(c, left, res_top - (i + 2) * res_h, res_widths[0], res_h, f"{side}方", 10.5)
     _grid(c, left, res_top, res_widths, (res_h, res_h, res_h), 0.4)
     # 级差 is one number for the match and the remark one note: cells spanning both rows.
     c.setFillColor(HexColor("#ffffff"))
     for k in (2, 5):
         x0 = left + sum(res_widths[:k])
         c.rect(x0 + 0.3, res_top - 3 * res_h + 0.3, res_widths[k] - 0.6, 2 * res_h - 0.6, 0, 1)
-    if r is not None:
-        jc_x = left + sum(res_widths[:2])
-        _cell_text(
-            c, jc_x, res_top - 3 * res_h, res_widths[2], 2 * res_h, str(r.jc), 14, color=value_ink
-        )
-        if r.note:
-            note_x = left + sum(res_widths[:5])
-            _cell_text(
-                c,
-                note_x,
-                res_top - 3 * res_h,
-                res_widths[5],
-                2 * res_h,
-                r.note,
-                11,
-                color=value_ink,
-            )
     _box(c, left, res_top - 3 * res_h, width, 3 * res_h, 1.0)
-    y = res_top - 3 * res_h - 14
 
     # Signatures at the foot of the page: both pairs and the referee.
-    sig_bottom = MARGIN + 14
-    sig_h = max(46.0, min(72.0, y - sig_bottom))
     sig_w = (width - 2 * 10) / 3
     for i, label in enumerate(("南北方签名", "东西方签名", "裁判签名")):
         x0 = left + i * (sig_w + 10)
-        _box(c, x0, sig_bottom, sig_w, sig_h, 0.6)
-        _text(c, x0 + 6, sig_bottom + sig_h - 14, label, 9, color=MUTED)
-
+        _box(c, x0, lay.sig_bottom, sig_w, lay.sig_h, 0.6)
+        _text(c, x0 + 6, lay.sig_bottom + lay.sig_h - 14, label, 9, color=MUTED)
     _text(
         c,
         left,
@@ -426,11 +432,117 @@ def draw_scoresheet(c: Canvas, sheet: ScoreSheet, printed_at: str = "") -> None:
         8,
         color=MUTED,
     )
-    footer = sheet.confirmed if sheet.filled else ""
-    if footer:
-        _text(c, left, MARGIN - 14, fit(footer, width * 0.7, 8), 8, color=MUTED)
     if printed_at:
-        _text(c, right, MARGIN - 14, f"打印时间 {printed_at}", 8, "right", MUTED)
+        _text(c, lay.right, MARGIN - 14, f"打印时间 {printed_at}", 8, "right", MUTED)
+
+
+def _draw_values(c: Canvas, lay: SheetLayout, sheet: ScoreSheet) -> None:
+    """The table's own values on top of the frame."""
+    left, top, width = lay.left, lay.top, lay.width
+    half = width / 2
+    value_ink = FILL_INK if sheet.filled else INK
+    if sheet.entry_url:
+        draw_qr(c, sheet.entry_url, lay.right - QR_SIZE, top - QR_SIZE, QR_SIZE)
+    _text(c, left, top - 26, f"第 {sheet.table_number} 桌", 24, bold=True)
+    row_h, label_w, pair_top = PAIR_ROW_H, PAIR_LABEL_W, lay.pair_top
+    for i, (pair, side) in enumerate(((sheet.ns, "南北方"), (sheet.ew, "东西方"))):
+        x0 = left + i * half
+        _cell_text(c, x0, pair_top - row_h, half, row_h, f"{side}  第 {pair.number} 对", 11)
+        value_w = half - label_w
+        _cell_text(c, x0 + label_w, pair_top - 2 * row_h, value_w, row_h, pair.unit, 10.5, "left")
+        for j in range(2):
+            yy = pair_top - (3 + j) * row_h
+            _cell_text(c, x0 + label_w, yy, value_w, row_h, pair.player(j), 11, "left")
+    _text(
+        c,
+        left,
+        lay.hint_y,
+        f"起始级数：南北 {sheet.start_ns}　东西 {sheet.start_ew}",
+        8.5,
+        color=MUTED,
+    )
+    if sheet.filled:
+        widths, line_h = lay.deal_widths, lay.line_h
+        size = 10.5 if line_h >= 18 else 9
+        for i in range(min(lay.rows, len(sheet.lines) + 1)):
+            yy = lay.grid_top - GRID_HEADER_H - (i + 1) * line_h
+            if i == len(sheet.lines):
+                # An official record: nothing may be added below the last entered line.
+                x0 = left + sum(widths[:3])
+                _cell_text(c, x0, yy, widths[3], line_h, "（以下空白）", size - 1.5, color=MUTED)
+                continue
+            d = sheet.lines[i]
+            cells = (
+                str(d.deal_number) if d.deal_number else "—",
+                d.level_played,
+                d.first_side,
+                d.partner_place,
+                f"+{d.upgrade}" if d.upgrade else "",
+                d.ns_level,
+                d.ew_level,
+                d.note,
+            )
+            xx = left
+            for k, (text, w) in enumerate(zip(cells, widths, strict=True)):
+                _cell_text(c, xx, yy, w, line_h, text, size, color=INK if k == 0 else value_ink)
+                xx += w
+    r = sheet.result
+    if r is not None:
+        res_h, res_top, res_widths = RESULT_ROW_H, lay.result_top, lay.result_widths
+        for i, values in enumerate(
+            (
+                (r.ns_level, _number(r.ns_jcf), _number(r.ns_cf)),
+                (r.ew_level, _number(r.ew_jcf), _number(r.ew_cf)),
+            )
+        ):
+            yy = res_top - (i + 2) * res_h
+            for k, text in zip((1, 3, 4), values, strict=True):
+                x0 = left + sum(res_widths[:k])
+                _cell_text(c, x0, yy, res_widths[k], res_h, text, 12.5, color=value_ink)
+        bottom = res_top - 3 * res_h
+        jc_x = left + sum(res_widths[:2])
+        _cell_text(c, jc_x, bottom, res_widths[2], 2 * res_h, str(r.jc), 14, color=value_ink)
+        if r.note:
+            note_x = left + sum(res_widths[:5])
+            _cell_text(c, note_x, bottom, res_widths[5], 2 * res_h, r.note, 11, color=value_ink)
+    if sheet.filled and sheet.confirmed:
+        _text(c, left, MARGIN - 14, fit(sheet.confirmed, width * 0.7, 8), 8, color=MUTED)
+
+
+def _frame_key(sheet: ScoreSheet, rows: int, printed_at: str) -> tuple:
+    return (
+        sheet.tournament,
+        sheet.round_number,
+        sheet.round_format,
+        rows,
+        sheet.filled,
+        bool(sheet.entry_url),
+        printed_at,
+    )
+
+
+def draw_scoresheet(
+    c: Canvas, sheet: ScoreSheet, printed_at: str = "", frames: dict[tuple, str] | None = None
+) -> None:
+    """One A4 score sheet on the current page (the caller calls ``showPage``).
+
+    ``frames`` caches the static part as PDF forms across the sheets of one canvas.
+    """
+    rows = max(sheet.rows, len(sheet.lines))
+    lay = SheetLayout.for_rows(rows)
+    if frames is None:
+        _draw_frame(c, lay, sheet, printed_at)
+    else:
+        key = _frame_key(sheet, rows, printed_at)
+        name = frames.get(key)
+        if name is None:
+            name = f"sheetframe{len(frames)}"
+            frames[key] = name
+            c.beginForm(name)
+            _draw_frame(c, lay, sheet, printed_at)
+            c.endForm()
+        c.doForm(name)
+    _draw_values(c, lay, sheet)
 
 
 def _canvas(target: BinaryIO, title: str, pagesize: tuple[float, float] = A4) -> Canvas:
@@ -439,6 +551,18 @@ def _canvas(target: BinaryIO, title: str, pagesize: tuple[float, float] = A4) ->
     c.setAuthor("guandan-tourney")
     c.setCreator("guandan-tourney")
     return c
+
+
+@contextmanager
+def _binary_streams() -> Iterator[None]:
+    """Compressed streams without the ASCII85 layer: smaller files, and reportlab's pure-Python
+    ASCII85 encoder costs several milliseconds a page. Restored afterwards."""
+    saved = rl_config.useA85
+    rl_config.useA85 = 0
+    try:
+        yield
+    finally:
+        rl_config.useA85 = saved
 
 
 def _now() -> str:
@@ -454,19 +578,21 @@ def render_scoresheets(
 ) -> bytes:
     """All sheets in one PDF, one page each. Returns the bytes (also written to ``target``)."""
     buffer = target if target is not None else io.BytesIO()
-    c = _canvas(buffer, "记分表")
     stamp = _now() if printed_at is None else printed_at
-    count = 0
-    for sheet in sheets:
-        draw_scoresheet(c, sheet, stamp)
-        c.showPage()
-        count += 1
-        if progress:
-            progress(count, total)
-    if count == 0:
-        _text(c, MARGIN, A4[1] - MARGIN - 20, "没有可打印的记分表", 14)
-        c.showPage()
-    c.save()
+    frames: dict[tuple, str] = {}
+    with _binary_streams():
+        c = _canvas(buffer, "记分表")
+        count = 0
+        for sheet in sheets:
+            draw_scoresheet(c, sheet, stamp, frames)
+            c.showPage()
+            count += 1
+            if progress:
+                progress(count, total)
+        if count == 0:
+            _text(c, MARGIN, A4[1] - MARGIN - 20, "没有可打印的记分表", 14)
+            c.showPage()
+        c.save()
     return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""
 
 
@@ -521,11 +647,12 @@ def render_sections(
     buffer = target if target is not None else io.BytesIO()
     first = sections[0] if sections else Section("", "", (), ())
     pagesize = landscape(A4) if first.orientation == "landscape" else A4
-    c = _canvas(buffer, first.title, pagesize)
     stamp = _now() if printed_at is None else printed_at
-    for section in sections:
-        _draw_section(c, section, stamp, progress)
-    c.save()
+    with _binary_streams():
+        c = _canvas(buffer, first.title, pagesize)
+        for section in sections:
+            _draw_section(c, section, stamp, progress)
+        c.save()
     return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""
 
 

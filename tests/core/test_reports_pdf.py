@@ -230,3 +230,26 @@ def test_score_sheet_renders_to_png_for_the_readme(tmp_path: Path, filled: bool)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     name = "scoresheet.png" if filled else "scoresheet-blank.png"
     shutil.copyfile(png, SCREENSHOTS / name)
+
+
+@pytest.mark.skipif(
+    shutil.which("pdftoppm") is None or shutil.which("zbarimg") is None,
+    reason="pdftoppm or zbarimg not installed (Debian: poppler-utils, zbar-tools)",
+)
+def test_printed_qr_codes_scan_back_to_the_entry_links(tmp_path: Path) -> None:
+    urls = [f"https://gd.example.org/table/{'Tk' * 10}{i:03d}/" for i in range(0, 400, 97)]
+    sheets = [ScoreSheet("赛", 1, i + 1, NS, EW, entry_url=url) for i, url in enumerate(urls)]
+    source = tmp_path / "sheets.pdf"
+    source.write_bytes(pdf.render_scoresheets(sheets))
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "120", str(source), str(tmp_path / "p")],
+        check=True,
+        capture_output=True,
+    )
+    decoded = []
+    for png in sorted(tmp_path.glob("p-*.png")):
+        out = subprocess.run(
+            ["zbarimg", "-q", "--raw", str(png)], capture_output=True, text=True, check=False
+        )
+        decoded.append(out.stdout.strip())
+    assert decoded == urls
