@@ -186,6 +186,31 @@ def _pair_greedy(
     return tables
 
 
+def _pair_search(
+    order: Sequence[int], met: dict[int, set[int]], budget: int = 100_000
+) -> list[tuple[int, int]] | None:
+    """Depth-first search for a pairing without rematches (small fields, where greedy fails)."""
+    steps = 0
+
+    def search(free: list[int]) -> list[tuple[int, int]] | None:
+        nonlocal steps
+        if not free:
+            return []
+        a, rest = free[0], free[1:]
+        for index, b in enumerate(rest):
+            steps += 1
+            if steps > budget:
+                return None
+            if b in met[a]:
+                continue
+            found = search(rest[:index] + rest[index + 1 :])
+            if found is not None:
+                return [(a, b), *found]
+        return None
+
+    return search(list(order))
+
+
 def swiss_like_round(
     ranking: Sequence[int], met: dict[int, set[int]], had_bye: set[int], rng: random.Random
 ) -> tuple[list[tuple[int, int]], int | None]:
@@ -203,6 +228,9 @@ def swiss_like_round(
         tables = _pair_greedy(order, met, rng)
         if tables is not None:
             return tables, bye
+    tables = _pair_search(order, met)
+    if tables is not None:
+        return tables, bye
     raise RuntimeError("could not pair without a rematch")
 
 

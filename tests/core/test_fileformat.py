@@ -335,7 +335,7 @@ def test_unconfirmed_results_do_not_count(worked):
     seed=st.integers(min_value=0, max_value=10_000),
 )
 def test_synthetic_files_are_valid_and_round_trip(pairs, rounds, seed):
-    rounds = min(rounds, pairs - 1 if pairs % 2 == 0 else pairs - 2)
+    rounds = max(1, min(rounds, pairs // 3))  # withdrawals shrink the field
     data = synthetic_file(pairs, rounds, seed=seed, finished=rounds - 1)
     spec, problems = check_tournament(data)
     assert problems == ()
