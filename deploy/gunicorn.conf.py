@@ -33,7 +33,12 @@ max_requests_jitter = 500
 # Django connects lazily per worker; nothing is shared across the fork, so no preload needed.
 preload_app = False
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
-accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-")
+# "-" = standard output (the journal); "off" for none (the load test measures itself).
+accesslog = (
+    None
+    if os.environ.get("GUNICORN_ACCESSLOG") == "off"
+    else os.environ.get("GUNICORN_ACCESSLOG", "-")
+)
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOGLEVEL", "info")
 proc_name = "guandan-tourney"
