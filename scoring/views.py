@@ -176,6 +176,7 @@ class Sheet:
     leader: str  # "NS" / "EW" / "" (level)
     leader_label: str
     finished: bool  # no further event may be entered (过A, an end, or all deals played)
+    closable: bool  # the sheet may be submitted/confirmed now (timed formats: when time is called)
     status_line: str  # why it is finished, or "" while play goes on
     ns_jcf: float
     ew_jcf: float
@@ -192,6 +193,9 @@ class Sheet:
         if self.max_deals is None:
             return str(self.deals)
         return f"{self.deals}/{self.max_deals}"
+
+
+TIMED_FORMATS = ("timed", "timed_deals")
 
 
 def _end_of(kind: str, side: str) -> End | None:
@@ -264,6 +268,8 @@ def sheet_from_result(
         leader=leader,
         leader_label=side_label(result.winner) if leader else _("平"),
         finished=finished,
+        # 计时制 / 计时计副制 (RULES.md §2): the referee closes the match when time is called.
+        closable=finished or (rules.round_format in TIMED_FORMATS and result.deals_played > 0),
         status_line=status,
         ns_jcf=result.ns_jcf,
         ew_jcf=result.ew_jcf,
@@ -1089,7 +1095,7 @@ def tableside(request: HttpRequest, table: Table) -> HttpResponse:
             "confirm_url": reverse("scoring:tableside_confirm", args=[token]),
             "can_enter": open_ and not sheet.finished and not table.end_kind,
             "can_undo": open_ and bool(sheet.rows) and not table.end_kind,
-            "can_submit": open_ and sheet.finished and not sheet.error,
+            "can_submit": open_ and sheet.closable and not sheet.error,
             "can_confirm": table.entry_status == Table.EntryStatus.ENTERED,
             "locked": table.is_confirmed,
             "code_form": PairCodeForm(initial={"version": table.version}, auto_id="code_%s"),

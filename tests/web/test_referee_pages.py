@@ -522,3 +522,34 @@ def test_penalty_list_filters(cast: dict[str, Any], table: Table) -> None:
     for post_url in penalty_posts:
         assert client_for(cast["organizer"]).post(post_url, {}).status_code == 403
         assert client_for(cast["other_ref"]).post(post_url, {}).status_code == 403
+
+
+def test_a_sheet_the_rules_no_longer_accept_is_a_problem(
+    cast: dict[str, Any], round1: Round
+) -> None:
+    table = enter_tokens(first_table(round1), EIGHT, cast["referee"])
+    scoring_services.confirm_table(table, cast["referee2"], table.version)
+    tournament = round1.tournament
+    # The settings were changed behind everybody's back (6 deals a round): shown, not a 500.
+    Tournament.objects.filter(pk=tournament.pk).update(
+        settings={**tournament.settings, "deals_per_round": 6}
+    )
+    client = client_for(cast["referee"])
+    url = reverse("scoring:round_dashboard", args=[tournament.slug, 1])
+    rows = client.get(url + "?show=problem").context["rows"]
+    assert [row["table"].number for row in rows] == [table.number]
+    response = client.get(table_url(table))
+    assert response.status_code == 200
+    assert "记录有问题" in response.content.decode()
+
+
+def test_a_timed_round_can_be_closed_before_the_deal_limit(cast: dict[str, Any]) -> None:
+    settings = {**make_tournament(cast).settings, "round_format": "timed"}
+    timed = build_tournament(
+        cast["organizer"], cast["chief"], [cast["referee"]], slug="timed", settings=settings
+    )
+    table = first_table(next_round(timed, cast["organizer"]))
+    table = enter_tokens(table, ["NS3", "EW2", "NS1"], cast["referee"])
+    html = client_for(cast["referee"]).get(table_url(table)).content.decode()
+    assert 'data-testid="submit"' in html and 'data-testid="tap-NS3"' in html
+    assert 'data-testid="deals">3<' in html
