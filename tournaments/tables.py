@@ -15,6 +15,7 @@ import django_tables2 as tables
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from django_tables2.data import TableListData
 
 from scoring.standings import CRITERIA, StandingRow
 from tournaments.models import Pair
@@ -174,7 +175,8 @@ class StandingsTable(tables.Table):
                 ),
             )
         )
-        table = cls(data, extra_columns=extra, **kwargs)
+        # Wrapped so django-tables2 slices it instead of calling list() on every row.
+        table = cls(TableListData(data), extra_columns=extra, **kwargs)
         return table
 
     def render_decided_by(self, record: dict[str, Any]) -> str:

@@ -1,0 +1,244 @@
+"""Benchmark of the web pages at size (issue 5 "make bench"): time and queries to render the
+public standings page, the public pairings of a round, the referees' round dashboard and the
+organizer's round review for tournaments of 2,000 and 10,000 pairs.
+
+``markdown_report()`` returns the "## Web pages" section of docs/benchmarks.md. It builds each
+tournament with ``bulk_create`` in a throw-away test database (SQLite in memory by default, or
+a test database beside ``DATABASE_URL``): round 1 finished (every table confirmed, 8 deals),
+round 2 published with half of its tables confirmed. Pages are fetched with Django's test
+client, so the whole stack runs (middleware, sessions, templates) except the network.
+
+Measured per page: "cold" (empty cache: the standings are computed from every event), "warm"
+(the standings cached, the page itself not — a different page of the table) and, for public
+pages, "cached" (the anonymous page cache hit). ``python -m tournaments.bench_web`` prints it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+SIZES = (2_000, 10_000)
+DEALS = ("NS3", "NS2", "EW2", "EW1", "NS1", "EW1", "NS1", "EW1")
+
+
+@dataclass(frozen=True)
+class Measure:
+    page: str
+    pairs: int
+    case: str
+    seconds: float
+    queries: int
+    kbytes: float
+
+
+def _setup_django() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "guandan_tourney.settings")
+    import django
+    from django.apps import apps
+
+    if not apps.ready:
+        django.setup()
+
+
+def build(n_pairs: int, organizer: Any, referee: Any, slug: str) -> tuple[Any, Any]:
+    """``n_pairs`` pairs written with bulk_create; returns (tournament, round 2)."""
+    from django.db import transaction
+
+    from pairing.models import Round, Seat, Table
+    from rules.ruleset import preset_settings
+    from scoring.models import TableEvent
+    from tournaments.models import PAIR_CODE_ALPHABET, Pair, Player, Unit
+    from tournaments.services import bump_results_version, create_tournament, grant_role
+
+    rng = random.Random(n_pairs)
+    settings = {**preset_settings("regulation"), "rounds": 7, "seed": 7}
+    tournament = create_tournament(f"Bench {n_pairs}", slug, organizer, settings=settings)
+    grant_role(tournament, referee, "referee", organizer)
+    with transaction.atomic():
+        units = Unit.objects.bulk_create(
+            Unit(tournament=tournament, code=f"U{i}", name=f"单位{i}") for i in range(50)
+        )
+        codes: set[str] = set()
+        while len(codes) < n_pairs:
+            codes.add("".join(rng.choice(PAIR_CODE_ALPHABET) for _ in range(6)))
+        pairs = Pair.objects.bulk_create(
+            (
+                Pair(tournament=tournament, number=i + 1, unit=units[i % 50], code=code)
+                for i, code in enumerate(sorted(codes))
+            ),
+            batch_size=2000,
+        )
+        surnames, given = (
+            "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗",
+            "伟芳娜敏静丽强磊军洋勇艳杰涛明超秀霞平刚",
+        )
+        Player.objects.bulk_create(
+            (
+                Player(
+                    pair=pair,
+                    position=position,
+                    name=rng.choice(surnames) + rng.choice(given) + rng.choice(given),
+                )
+                for pair in pairs
+                for position in (1, 2)
+            ),
+            batch_size=4000,
+        )
+        rounds = []
+        for number, status in ((1, Round.Status.FINISHED), (2, Round.Status.PUBLISHED)):
+            rnd = Round.objects.create(tournament=tournament, number=number, status=status, seed=7)
+            order = pairs[:]
+            rng.shuffle(order)
+            tables = Table.objects.bulk_create(
+                (
+                    Table(
+                        round=rnd,
+                        number=k + 1,
+                        ns=order[2 * k],
+                        ew=order[2 * k + 1],
+                        reasons=[{"code": "same_score", "params": {"cf": 0}}],
+                        entry_status=Table.EntryStatus.CONFIRMED
+                        if number == 1 or k % 2 == 0
+                        else Table.EntryStatus.OPEN,
+                    )
+                    for k in range(len(order) // 2)
+                ),
+                batch_size=2000,
+            )
+            Seat.objects.bulk_create(
+                (
+                    Seat(round=rnd, table=t, pair=p, direction=d)
+                    for t in tables
+                    for p, d in ((t.ns, "NS"), (t.ew, "EW"))
+                ),
+                batch_size=4000,
+            )
+            TableEvent.objects.bulk_create(
+                (
+                    TableEvent(table=t, position=i, token=token, entered_by=referee)
+                    for t in tables
+                    if t.entry_status == Table.EntryStatus.CONFIRMED
+                    for i, token in enumerate(DEALS)
+                ),
+                batch_size=5000,
+            )
+            rounds.append(rnd)
+        bump_results_version(tournament.pk)
+    tournament.refresh_from_db()
+    return tournament, rounds[1]
+
+
+def _measure(
+    fetch: Callable[[], Any], page: str, pairs: int, case: str, before: Callable[[], None]
+) -> Measure:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    before()
+    with CaptureQueriesContext(connection) as queries:
+        start = time.perf_counter()
+        response = fetch()
+        seconds = time.perf_counter() - start
+    if response.status_code != 200:
+        raise RuntimeError(f"{page}: HTTP {response.status_code}")
+    return Measure(page, pairs, case, seconds, len(queries), len(response.content) / 1024)
+
+
+def _nothing() -> None:
+    pass
+
+
+def run(sizes: tuple[int, ...] = SIZES) -> list[Measure]:
+    """Build each size and measure every page (call inside a test database)."""
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+    from django.test import Client
+    from django.urls import reverse
+
+    user_model = get_user_model()
+    organizer = user_model.objects.create_user("bench-organizer")
+    referee = user_model.objects.create_user("bench-referee")
+    results: list[Measure] = []
+    for n in sizes:
+        tournament, rnd = build(n, organizer, referee, slug=f"bench-{n}")
+        slug = tournament.slug
+        anonymous, ref_client, org_client = Client(), Client(), Client()
+        ref_client.force_login(referee)
+        org_client.force_login(organizer)
+        standings = reverse("tournaments:standings", args=[slug])
+        pairings = reverse("pairing:round", args=[slug, rnd.number])
+        pages: list[tuple[str, Any, str, bool]] = [
+            ("public standings", anonymous, standings, True),
+            ("public pairings of a round", anonymous, pairings, True),
+            (
+                "referees' round dashboard",
+                ref_client,
+                reverse("scoring:round_dashboard", args=[slug, rnd.number]),
+                False,
+            ),
+            (
+                "organizer's round review",
+                org_client,
+                reverse("pairing:round_control", args=[slug, rnd.number]),
+                False,
+            ),
+        ]
+        for label, client, url, public in pages:
+            warm_url = url + ("?page=2" if public else "")
+            cases = [("cold", url, cache.clear), ("warm", warm_url, _nothing)]
+            if public:
+                cases.append(("cached", warm_url, _nothing))
+            for case, target, before in cases:
+                fetch = functools.partial(client.get, target)
+                results.append(_measure(fetch, label, n, case, before))
+    return results
+
+
+def _in_test_database(work: Callable[[], Any]) -> Any:
+    _setup_django()
+    from django.db import connection
+    from django.test.utils import setup_test_environment, teardown_test_environment
+
+    setup_test_environment()
+    old_name = connection.settings_dict["NAME"]
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    try:
+        return work()
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+        teardown_test_environment()
+
+
+def markdown_report(sizes: tuple[int, ...] = SIZES) -> str:
+    """The "## Web pages" section of docs/benchmarks.md."""
+    results = _in_test_database(lambda: run(sizes))
+    from django.db import connection
+
+    lines = [
+        "## Web pages",
+        "",
+        f"Rendered with Django's test client on {connection.vendor} (`tournaments/bench_web.py`):",
+        "two rounds, round 1 finished (8 deals a table), round 2 published and half confirmed.",
+        "*cold*: empty cache, the standings computed from every event; *warm*: standings cached,",
+        "another page of the list; *cached*: the anonymous public-page cache answers. Lists are",
+        "paginated (50 standings rows, 100 tables a page), so queries do not grow with size.",
+        "",
+        "| page | pairs | case | time (ms) | queries | size (KiB) |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for m in results:
+        lines.append(
+            f"| {m.page} | {m.pairs:,} | {m.case} | {m.seconds * 1000:.0f} | {m.queries} "
+            f"| {m.kbytes:.0f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover - manual run
+    print(markdown_report())
