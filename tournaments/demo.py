@@ -241,11 +241,13 @@ def synthetic_file(
     finished: int | None = None,
     units: int = 16,
     name: str | None = None,
+    planned: int | None = None,
 ) -> dict[str, Any]:
     """A whole tournament file (TOURNAMENT_FILE.md) with ``pairs`` pairs and ``rounds`` played
-    rounds of realistic results, a few withdrawals and deductions — for benchmarks and tests."""
+    rounds of realistic results, a few withdrawals and deductions — for benchmarks and tests.
+    ``planned`` rounds (default ``rounds``); rounds after ``finished`` are published only."""
     rng = random.Random(seed)
-    rules = RuleSet.from_dict({"rounds": rounds, "seed": seed})
+    rules = RuleSet.from_dict({"rounds": max(rounds, planned or 0), "seed": seed})
     finished = rounds if finished is None else finished
     unit_list = [
         {

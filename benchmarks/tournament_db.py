@@ -1,0 +1,310 @@
+"""Issue 4 benchmark: the tournament file and the standings through the database.
+
+``markdown_report()`` returns the "## Tournaments in the database" section of docs/benchmarks.md
+(``make bench`` → ``benchmarks/run.py``). In a throw-away test database (SQLite in memory, or a
+test database beside ``DATABASE_URL``) it measures:
+
+1. ``import_tournament`` of a synthetic 2,000-pair, 9-round file (``tournaments.demo``: realistic
+   deals, fouls, awards, lateness, forfeits, withdrawals, deductions), split into validation
+   (the pure parser, every table scored) and writing (``bulk_create``). Goal: under a minute.
+2. ``scoring.services.standings`` after round 9 from the database, cache cleared, for 2,000 and
+   10,000 pairs, against the pure engine on the same data (the same events already in memory:
+   ``score_match`` + ``match_outcomes`` for every table, then ``compute_standings``). Goal: the
+   database within 3× of the pure engine — the difference is reading the rows.
+3. ``pair_round`` (``pairing.services.generate_round`` then ``publish_round``) for round 10 at
+   2,000 pairs, from the confirmed results of rounds 1–9.
+
+``python -m benchmarks.tournament_db [--small]`` prints the section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+IMPORT_PAIRS = 2_000
+STANDINGS_SIZES = (2_000, 10_000)
+ROUNDS = 9
+IMPORT_GOAL_SECONDS = 60.0
+STANDINGS_FACTOR_GOAL = 3.0
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    pairs: int
+    rounds: int
+    tables: int
+    events: int
+    validate_seconds: float
+    write_seconds: float
+
+    @property
+    def seconds(self) -> float:
+        return self.validate_seconds + self.write_seconds
+
+
+@dataclass(frozen=True)
+class StandingsResult:
+    pairs: int
+    rounds: int
+    db_seconds: float
+    pure_seconds: float
+    queries: int
+
+    @property
+    def ratio(self) -> float:
+        return self.db_seconds / self.pure_seconds if self.pure_seconds else float("inf")
+
+
+@dataclass(frozen=True)
+class PairingResult:
+    pairs: int
+    round: int
+    generate_seconds: float
+    publish_seconds: float
+    tables: int
+
+
+def _setup_django() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "guandan_tourney.settings")
+    import django
+    from django.apps import apps
+
+    if not apps.ready:
+        django.setup()
+
+
+def _best(repeat: int, work: Callable[[], Any]) -> tuple[float, Any]:
+    best, value = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = work()
+        best = min(best, time.perf_counter() - start)
+    return best, value
+
+
+def pure_standings(spec: Any) -> Any:
+    """What ``scoring.services.standings`` computes, from the parsed file in memory."""
+    from scoring.engine import bye_outcome, match_outcomes, score_match
+    from scoring.standings import Deduction, compute_standings
+    from tournaments.fileformat import counts, last_finished_round
+
+    rules = spec.rules
+    after = last_finished_round(spec)
+    outcomes = []
+    for rnd in spec.rounds:
+        if rnd.number > after:
+            break
+        for table in rnd.tables:
+            if not counts(rnd, table):
+                continue
+            if table.is_bye:
+                outcomes.append(bye_outcome(rnd.number, table.bye, rules))
+                continue
+            tokens = [event.token for event in table.events]  # as stored in the database
+            result = score_match(tokens, rules, table.start, table.end, complete=False)
+            outcomes.extend(match_outcomes(rnd.number, table.ns, table.ew, result))
+    deductions = [
+        Deduction(p.round, p.pair, float(p.jcf)) for p in spec.penalties if p.kind == "deduction"
+    ]
+    pairs = [pair.id for pair in spec.pairs]
+    criteria = rules.tiebreak_preset or rules.tiebreaks
+    return compute_standings(pairs, outcomes, deductions, criteria, rules.seed or 0, after)
+
+
+def measure_import(data: dict[str, Any], slug: str) -> tuple[ImportResult, Any]:
+    from django.db import transaction
+
+    from tournaments.fileformat import parse_tournament
+    from tournaments.fileio import _choose_slug, _write
+
+    start = time.perf_counter()
+    spec = parse_tournament(data)
+    validated = time.perf_counter()
+    with transaction.atomic():
+        tournament = _write(spec, _choose_slug(spec.name, slug), None)
+    written = time.perf_counter()
+    tables = sum(len(r.tables) for r in spec.rounds)
+    events = sum(len(t.events) for r in spec.rounds for t in r.tables)
+    result = ImportResult(
+        len(spec.pairs), len(spec.rounds), tables, events, validated - start, written - validated
+    )
+    return result, tournament
+
+
+def measure_standings(tournament: Any, spec: Any, repeat: int = 3) -> StandingsResult:
+    from django.core.cache import cache
+    from django.db import connection, reset_queries
+    from django.test.utils import CaptureQueriesContext
+
+    from scoring.services import standings
+    from tournaments.fileformat import last_finished_round
+
+    after = last_finished_round(spec)
+
+    def from_db() -> Any:
+        cache.clear()  # cold: computed from every confirmed event
+        return standings(tournament, after_round=after)
+
+    db_seconds, db_rows = _best(repeat, from_db)
+    pure_seconds, pure_rows = _best(repeat, lambda: pure_standings(spec))
+    if db_rows != pure_rows:
+        raise AssertionError("standings from the database differ from the pure engine")
+    reset_queries()
+    cache.clear()
+    with CaptureQueriesContext(connection) as queries:
+        standings(tournament, after_round=after)
+    return StandingsResult(
+        len(spec.pairs), len(spec.rounds), db_seconds, pure_seconds, len(queries.captured_queries)
+    )
+
+
+def measure_pairing(tournament: Any) -> PairingResult:
+    from pairing.models import Table
+    from pairing.services import generate_round, publish_round
+
+    start = time.perf_counter()
+    rnd = generate_round(tournament)
+    generated = time.perf_counter()
+    publish_round(rnd)
+    published = time.perf_counter()
+    tables = Table.objects.filter(round=rnd, is_bye=False).count()
+    return PairingResult(
+        tournament.pairs.count(), rnd.number, generated - start, published - generated, tables
+    )
+
+
+def run(
+    import_pairs: int = IMPORT_PAIRS,
+    sizes: Sequence[int] = STANDINGS_SIZES,
+    rounds: int = ROUNDS,
+    repeat: int = 3,
+    say: Callable[[str], None] | None = None,
+) -> tuple[ImportResult, list[StandingsResult], PairingResult]:
+    """Run the three measurements in the current database."""
+    from tournaments.demo import synthetic_file
+    from tournaments.fileformat import parse_tournament
+
+    say = say or (lambda _text: None)
+    imports: ImportResult | None = None
+    pairing: PairingResult | None = None
+    standings_results: list[StandingsResult] = []
+    for size in sorted({import_pairs, *sizes}):
+        say(f"building a {size}-pair file …")
+        data = synthetic_file(size, rounds, seed=size, planned=rounds + 1)
+        result, tournament = measure_import(data, f"bench-{size}")
+        say(f"imported {size} pairs in {result.seconds:.1f} s")
+        if size == import_pairs:
+            imports = result
+        if size in sizes:
+            standings_results.append(measure_standings(tournament, parse_tournament(data), repeat))
+        if size == import_pairs:
+            pairing = measure_pairing(tournament)
+    assert imports is not None and pairing is not None
+    return imports, standings_results, pairing
+
+
+def _in_test_database(work: Callable[[], Any]) -> Any:
+    """Run ``work`` in a fresh test database that is dropped afterwards."""
+    _setup_django()
+    from django.db import connection
+    from django.test.utils import setup_test_environment, teardown_test_environment
+
+    setup_test_environment()
+    old_name = connection.settings_dict["NAME"]
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    try:
+        return work()
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+        teardown_test_environment()
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def report(
+    imports: ImportResult, standings: list[StandingsResult], pairing: PairingResult, vendor: str
+) -> str:
+    lines = [
+        "## Tournaments in the database (issue 4)",
+        "",
+        f"`benchmarks/tournament_db.py` on {vendor} (a throw-away test database). Synthetic",
+        f"tournament files from `tournaments.demo.synthetic_file`: {ROUNDS} finished rounds of",
+        "realistic deals (fouls, level awards, lateness, forfeits, 判负, withdrawals, deductions).",
+        "",
+        "### Import (`import_tournament`)",
+        "",
+        "| pairs × rounds | tables | events | validate (s) | write (s) | total (s) |",
+        "|---|---:|---:|---:|---:|---:|",
+        f"| {imports.pairs:,} × {imports.rounds} | {imports.tables:,} | {imports.events:,} | "
+        f"{imports.validate_seconds:.2f} | {imports.write_seconds:.2f} | {imports.seconds:.2f} |",
+        "",
+        "### Standings after the last round: database vs the pure engine",
+        "",
+        "Database: `scoring.services.standings` with the cache cleared (reads every confirmed",
+        "table and event, scores every match, ranks). Pure engine: the same scoring and ranking",
+        "from the events already in memory. Best of 3 wall-clock runs.",
+        "",
+        "| pairs × rounds | database (s) | queries | pure engine (s) | ratio |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for s in standings:
+        lines.append(
+            f"| {s.pairs:,} × {s.rounds} | {s.db_seconds:.2f} | {s.queries} | "
+            f"{s.pure_seconds:.2f} | {s.ratio:.2f}× |"
+        )
+    lines += [
+        "",
+        "### `pair_round` (generate and publish the next round)",
+        "",
+        "| pairs | round | tables | generate (s) | publish (s) |",
+        "|---:|---:|---:|---:|---:|",
+        f"| {pairing.pairs:,} | {pairing.round} | {pairing.tables:,} | "
+        f"{pairing.generate_seconds:.2f} | {pairing.publish_seconds:.2f} |",
+        "",
+        "| goal | measured | met |",
+        "|---|---:|:---:|",
+        f"| import of the {imports.pairs:,}-pair file under {IMPORT_GOAL_SECONDS:.0f} s | "
+        f"{imports.seconds:.1f} s | {_yes(imports.seconds < IMPORT_GOAL_SECONDS)} |",
+    ]
+    for s in standings:
+        lines.append(
+            f"| standings from the database within {STANDINGS_FACTOR_GOAL:.0f}× the pure engine"
+            f" ({s.pairs:,} pairs) | {s.ratio:.2f}× | {_yes(s.ratio <= STANDINGS_FACTOR_GOAL)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def markdown_report(
+    import_pairs: int = IMPORT_PAIRS, sizes: Sequence[int] = STANDINGS_SIZES
+) -> str:
+    """The "## Tournaments in the database" section of docs/benchmarks.md."""
+
+    def work() -> str:
+        from django.db import connection
+
+        imports, standings, pairing = run(import_pairs, sizes)
+        return report(imports, standings, pairing, connection.vendor)
+
+    return _in_test_database(work)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.tournament_db", description=__doc__)
+    parser.add_argument("--small", action="store_true", help="200 and 500 pairs (a quick look)")
+    args = parser.parse_args(argv)
+    if args.small:
+        print(markdown_report(200, (200, 500)))
+    else:
+        print(markdown_report())
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - manual run
+    raise SystemExit(main())
