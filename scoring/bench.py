@@ -221,7 +221,7 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
-def markdown_report(seed: int = 1, repeat: int = 3) -> str:
+def markdown_report(seed: int = 1, repeat: int = 5) -> str:
     """Run the ``make bench`` configuration and return the "## Scoring and standings" section."""
     load = _load_average()
     small, large = (run_bench(n, BENCH_ROUNDS, seed, repeat) for n in BENCH_SIZES)
