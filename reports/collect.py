@@ -100,8 +100,11 @@ def get_round(tournament: Tournament, number: int | None) -> Round:
 # --- events → sheet lines -----------------------------------------------------------------
 
 
+_LABELS = {level: level_label(level) for level in range(2, 16)}
+
+
 def _label(level: int | None) -> str:
-    return level_label(level) if level is not None else ""
+    return "" if level is None else _LABELS.get(level) or level_label(level)
 
 
 def deal_lines(result: MatchResult) -> tuple[DealLine, ...]:
@@ -457,7 +460,7 @@ def _results_and_deals(
 ) -> tuple[tuple[tuple[int, tuple[ResultLine, ...]], ...], Iterator[DealRecord]]:
     rules = tournament.rules
     tokens = _tokens(tournament)
-    statuses = dict(Table.EntryStatus.choices)
+    statuses = {key: str(label) for key, label in Table.EntryStatus.choices}
     by_round: dict[int, list[ResultLine]] = defaultdict(list)
     deals: list[DealRecord] = []
     for t in _tables(tournament):
@@ -470,7 +473,7 @@ def _results_and_deals(
         result = _result(t, table_tokens, rules)
         summary = match_summary(result) if result is not None else None
         by_round[t.round_number].append(
-            ResultLine(t.number, ns, ew, str(statuses.get(t.entry_status, "")), summary)
+            ResultLine(t.number, ns, ew, statuses.get(t.entry_status, ""), summary)
         )
         if result is not None:
             for line, token in zip(deal_lines(result), table_tokens, strict=False):

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import BinaryIO
 
 from reportlab import rl_config
@@ -62,7 +63,9 @@ MARGIN = 36.0  # half an inch
 # --- text helpers -------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=8192)
 def text_width(text: str, size: float) -> float:
+    """Width in points (cached: a thousand sheets repeat the same few hundred strings)."""
     return pdfmetrics.stringWidth(text, FONT, size)
 
 
@@ -101,11 +104,10 @@ def _text(
         c.drawText(t)
         return
     if align == "center":
-        c.drawCentredString(x, y, text)
+        x -= text_width(text, size) / 2
     elif align == "right":
-        c.drawRightString(x, y, text)
-    else:
-        c.drawString(x, y, text)
+        x -= text_width(text, size)
+    c.drawString(x, y, text)
 
 
 def _cell_text(

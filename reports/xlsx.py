@@ -1,8 +1,8 @@
 """Excel renderers: the full export of a tournament and the registration template.
 
-Input: the plain rows of ``reports.rows``; output: ``.xlsx`` bytes via openpyxl in
-``write_only`` mode (streams rows; 2,000 pairs × 9 rounds stay well under the 10 s goal). No
-Django, no database.
+Input: the plain rows of ``reports.rows``; output: ``.xlsx`` bytes. The export streams through
+``reports.sheetwriter`` (a million cells for 2,000 pairs × 9 rounds; openpyxl without lxml is
+too slow for the 10 s goal), the template is built with openpyxl. No Django, no database.
 
 Every sheet has a bold, shaded header row that stays frozen when scrolling and column widths
 that fit Chinese text (a CJK character counts as two). Text cells that a spreadsheet would read
@@ -17,7 +17,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any, BinaryIO
 
 from openpyxl import Workbook as XlsxWorkbook
-from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
@@ -31,6 +30,7 @@ from .rows import (
     Standings,
     Workbook,
 )
+from .sheetwriter import StreamingWorkbook
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 HEADER_FONT = Font(bold=True)
@@ -53,32 +53,13 @@ def display_width(text: str) -> int:
     return sum(2 if ord(ch) > 0x2E7F else 1 for ch in text)
 
 
-def _write_sheet(
-    book: XlsxWorkbook,
-    title: str,
-    headers: Sequence[str],
-    rows: Iterable[Sequence[Any]],
-    widths: Sequence[int] | None = None,
-) -> None:
-    """One sheet: frozen header row, widths, escaped text. Widths must be known before the
-    first row in write-only mode, so they come from the headers plus the caller's hint."""
-    ws = book.create_sheet(title=title[:31])
-    ws.freeze_panes = "A2"
-    for i, header in enumerate(headers):
-        hint = widths[i] if widths and i < len(widths) else 0
-        ws.column_dimensions[get_column_letter(i + 1)].width = max(
-            display_width(header) + 3, hint, 6
-        )
-    header_cells = []
-    for header in headers:
-        cell = WriteOnlyCell(ws, value=header)
-        cell.font = HEADER_FONT
-        cell.fill = HEADER_FILL
-        cell.alignment = HEADER_ALIGN
-        header_cells.append(cell)
-    ws.append(header_cells)
+def _escaped(rows: Iterable[Sequence[Any]]) -> Iterable[list[Any]]:
     for row in rows:
-        ws.append([escape(v) for v in row])
+        yield [escape(v) for v in row]
+
+
+def _width(header: str, least: int) -> int:
+    return max(display_width(header) + 3, least)
 
 
 def _hint(values: Iterable[str], cap: int = 40) -> int:
@@ -88,11 +69,11 @@ def _hint(values: Iterable[str], cap: int = 40) -> int:
         if i > 2000:
             break
         best = max(best, display_width(value or ""))
-    return min(best + 2, cap)
+    return max(min(best + 2, cap), 8)
 
 
 def _blank(value: float | int | None) -> Any:
-    return "" if value is None else value
+    return value
 
 
 def _pair_cells(pair: PairInfo | None) -> list[Any]:
@@ -229,45 +210,43 @@ def registration_rows(lines: Iterable[RegistrationLine]) -> Iterable[list[Any]]:
 
 
 def render_workbook(doc: Workbook, target: BinaryIO | None = None) -> bytes:
-    """The full export: 排名 (every criterion), one sheet per round, 牌局, 判罚, 报名."""
-    book = XlsxWorkbook(write_only=True)
-    headers, rows = standings_rows(doc.standings)
-    names = [line.pair.names for line in doc.standings.lines]
-    units = [line.pair.unit for line in doc.standings.lines]
-    widths = [6, 6, _hint(names), _hint(units)]
-    widths += [8] * len(doc.standings.columns) + [5, 5, 5, 6, 12]
-    _write_sheet(book, "排名", headers, rows, widths)
-    for number, lines in doc.rounds:
-        names = [line.ns.names for line in lines[:500]]
-        units = [line.ns.unit for line in lines[:500]]
-        w_names, w_units = _hint(names), _hint(units)
-        widths = [6, 8, w_names, w_units, 8, w_names, w_units, 8, 12, 12, 6, 10, 10, 8, 8, 10]
-        _write_sheet(book, f"第{number}轮", RESULT_HEADERS, result_rows(lines), widths)
-    _write_sheet(
-        book,
-        "牌局",
-        DEAL_HEADERS,
-        deal_rows(doc.deals),
-        [6, 6, 8, 8, 6, 8, 8, 8, 6, 8, 8, 14, 12],
-    )
-    penalties = doc.penalties.lines
-    _write_sheet(
-        book,
-        "判罚",
-        PENALTY_HEADERS,
-        penalty_rows(doc.penalties),
-        [6, 6, 6, 20, 10, 10, 6, 8, _hint(p.reason for p in penalties), 10, 17],
-    )
-    regs = doc.registrations
-    _write_sheet(
-        book,
-        "报名",
-        REGISTRATION_EXPORT_HEADERS,
-        registration_rows(regs),
-        [6, _hint(r.unit for r in regs), 12, 12, 16, 16, 8],
-    )
+    """The full export: 排名 (every criterion), one sheet per round, 牌局, 判罚, 报名.
+
+    Streamed with ``reports.sheetwriter`` (see there why not openpyxl for this one).
+    """
     buffer = target if target is not None else io.BytesIO()
-    book.save(buffer)
+    with StreamingWorkbook(buffer) as book:
+        headers, rows = standings_rows(doc.standings)
+        names = [line.pair.names for line in doc.standings.lines]
+        units = [line.pair.unit for line in doc.standings.lines]
+        widths = [6, 6, _hint(names), _hint(units)]
+        widths += [_width(col.label, 8) for col in doc.standings.columns] + [5, 5, 5, 6, 12]
+        book.add_sheet("排名", headers, _escaped(rows), widths)
+        for number, lines in doc.rounds:
+            w_names = _hint(line.ns.names for line in lines[:500])
+            w_units = _hint(line.ns.unit for line in lines[:500])
+            widths = [6, 8, w_names, w_units, 8, w_names, w_units, 8, 12, 12, 6, 10, 10, 8, 8, 10]
+            book.add_sheet(f"第{number}轮", RESULT_HEADERS, _escaped(result_rows(lines)), widths)
+        book.add_sheet(
+            "牌局",
+            DEAL_HEADERS,
+            _escaped(deal_rows(doc.deals)),
+            [6, 6, 8, 8, 6, 8, 8, 8, 6, 8, 8, 14, 12],
+        )
+        penalties = doc.penalties.lines
+        book.add_sheet(
+            "判罚",
+            PENALTY_HEADERS,
+            _escaped(penalty_rows(doc.penalties)),
+            [6, 6, 6, 20, 10, 10, 6, 8, _hint(p.reason for p in penalties), 10, 17],
+        )
+        regs = doc.registrations
+        book.add_sheet(
+            "报名",
+            REGISTRATION_EXPORT_HEADERS,
+            _escaped(registration_rows(regs)),
+            [6, _hint(r.unit for r in regs), 12, 12, 16, 16, 8],
+        )
     return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""
 
 
