@@ -48,8 +48,8 @@ class HealthCheckMiddleware:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
                 cursor.fetchone()
-        except DatabaseError:
-            logger.warning("health check: database unavailable", exc_info=True)
+        except DatabaseError as error:
+            logger.warning("health check: database unavailable: %s", error)
             response = HttpResponse("database unavailable\n", status=503, content_type="text/plain")
             response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         else:
