@@ -14,6 +14,7 @@ from .levels import ACE, LOWEST, PAST_ACE
 
 JACK = 11
 PENALTY_LOSS_LEVELS = 4  # RULES.md §2: 判负 = the offender's level + 4
+LATENESS_START_LEVELS = (2, 3, 4)  # RULES.md §2: the punctual side starts at 3 (0–5 min) or 4
 
 
 class TableState(NamedTuple):
@@ -59,9 +60,10 @@ class Change(NamedTuple):
 def initial_state(ns: int = LOWEST, ew: int = LOWEST) -> TableState:
     """The state before the first deal. RULES.md §1/§2: with lateness the punctual side starts
     higher and is on stage for the first deal."""
-    for level in (ns, ew):
-        if not LOWEST <= level <= ACE:
-            raise RuleError("bad_start", level=level)
+    # Lateness is the only reason start levels differ (RULES.md §2 迟到): the late side starts at
+    # 2 and the punctual side at 2, 3 or 4. Anything else cannot happen at a table.
+    if min(ns, ew) != LOWEST or max(ns, ew) not in LATENESS_START_LEVELS:
+        raise RuleError("bad_start", ns=ns, ew=ew)
     on_stage = None if ns == ew else (Side.NS if ns > ew else Side.EW)
     return TableState(ns, ew, on_stage)
 
