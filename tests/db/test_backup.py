@@ -118,3 +118,14 @@ def test_keep_never_touches_another_tournaments_files(
 def test_an_unknown_slug_is_one_clear_sentence(db: Any, tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="没有这个赛事"):
         _backup(tmp_path, "--slug", "nope")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_backup_outside_a_transaction_reads_one_snapshot(
+    tournament: Tournament, organizer: Any, tmp_path: Path
+) -> None:
+    """As run from cron/systemd: its own transaction (REPEATABLE READ READ ONLY on PostgreSQL)."""
+    next_round(tournament, organizer)
+    (path,) = _backup(tmp_path)
+    restored = import_tournament(load_json(path.read_bytes()), slug="snapshot-restored")
+    assert _standings(restored) == _standings(tournament)
