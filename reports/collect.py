@@ -1,5 +1,8 @@
 """Build the plain rows of ``reports.rows`` from the database (read only).
 
+The rows' texts are the printed documents' Chinese (an official form is Chinese whatever the
+interface language); messages to the user go through gettext.
+
 Every query of the printed and exported documents lives here, written to stay a handful of
 queries whatever the size (``values_list`` and one pass over all events), so 2,000 pairs ×
 9 rounds export in seconds. Nothing here writes; results are derived by the pure scoring engine
@@ -20,6 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from pairing.models import Round, Table
 from rules.errors import RuleError
@@ -92,8 +96,8 @@ def get_round(tournament: Tournament, number: int | None) -> Round:
     rnd = rounds.filter(number=number).first() if number else rounds.order_by("-number").first()
     if rnd is None:
         if number:
-            raise ReportError(f"第{number}轮不存在")
-        raise ReportError("本赛事还没有编排任何轮次")
+            raise ReportError(gettext("第%(n)s轮不存在") % {"n": number})
+        raise ReportError(gettext("本赛事还没有编排任何轮次"))
     return rnd
 
 
