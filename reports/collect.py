@@ -385,6 +385,10 @@ def standings(
         columns=columns,
         lines=tuple(lines),
         preset=preset_label,
+        criteria=tuple(
+            CRITERIA[key].label_zh
+            for key in resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
+        ),
     )
 
 

@@ -852,7 +852,7 @@ def render_standings(doc: Standings, target: BinaryIO | None = None) -> bytes:
         Column("单位", 14, "left"),
     ]
     for col in doc.columns:
-        columns.append(Column(col.label, max(6.0, text_width(col.label, 9.5) / 6.5)))
+        columns.append(Column(col.label, max(6.0, 2.2 * len(col.label))))
     columns += [Column("胜/平/负", 9), Column("扣分", 5), Column("名次依据", 10)]
     rows = []
     for line in doc.lines:
@@ -865,8 +865,8 @@ def render_standings(doc: Standings, target: BinaryIO | None = None) -> bytes:
                 line.decided_by,
             ]
         )
-    order = "、".join(["场分"] + [col.label for col in doc.columns if col.key != "cf"])
-    notes = [f"排名依据（依次）：{order}"] if doc.columns else []
+    order = doc.criteria or tuple(col.label for col in doc.columns)
+    notes = [f"排名依据（依次）：{'、'.join(order)}"] if order else []
     if doc.preset:
         notes.append(f"破同分规则：{doc.preset}")
     notes.append("“名次依据”为将该对与上一名分开的项目；级差分已扣除判罚扣分。")

@@ -136,7 +136,8 @@ class Standings:
     final: bool
     columns: tuple[StandingsColumn, ...]
     lines: tuple[StandingLine, ...]
-    preset: str = ""  # "规程" / "江苏2017" / "自定义"
+    preset: str = ""  # "竞赛规程" / "江苏2017" / "自定义"
+    criteria: tuple[str, ...] = ()  # every criterion's label in order, 场分 … 抽签
 
 
 @dataclass(frozen=True, slots=True)

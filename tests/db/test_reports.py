@@ -113,7 +113,10 @@ def test_standings_after_a_round_and_final(played: Tournament) -> None:
     top = doc.lines[0]
     assert top.values["cf"] == 2 and top.values["jcf"] == 15 and top.wins == 1
     assert any(line.decided_by for line in doc.lines[1:])
+    assert doc.criteria[0] == "场分" and doc.criteria[-1] == "抽签"
+    assert "相互间胜负" in doc.criteria
     text = "".join(pages(pdf.render_standings(doc)))
+    assert "场分、级差分、相互间胜负、胜场数" in text
     assert "第 1 轮后排名" in text and top.pair.names in text and "名次依据" in text
     final = collect.standings(played, final=True)
     assert final.final and "最终排名" in pages(pdf.render_standings(final))[0]
