@@ -243,3 +243,25 @@ def test_too_many_rows_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registrations, "MAX_ROWS", 3)
     data = sheet_bytes([[i, "", "a", "b"] for i in range(1, 6)])
     assert problems(data) == ["行数过多：一次最多导入 3 对"]
+
+
+def test_streaming_writer_keeps_every_value_readable() -> None:
+    from reports.sheetwriter import StreamingWorkbook
+
+    buffer = io.BytesIO()
+    with StreamingWorkbook(buffer) as book:
+        rows = [
+            ['A&B <c> "d"', 12.5, True, None, " 前后空格 "],
+            ["bad\x01char", -3, 0, "", "第二行"],
+        ]
+        assert book.add_sheet("甲 & 乙", ["列1", "列2", "列3", "列4", "列5"], rows, [10, 8]) == 2
+        book.add_sheet("空表", ["只有表头"], [])
+    loaded = load_workbook(io.BytesIO(buffer.getvalue()))
+    assert loaded.sheetnames == ["甲 & 乙", "空表"]
+    ws = loaded["甲 & 乙"]
+    assert [c.value for c in ws[2]] == ['A&B <c> "d"', 12.5, True, None, " 前后空格 "]
+    assert [c.value for c in ws[3]] == ["badchar", -3, 0, None, "第二行"]
+    assert ws.freeze_panes == "A2" and ws["A1"].font.bold
+    assert ws["A1"].fill.fgColor.rgb == "FFE6E6E6"
+    assert ws.column_dimensions["A"].width == 10
+    assert loaded["空表"].max_row == 1
