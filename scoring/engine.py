@@ -8,13 +8,14 @@ applying ``rules.progression``; the result is immutable and carries the levels a
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from rules.errors import RuleError, ScoringError
 from rules.events import Event, Side, parse_event
-from rules.levels import PAST_ACE
+from rules.levels import ACE, LOWEST, PAST_ACE
 from rules.progression import TableState, apply_event, initial_state, penalty_loss_levels
 from rules.ruleset import RuleSet
 
@@ -46,6 +47,9 @@ class End:
             raise RuleError("bad_end", kind=self.kind)
 
 
+_DEFAULT_START = Start()
+
+
 class Step(NamedTuple):
     """One row of the score sheet: the event and both sides' levels after it."""
 
@@ -60,9 +64,11 @@ class Step(NamedTuple):
     reset_to_2: Side | None
 
 
-@dataclass(frozen=True, slots=True)
-class MatchResult:
-    steps: tuple[Step, ...]
+class MatchResult(NamedTuple):
+    """A match's result. Immutable; a NamedTuple because standings rebuild tens of thousands of
+    them on every change and a tuple costs a tenth of a frozen dataclass to build."""
+
+    events: tuple[Event | str, ...]
     start: Start
     end: End | None
     table_ns_level: int  # levels as played at the table
@@ -83,6 +89,14 @@ class MatchResult:
     penalty_loss: Side | None  # the side that lost by penalty
     on_stage: Side | None  # who is on stage for the next deal
     finished: bool  # the match cannot go on (过A or an end)
+    a_rule: str = "continue"
+    a_attempts: int = 3
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The score sheet's rows: every event with both sides' levels after it, replayed
+        through ``rules.progression.apply_event`` (scoring a tournament never needs them)."""
+        return _replay(self)
 
     def level(self, side: Side) -> int:
         return self.ns_level if side is Side.NS else self.ew_level
@@ -108,6 +122,113 @@ def _as_event(item: Event | str, position: int) -> Event:
         raise ScoringError("bad_token", position=position, **error.params) from None
 
 
+_SIDES = (Side.NS, Side.EW)
+_RESET_DROP = ACE - LOWEST  # a reset_to_2 always drops a side from A to 2
+
+
+class _State(NamedTuple):
+    """What the rules need to know at a table between two events."""
+
+    ns: int
+    ew: int
+    on_stage: Side | None
+    ns_a_failures: int
+    ew_a_failures: int
+    deals: int
+    ns_resets: int
+    ew_resets: int
+
+
+class _Machine:
+    """The rules of one configuration (A rule, attempts, deal limit) as a state machine.
+
+    Each transition is computed once, by ``rules.progression.apply_event`` itself, and then
+    remembered: a table's state after an event depends only on its state before and the event.
+    Scoring a match is then one dictionary look-up per event, which is what lets standings for
+    a 10,000-pair event be recomputed from the raw facts on every change.
+    """
+
+    def __init__(self, a_rule: str, a_attempts: int, max_deals: int | None) -> None:
+        self.a_rule, self.a_attempts, self.max_deals = a_rule, a_attempts, max_deals
+        self.ids: dict[_State, int] = {}
+        self.states: list[_State] = []
+        self.rows: list[dict[Event | str, int]] = []
+        self.start_ids: dict[tuple[int, int], int] = {}
+        # Guards only this memo (computed values, never data) against two threads interning
+        # the same state under two ids.
+        self.lock = threading.Lock()
+
+    def start_id(self, ns: int, ew: int) -> int:
+        try:
+            first = initial_state(ns, ew)
+        except RuleError as error:
+            raise ScoringError("bad_start", **error.params) from None
+        sid = self.state_id(_State(first.ns, first.ew, first.on_stage, 0, 0, 0, 0, 0))
+        self.start_ids[(ns, ew)] = sid
+        return sid
+
+    def state_id(self, state: _State) -> int:
+        found = self.ids.get(state)
+        if found is not None:
+            return found
+        with self.lock:
+            found = self.ids.get(state)
+            if found is None:
+                found = len(self.states)
+                self.states.append(state)
+                self.rows.append({})
+                self.ids[state] = found
+        return found
+
+    def step(self, sid: int, item: Event | str, position: int) -> int:
+        """The transition from state ``sid`` by ``item``; raises for an impossible event."""
+        event = _as_event(item, position)
+        state = self.states[sid]
+        if state.ns == PAST_ACE or state.ew == PAST_ACE:
+            # RULES.md §2: the match ends at once when a side passes A.
+            raise ScoringError("event_after_past_a", position=position, token=event.token)
+        deals = state.deals
+        if event.is_deal:
+            deals += 1
+            if self.max_deals is not None and deals > self.max_deals:
+                raise ScoringError(
+                    "too_many_deals", position=position, token=event.token, limit=self.max_deals
+                )
+        table = TableState(
+            state.ns, state.ew, state.on_stage, state.ns_a_failures, state.ew_a_failures
+        )
+        change = apply_event(table, event, self.a_rule, self.a_attempts)
+        after = change.state
+        resets = (
+            state.ns_resets + (change.reset_to_2 is Side.NS),
+            state.ew_resets + (change.reset_to_2 is Side.EW),
+        )
+        nid = self.state_id(
+            _State(
+                after.ns,
+                after.ew,
+                after.on_stage,
+                after.ns_a_failures,
+                after.ew_a_failures,
+                deals,
+                *resets,
+            )
+        )
+        self.rows[sid][item] = nid
+        return nid
+
+
+_MACHINES: dict[tuple[str, int, int | None], _Machine] = {}
+
+
+def _machine(rules: RuleSet) -> _Machine:
+    key = (rules.a_rule, rules.a_attempts, rules.max_deals)
+    machine = _MACHINES.get(key)
+    if machine is None:
+        machine = _MACHINES.setdefault(key, _Machine(*key))
+    return machine
+
+
 def score_match(
     events: Iterable[Event | str],
     rules: RuleSet,
@@ -116,37 +237,94 @@ def score_match(
     complete: bool = True,
 ) -> MatchResult:
     """Score one match. ``complete=False`` for a table still being played (no minimum number
-    of deals is required and the result is provisional)."""
-    start = start or Start()
-    try:
-        state = initial_state(start.ns, start.ew)
-    except RuleError as error:
-        raise ScoringError("bad_start", **error.params) from None
-    max_deals = rules.max_deals
+    of deals is required and the result is provisional).
+
+    The events run through the rules' state machine (``_Machine``): every transition is
+    ``rules.progression.apply_event``, computed once and remembered.
+    """
+    start = start or _DEFAULT_START
+    events = tuple(events)
+    machine = _machine(rules)
+    rows = machine.rows
+    sid = machine.start_ids.get((start.ns, start.ew))
+    if sid is None:
+        sid = machine.start_id(start.ns, start.ew)
+    for position, item in enumerate(events):
+        try:
+            nid = rows[sid].get(item)
+        except TypeError:  # an unhashable "token": let step() name it
+            nid = None
+        sid = machine.step(sid, item, position) if nid is None else nid
+    state = machine.states[sid]
+    table_ns, table_ew, deals = state.ns, state.ew, state.deals
+    passed_a = Side.NS if table_ns == PAST_ACE else (Side.EW if table_ew == PAST_ACE else None)
+    if complete and passed_a is None and end is None:
+        if rules.round_format == "deals" and deals < rules.deals_per_round:
+            raise ScoringError("too_few_deals", deals=deals, required=rules.deals_per_round)
+        if rules.round_format == "game":
+            raise ScoringError("game_not_finished", deals=deals)
+    finished = passed_a is not None or end is not None
     a_rule, a_attempts = rules.a_rule, rules.a_attempts
+    if end is not None and end.kind == FORFEIT:
+        # RULES.md §2 弃权: the present side gets the forfeit award, the absent side nothing.
+        award = rules.forfeit
+        ns_won = end.side is Side.EW
+        return MatchResult(
+            events, start, end, table_ns, table_ew, table_ns, table_ew, deals, passed_a, 0,
+            end.side.other,
+            award.jcf if ns_won else 0,
+            0 if ns_won else award.jcf,
+            award.cf if ns_won else 0,
+            0 if ns_won else award.cf,
+            0, 0, end.side, None, state.on_stage, True, a_rule, a_attempts,
+        )  # fmt: skip
+    # Levels only ever fall by a reset_to_2 (from A to 2), so what each side climbed is its
+    # net change plus what its resets took away.
+    ns_climbed = table_ns - start.ns + _RESET_DROP * state.ns_resets
+    ew_climbed = table_ew - start.ew + _RESET_DROP * state.ew_resets
+    ns_level, ew_level = table_ns, table_ew
+    penalty_loss = None
+    if end is not None:  # 判负
+        penalty_loss = end.side
+        if end.side is Side.NS:
+            ns_level, ew_level = penalty_loss_levels(table_ns, table_ew)
+            ew_climbed += max(0, ew_level - table_ew)  # the award is climbing too (升级数)
+        else:
+            ew_level, ns_level = penalty_loss_levels(table_ew, table_ns)
+            ns_climbed += max(0, ns_level - table_ns)
+    points = rules.match_points
+    if ns_level > ew_level:
+        jc = ns_level - ew_level
+        ahead, behind = rules.scale.points(jc)
+        winner, ns_jcf, ew_jcf, ns_cf, ew_cf = Side.NS, ahead, behind, points.win, points.loss
+    elif ew_level > ns_level:
+        jc = ew_level - ns_level
+        ahead, behind = rules.scale.points(jc)
+        winner, ns_jcf, ew_jcf, ns_cf, ew_cf = Side.EW, behind, ahead, points.loss, points.win
+    else:
+        jc = 0
+        ahead, behind = rules.scale.points(0)
+        winner, ns_jcf, ew_jcf, ns_cf, ew_cf = None, ahead, behind, points.draw, points.draw
+    return MatchResult(
+        events, start, end, table_ns, table_ew, ns_level, ew_level, deals, passed_a, jc, winner,
+        ns_jcf, ew_jcf, ns_cf, ew_cf, ns_climbed, ew_climbed, None, penalty_loss,
+        state.on_stage, finished, a_rule, a_attempts,
+    )  # fmt: skip
+
+
+def _replay(result: MatchResult) -> tuple[Step, ...]:
+    """The score sheet's rows, event by event, through ``rules.progression.apply_event``."""
+    state = initial_state(result.start.ns, result.start.ew)
     steps: list[Step] = []
     deals = 0
-    climbed = {Side.NS: 0, Side.EW: 0}
-    for position, item in enumerate(events):
+    for position, item in enumerate(result.events):
         event = _as_event(item, position)
-        if state.ns == PAST_ACE or state.ew == PAST_ACE:
-            # RULES.md §2: the match ends at once when a side passes A.
-            raise ScoringError("event_after_past_a", position=position, token=event.token)
         deal_number = None
         if event.is_deal:
             deals += 1
-            if max_deals is not None and deals > max_deals:
-                raise ScoringError(
-                    "too_many_deals", position=position, token=event.token, limit=max_deals
-                )
             deal_number = deals
-        side = event.beneficiary
-        before = state.level(side)
-        change = apply_event(state, event, a_rule, a_attempts)
+        change = apply_event(state, event, result.a_rule, result.a_attempts)
         state = change.state
-        after = state.level(side)
-        if after > before:
-            climbed[side] += after - before
         steps.append(
             Step(
                 position,
@@ -160,72 +338,10 @@ def score_match(
                 change.reset_to_2,
             )
         )
-    passed_a = state.passed_a
-    if complete and passed_a is None and end is None:
-        if rules.round_format == "deals" and deals < rules.deals_per_round:
-            raise ScoringError("too_few_deals", deals=deals, required=rules.deals_per_round)
-        if rules.round_format == "game":
-            raise ScoringError("game_not_finished", deals=deals)
-    return _result(tuple(steps), state, deals, climbed, start, end, rules)
+    return tuple(steps)
 
 
-def _result(
-    steps: tuple[Step, ...],
-    state: TableState,
-    deals: int,
-    climbed: dict[Side, int],
-    start: Start,
-    end: End | None,
-    rules: RuleSet,
-) -> MatchResult:
-    table_ns, table_ew = state.ns, state.ew
-    passed_a = state.passed_a
-    finished = passed_a is not None or end is not None
-    if end is not None and end.kind == FORFEIT:
-        # RULES.md §2 弃权: the present side gets the forfeit award, the absent side nothing.
-        present = end.side.other
-        award = rules.forfeit
-        ns_won = present is Side.NS
-        return MatchResult(
-            steps, start, end, table_ns, table_ew, table_ns, table_ew, deals, passed_a, 0,
-            present,
-            award.jcf if ns_won else 0,
-            0 if ns_won else award.jcf,
-            award.cf if ns_won else 0,
-            0 if ns_won else award.cf,
-            0, 0, end.side, None, state.on_stage, True,
-        )  # fmt: skip
-    ns_level, ew_level = table_ns, table_ew
-    penalty_loss = None
-    if end is not None:  # 判负
-        penalty_loss = end.side
-        offender_level, innocent_level = penalty_loss_levels(
-            state.level(end.side), state.level(end.side.other)
-        )
-        if end.side is Side.NS:
-            ns_level, ew_level = offender_level, innocent_level
-        else:
-            ns_level, ew_level = innocent_level, offender_level
-        # The award is climbing too (升级数 counts the recorded levels reached).
-        climbed[end.side.other] += max(0, innocent_level - state.level(end.side.other))
-    jc = abs(ns_level - ew_level)
-    ahead, behind = rules.scale.points(jc)
-    points = rules.match_points
-    if ns_level > ew_level:
-        winner, ns_jcf, ew_jcf, ns_cf, ew_cf = Side.NS, ahead, behind, points.win, points.loss
-    elif ew_level > ns_level:
-        winner, ns_jcf, ew_jcf, ns_cf, ew_cf = Side.EW, behind, ahead, points.loss, points.win
-    else:
-        winner, ns_jcf, ew_jcf, ns_cf, ew_cf = None, ahead, behind, points.draw, points.draw
-    return MatchResult(
-        steps, start, end, table_ns, table_ew, ns_level, ew_level, deals, passed_a, jc, winner,
-        ns_jcf, ew_jcf, ns_cf, ew_cf, climbed[Side.NS], climbed[Side.EW], None, penalty_loss,
-        state.on_stage, finished,
-    )  # fmt: skip
-
-
-def _outcome_result(won: bool, lost: bool) -> str:
-    return "win" if won else ("loss" if lost else "draw")
+_RESULTS = {Side.NS: ("win", "loss"), Side.EW: ("loss", "win"), None: ("draw", "draw")}
 
 
 def match_outcomes(
@@ -233,20 +349,29 @@ def match_outcomes(
 ) -> tuple[Outcome, Outcome]:
     """Each pair's view of one match, for the standings (TOURNAMENT_FILE.md: byes and forfeits
     count as wins or losses and add 0 to level_difference and upgrades)."""
-    kind = "forfeit" if result.forfeit else "played"
-    winner = result.winner
-    diff = result.level_difference
-    ns = Outcome(
-        round_number, ns_pair, ew_pair, kind,
-        _outcome_result(winner is Side.NS, winner is Side.EW),
-        result.ns_cf, result.ns_jcf, diff, 0 if result.forfeit else result.ns_upgrades,
+    ns_result, ew_result = _RESULTS[result.winner]
+    if result.forfeit:
+        return (
+            Outcome(
+                round_number, ns_pair, ew_pair, "forfeit", ns_result, result.ns_cf,
+                result.ns_jcf, 0, 0,
+            ),
+            Outcome(
+                round_number, ew_pair, ns_pair, "forfeit", ew_result, result.ew_cf,
+                result.ew_jcf, 0, 0,
+            ),
+        )  # fmt: skip
+    diff = result.ns_level - result.ew_level
+    return (
+        Outcome(
+            round_number, ns_pair, ew_pair, "played", ns_result, result.ns_cf, result.ns_jcf,
+            diff, result.ns_upgrades,
+        ),
+        Outcome(
+            round_number, ew_pair, ns_pair, "played", ew_result, result.ew_cf, result.ew_jcf,
+            -diff, result.ew_upgrades,
+        ),
     )  # fmt: skip
-    ew = Outcome(
-        round_number, ew_pair, ns_pair, kind,
-        _outcome_result(winner is Side.EW, winner is Side.NS),
-        result.ew_cf, result.ew_jcf, -diff, 0 if result.forfeit else result.ew_upgrades,
-    )  # fmt: skip
-    return ns, ew
 
 
 def bye_outcome(round_number: int, pair: int, rules: RuleSet) -> Outcome:

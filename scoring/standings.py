@@ -46,6 +46,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from operator import attrgetter, itemgetter
+from typing import NamedTuple
 
 __all__ = [
     "CRITERIA",
@@ -79,9 +80,10 @@ class StandingsError(ValueError):
         super().__init__(f"{code}: {detail}" if detail else code)
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """One pair's view of one round (a played match, a forfeit either way, or a bye)."""
+class Outcome(NamedTuple):
+    """One pair's view of one round (a played match, a forfeit either way, or a bye).
+
+    A NamedTuple (immutable) because the engine builds two per match for every refresh."""
 
     round: int
     pair: int

@@ -209,3 +209,39 @@ def test_properties_of_any_sequence(tokens, a_rule):
         previous = (step.ns_level, step.ew_level)
     if result.passed_a is not None:
         assert result.steps[-1].event.is_deal  # the match ended on the deal that passed A
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    events,
+    st.sampled_from(["continue", "reset_to_2"]),
+    st.integers(min_value=1, max_value=3),
+    st.sampled_from([(2, 2), (3, 2), (2, 4)]),
+)
+def test_the_state_machine_agrees_with_the_rules_event_by_event(tokens, a_rule, attempts, start):
+    # score_match runs remembered transitions; .steps replays rules.progression.apply_event.
+    rules = RuleSet(round_format="timed", a_rule=a_rule, a_attempts=attempts)
+    try:
+        result = score_match(tokens, rules, Start(*start))
+    except ScoringError:
+        return
+    levels = {Side.NS: start[0], Side.EW: start[1]}
+    climbed = {Side.NS: 0, Side.EW: 0}
+    for step in result.steps:
+        side = step.event.beneficiary
+        after = step.ns_level if side is Side.NS else step.ew_level
+        climbed[side] += max(0, after - levels[side])
+        levels = {Side.NS: step.ns_level, Side.EW: step.ew_level}
+    assert (levels[Side.NS], levels[Side.EW]) == (result.table_ns_level, result.table_ew_level)
+    assert (climbed[Side.NS], climbed[Side.EW]) == (result.ns_upgrades, result.ew_upgrades)
+    assert result.deals_played == sum(step.event.is_deal for step in result.steps)
+    if result.steps:
+        assert (
+            result.on_stage
+            is (
+                result.steps[-1].on_stage
+                if not result.steps[-1].event.is_deal
+                else result.steps[-1].event.beneficiary
+            )
+            or not result.steps[-1].event.is_deal
+        )
