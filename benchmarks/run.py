@@ -102,6 +102,29 @@ def run_section(module_name: str) -> tuple[str, float, bool]:
     return text, time.perf_counter() - start, True
 
 
+def replace_sections(path: Path, sections: Sequence[str], date: str) -> str:
+    """The report at ``path`` with the given sections replaced (matched by their "## " heading)
+    or appended, for ``--only``; the re-run date goes under each replaced section's heading."""
+    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    chunks: list[str] = []
+    for line in old.splitlines(keepends=True):
+        if line.startswith("## ") or not chunks:
+            chunks.append(line)
+        else:
+            chunks[-1] += line
+    for section in sections:
+        heading = section.splitlines()[0]
+        first, _, rest = section.partition("\n")
+        dated = f"{first}\n\n(re-run alone: {date.removeprefix('- date: ')})\n{rest}\n"
+        for index, chunk in enumerate(chunks):
+            if chunk.splitlines()[0] == heading:
+                chunks[index] = dated
+                break
+        else:
+            chunks.append("\n" + dated)
+    return "".join(chunks)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
     parser.add_argument("--only", nargs="*", default=None, help="run only these modules")
@@ -125,11 +148,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         timings.append(f"| `{module_name}` | {description} | {seconds:.0f} |")
         print("\n" + text.rstrip(), flush=True)
 
-    if not args.no_write and args.only is None:
+    if args.no_write:
+        return 0 if ok else 1
+    if args.only is None:
         body = [*header, "", "| section | what | run time (s) |", "|---|---|---:|", *timings]
-        OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-        OUTPUT.write_text("\n".join(body) + "\n\n" + "\n".join(sections), encoding="utf-8")
-        print(f"\nwrote {OUTPUT.relative_to(ROOT)}", file=sys.stderr)
+        text = "\n".join(body) + "\n\n" + "\n".join(sections)
+    else:
+        text = replace_sections(OUTPUT, sections, machine_facts()[0])
+    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
+    OUTPUT.write_text(text, encoding="utf-8")
+    print(f"\nwrote {OUTPUT.relative_to(ROOT)}", file=sys.stderr)
     return 0 if ok else 1
 
 
