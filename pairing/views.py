@@ -23,6 +23,7 @@ from pairing.forms import SwapForm, TableFilterForm
 from pairing.models import Round, Table
 from tournaments.models import Pair, Player, Tournament
 from tournaments.permissions import Role, role_required
+from tournaments.tables import cached_standings
 from tournaments.views import VISIBLE_ROUNDS, public_page
 
 TABLES_PER_PAGE = 100
@@ -183,15 +184,15 @@ def _rematches(rnd: Round, tables: list[Table]) -> set[int]:
 def round_control(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """A round for review: each table with both pairs' match points and the engine's reasons;
     rematches and same-unit tables flagged; swap, publish, finish, delete."""
-    from scoring.services import standings
-
     rnd = get_object_or_404(Round, tournament=tournament, number=number)
     form = TableFilterForm(request.GET or None)
     query = form.cleaned_data["q"] if form.is_valid() else ""
     paginator = Paginator(_tables(rnd, query), TABLES_PER_PAGE)
     page = paginator.get_page(request.GET.get("page"))
     tables = list(page.object_list)
-    before = {row.pair: row for row in standings(tournament, after_round=number - 1)}
+    # Only the rows of the pairs on this page (the standings may have 10,000).
+    numbers = {p.number for t in tables for p in (t.ns, t.ew) if p is not None}
+    before = cached_standings(tournament, after_round=number - 1).rows_of(numbers)
     rematch = _rematches(rnd, tables)
     rows = []
     for table in tables:

@@ -49,7 +49,13 @@ from tournaments.forms import (
 )
 from tournaments.models import Pair, Player, Tournament
 from tournaments.permissions import Role, organizer_required, role_required, roles_of
-from tournaments.tables import STANDINGS_PER_PAGE, AuditTable, StandingsData, StandingsTable
+from tournaments.tables import (
+    STANDINGS_PER_PAGE,
+    AuditTable,
+    StandingsData,
+    StandingsTable,
+    cached_standings,
+)
 
 PUBLIC_CACHE_SECONDS = 30
 PUBLIC_MAX_AGE = 15
@@ -322,8 +328,6 @@ def find(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 def _standings_context(
     request: HttpRequest, tournament: Tournament, per_page: int = STANDINGS_PER_PAGE
 ) -> dict[str, Any]:
-    from scoring.services import standings
-
     rounds = _visible_rounds(tournament)
     latest = rounds[-1].number if rounds else 0
     try:
@@ -331,7 +335,7 @@ def _standings_context(
     except ValueError:
         after = latest
     after = max(0, min(after, latest))
-    rows = standings(tournament, after_round=after)
+    rows = cached_standings(tournament, after_round=after)
     mine: set[int] = set()
     query = (request.GET.get("q") or "").strip()[:50]
     if request.GET.get("pair", "").isdigit():
@@ -340,7 +344,7 @@ def _standings_context(
         mine.update(p.number for p in search_pairs(tournament, query, limit=FIND_LIMIT))
     page = request.GET.get("page")
     if mine and not page:
-        index = next((i for i, row in enumerate(rows) if row.pair in mine), None)
+        index = rows.first_index(mine)
         if index is not None:
             page = str(index // per_page + 1)
     data = StandingsData(tournament, rows, mine)
@@ -441,12 +445,10 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
 @public_page
 def pair_detail(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """A pair's page: its standing and every round with the deals."""
-    from scoring.services import standings
-
     pair = get_object_or_404(
         _pairs_with_players(Pair.objects.filter(tournament=tournament)), number=number
     )
-    row = next((r for r in standings(tournament) if r.pair == pair.number), None)
+    row = cached_standings(tournament).rows_of([pair.number]).get(pair.number)
     return render(
         request,
         "tournaments/pair.html",
@@ -473,8 +475,6 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     picks the chunk of rows; after the last page the script loads ``next_url`` (the next chunk,
     or the first one again, which also refreshes the data).
     """
-    from scoring.services import standings
-
     rounds = _visible_rounds(tournament)
     current = rounds[-1] if rounds else None
     default = "pairings" if current and current.status == Round.Status.PUBLISHED else "standings"
@@ -501,7 +501,7 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
         items = [{"table": t} for t in tables]
     elif show == "standings":
-        rows = standings(tournament)
+        rows = cached_standings(tournament)
         total = len(rows)
         items = list(StandingsData(tournament, rows, set())[offset : offset + chunk])
     else:
