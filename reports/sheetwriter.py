@@ -57,10 +57,19 @@ def xml_text(value: str) -> str:
     return value
 
 
-def _string_cell(ref: str, value: str, style: str = "") -> str:
-    text = xml_text(value)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def escape_formula(value: str) -> str:
+    """Text a spreadsheet would read as a formula gets a leading apostrophe (OWASP)."""
+    return "'" + value if value.startswith(FORMULA_START) else value
+
+
+def _inline(value: str) -> str:
+    """The ``<is>`` part of an inline string cell (formula-escaped, XML-escaped)."""
+    text = xml_text(escape_formula(value))
     space = ' xml:space="preserve"' if text[:1].isspace() or text[-1:].isspace() else ""
-    return f'<c r="{ref}"{style} t="inlineStr"><is><t{space}>{text}</t></is></c>'
+    return f"<is><t{space}>{text}</t></is>"
 
 
 class StreamingWorkbook:
@@ -68,7 +77,7 @@ class StreamingWorkbook:
     workbook parts. Use as a context manager."""
 
     def __init__(self, target: BinaryIO) -> None:
-        self._zip = zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=6)
+        self._zip = zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=1)
         self._titles: list[str] = []
 
     def __enter__(self) -> StreamingWorkbook:
@@ -85,7 +94,8 @@ class StreamingWorkbook:
         widths: Sequence[float] = (),
     ) -> int:
         """One sheet: a bold shaded header row, frozen; ``rows`` of numbers, strings or None.
-        Returns the number of data rows written."""
+        Text that would read as a formula is escaped (``escape_formula``). Returns the number of
+        data rows written."""
         index = len(self._titles) + 1
         self._titles.append(title[:31])
         columns = max(len(headers), len(widths))
@@ -108,8 +118,11 @@ class StreamingWorkbook:
                 buffer.append("</cols>")
             buffer.append("<sheetData>")
             head = "".join(
-                _string_cell(f"{letters[i]}1", str(h), ' s="1"') for i, h in enumerate(headers)
+                f'<c r="{letters[i]}1" s="1" t="inlineStr">{_inline(str(h))}</c>'
+                for i, h in enumerate(headers)
             )
+            # A thousand tables repeat the same few hundred texts ("南北", "二游", names …).
+            inline: dict[str, str] = {}
             buffer.append(f'<row r="1">{head}</row>')
             row_number = 1
             for row in rows:
@@ -124,7 +137,11 @@ class StreamingWorkbook:
                     elif isinstance(value, int | float):
                         cells.append(f'<c r="{ref}"><v>{value!r}</v></c>')
                     else:
-                        cells.append(_string_cell(ref, str(value)))
+                        text = value if isinstance(value, str) else str(value)
+                        part = inline.get(text)
+                        if part is None:
+                            part = inline[text] = _inline(text)
+                        cells.append(f'<c r="{ref}" t="inlineStr">{part}</c>')
                 buffer.append(f'<row r="{row_number}">{"".join(cells)}</row>')
                 if len(buffer) >= 2000:
                     raw.write("".join(buffer).encode())

@@ -13,7 +13,7 @@ apostrophe (OWASP "CSV injection"); numbers stay numbers.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, BinaryIO
 
 from openpyxl import Workbook as XlsxWorkbook
@@ -30,9 +30,8 @@ from .rows import (
     Standings,
     Workbook,
 )
-from .sheetwriter import StreamingWorkbook
+from .sheetwriter import StreamingWorkbook, escape_formula
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 HEADER_FONT = Font(bold=True)
 HEADER_FILL = PatternFill("solid", fgColor="E6E6E6")
 HEADER_ALIGN = Alignment(horizontal="center", vertical="center", wrap_text=True)
@@ -42,20 +41,14 @@ REGISTRATION_HEADERS = ("序号", "单位", "牌手1", "牌手2", "牌手1联系
 
 
 def escape(value: Any) -> Any:
-    """A text cell that would be read as a formula gets a leading apostrophe."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
+    """A text cell that would be read as a formula gets a leading apostrophe (the export's
+    writer applies it to every text cell)."""
+    return escape_formula(value) if isinstance(value, str) else value
 
 
 def display_width(text: str) -> int:
     """Column width units: a CJK (wide) character counts two, others one."""
     return sum(2 if ord(ch) > 0x2E7F else 1 for ch in text)
-
-
-def _escaped(rows: Iterable[Sequence[Any]]) -> Iterable[list[Any]]:
-    for row in rows:
-        yield [escape(v) for v in row]
 
 
 def _width(header: str, least: int) -> int:
@@ -221,30 +214,30 @@ def render_workbook(doc: Workbook, target: BinaryIO | None = None) -> bytes:
         units = [line.pair.unit for line in doc.standings.lines]
         widths = [6, 6, _hint(names), _hint(units)]
         widths += [_width(col.label, 8) for col in doc.standings.columns] + [5, 5, 5, 6, 12]
-        book.add_sheet("排名", headers, _escaped(rows), widths)
+        book.add_sheet("排名", headers, rows, widths)
         for number, lines in doc.rounds:
             w_names = _hint(line.ns.names for line in lines[:500])
             w_units = _hint(line.ns.unit for line in lines[:500])
             widths = [6, 8, w_names, w_units, 8, w_names, w_units, 8, 12, 12, 6, 10, 10, 8, 8, 10]
-            book.add_sheet(f"第{number}轮", RESULT_HEADERS, _escaped(result_rows(lines)), widths)
+            book.add_sheet(f"第{number}轮", RESULT_HEADERS, result_rows(lines), widths)
         book.add_sheet(
             "牌局",
             DEAL_HEADERS,
-            _escaped(deal_rows(doc.deals)),
+            deal_rows(doc.deals),
             [6, 6, 8, 8, 6, 8, 8, 8, 6, 8, 8, 14, 12],
         )
         penalties = doc.penalties.lines
         book.add_sheet(
             "判罚",
             PENALTY_HEADERS,
-            _escaped(penalty_rows(doc.penalties)),
+            penalty_rows(doc.penalties),
             [6, 6, 6, 20, 10, 10, 6, 8, _hint(p.reason for p in penalties), 10, 17],
         )
         regs = doc.registrations
         book.add_sheet(
             "报名",
             REGISTRATION_EXPORT_HEADERS,
-            _escaped(registration_rows(regs)),
+            registration_rows(regs),
             [6, _hint(r.unit for r in regs), 12, 12, 16, 16, 8],
         )
     return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""
