@@ -253,3 +253,25 @@ def test_printed_qr_codes_scan_back_to_the_entry_links(tmp_path: Path) -> None:
         )
         decoded.append(out.stdout.strip())
     assert decoded == urls
+
+
+def test_progress_bar_draws_in_place_on_a_terminal_and_stays_quiet_in_logs() -> None:
+    from reports.management.commands._progress import ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    bar = ProgressBar("记分表", terminal)
+    for done in range(1, 1001):
+        bar(done, 1000)
+    bar.finish(1000, 1000)
+    out = terminal.getvalue()
+    assert out.startswith("\r记分表 [") and out.endswith("\n")
+    assert " 1000/1000  100%" in out
+    assert out.count("\r") < 100  # redrawn at most ten times a second, not per sheet
+    log = io.StringIO()
+    quiet = ProgressBar("记分表", log)
+    quiet(1, 2)
+    assert log.getvalue() == ""
