@@ -199,7 +199,9 @@ class PenaltyForm(forms.Form):
         ("level_award", _("升级调整")),
     ]
 
-    pair = forms.ModelChoiceField(label=_("受罚对"), queryset=Pair.objects.none())
+    pair = forms.ModelChoiceField(label=_("受罚对"), queryset=Pair.objects.none(), required=False)
+    # The round page of a big event types the pair's number instead of a 10,000-line list.
+    pair_number = forms.IntegerField(label=_("受罚对（对号）"), min_value=1, required=False)
     kind = forms.ChoiceField(label=_("类别"), choices=KIND_CHOICES)
     deal = forms.IntegerField(label=_("第几副"), min_value=1, max_value=99, required=False)
     jcf = forms.DecimalField(
@@ -217,14 +219,29 @@ class PenaltyForm(forms.Form):
     table = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     next = forms.CharField(max_length=500, required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args: Any, pairs: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, pairs: Any = None, by_number: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
+        self.by_number = by_number
         if pairs is not None:
             self.fields["pair"].queryset = pairs
         self.fields["pair"].label_from_instance = lambda pair: str(pair)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        if data.get("pair") is None and "pair" not in self.errors:
+            number = data.get("pair_number")
+            pair = None
+            if number is not None:
+                pair = self.fields["pair"].queryset.filter(number=number).first()
+                if pair is None:
+                    raise forms.ValidationError(
+                        _("第%(n)s对不在本轮"), code="pair_not_here", params={"n": number}
+                    )
+            elif "pair_number" not in self.errors:
+                raise forms.ValidationError(_("请选择受罚对"), code="pair_required")
+            data["pair"] = pair
         if data.get("kind") == "deduction":
             if not data.get("jcf"):
                 raise forms.ValidationError(

@@ -553,3 +553,80 @@ def test_a_timed_round_can_be_closed_before_the_deal_limit(cast: dict[str, Any])
     html = client_for(cast["referee"]).get(table_url(table)).content.decode()
     assert 'data-testid="submit"' in html and 'data-testid="tap-NS3"' in html
     assert 'data-testid="deals">3<' in html
+
+
+def test_dashboard_pages_keep_filters_and_count_the_whole_round(
+    cast: dict[str, Any], monkeypatch: Any
+) -> None:
+    """A page shows TABLES_PER_PAGE tables; the progress, the counts and every filter cover
+    the whole round, whatever page is shown."""
+    from scoring import views as scoring_views
+
+    monkeypatch.setattr(scoring_views, "TABLES_PER_PAGE", 3)
+    t = build_tournament(
+        cast["organizer"], cast["chief"], [cast["referee"], cast["referee2"]], n_pairs=20
+    )
+    rnd = next_round(t, cast["organizer"])
+    tables = list(rnd.tables.filter(is_bye=False).order_by("number"))
+    assert len(tables) == 10
+    for table in tables[::2]:  # 5 confirmed: tables 1, 3, 5, 7, 9
+        table = enter_tokens(table, EIGHT, cast["referee"])
+        scoring_services.confirm_table(table, cast["referee2"], table.version)
+    enter_tokens(tables[9], ["NS3"], cast["referee2"])  # table 10: in progress, not "mine"
+    client = client_for(cast["referee"])
+    url = reverse("scoring:round_dashboard", args=[t.slug, 1])
+    first = client.get(url)
+    assert [row["table"].number for row in first.context["rows"]] == [1, 2, 3]
+    html = first.content.decode()
+    assert "5/10 已确认" in html and 'data-testid="pages"' in html
+    assert 'href="?show=all&amp;page=2"' in html
+    last = client.get(url + "?page=4")
+    assert [row["table"].number for row in last.context["rows"]] == [10]
+    assert "5/10 已确认" in last.content.decode()
+    assert last.context["rows"][0]["status"] == "in_progress"
+    summary = {s["status"]: s["count"] for s in last.context["summary"]}
+    assert summary == {
+        "not_started": 4,
+        "in_progress": 1,
+        "entered": 0,
+        "confirmed": 5,
+        "problem": 0,
+    }
+    unconfirmed = client.get(url + "?show=unconfirmed&page=2")
+    assert [row["table"].number for row in unconfirmed.context["rows"]] == [8, 10]
+    assert 'href="?show=unconfirmed&amp;page=1"' in unconfirmed.content.decode()
+    mine = client.get(url + "?show=mine&page=2")
+    assert [row["table"].number for row in mine.context["rows"]] == [7, 9]
+    assert client.get(url + "?page=99").context["rows"][0]["table"].number == 10
+    assert client.get(url + "?page=abc").context["rows"][0]["table"].number == 1
+    # The rules change behind everybody's back: the confirmed 8-deal sheets are problems now,
+    # found across the whole round and counted once (as problems, no longer as confirmed).
+    Tournament.objects.filter(pk=t.pk).update(settings={**t.settings, "deals_per_round": 6})
+    problem = client.get(url + "?show=problem&page=2")
+    assert [row["table"].number for row in problem.context["rows"]] == [7, 9]
+    assert all(row["status"] == "problem" for row in problem.context["rows"])
+    summary = {s["status"]: s["count"] for s in problem.context["summary"]}
+    assert summary["problem"] == 5 and summary["confirmed"] == 0
+    assert "0/10 已确认" in problem.content.decode()
+    unconfirmed = client.get(url + "?show=unconfirmed")
+    assert (
+        len(unconfirmed.context["rows"]) == 3 and unconfirmed.context["page"].paginator.count == 10
+    )
+    assert_valid_html(problem.content.decode())
+
+
+def test_round_page_penalty_by_pair_number(cast: dict[str, Any], table: Table) -> None:
+    """The round page asks for the pair's number (no list of every pair of a big event)."""
+    client = client_for(cast["referee"])
+    slug = table.round.tournament.slug
+    html = client.get(reverse("scoring:round_dashboard", args=[slug, 1])).content.decode()
+    assert 'name="pair_number"' in html and '<select name="pair"' not in html
+    url = reverse("scoring:penalty_new", args=[slug])
+    data = {"round": 1, "kind": "warning", "reason": "喧哗"}
+    response = post(client, url, {**data, "pair_number": 999})
+    assert any("不在本轮" in m for m in page_messages(response))
+    response = post(client, url, data)
+    assert any("请选择受罚对" in m for m in page_messages(response))
+    assert not Penalty.objects.exists()
+    post(client, url, {**data, "pair_number": table.ew.number})
+    assert Penalty.objects.get().pair == table.ew
