@@ -99,6 +99,11 @@ def run_section(module_name: str) -> tuple[str, float, bool]:
         print(trace, file=sys.stderr)
         last = trace.strip().splitlines()[-1]
         return f"## `{module_name}`\n\nFailed: `{last}`\n", time.perf_counter() - start, False
+    start_mark = getattr(module, "START_MARK", None)
+    end_mark = getattr(module, "END_MARK", None)
+    if start_mark and end_mark:
+        # A section its module also writes itself (benchmarks.loadtest) keeps its markers.
+        text = f"{start_mark}\n{text.strip()}\n{end_mark}\n"
     return text, time.perf_counter() - start, True
 
 
