@@ -31,6 +31,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("pairing.bench", "Swiss pairing engine (pure)"),
     ("benchmarks.tournament_db", "import, standings from the database, pair_round (issue 4)"),
     ("tournaments.bench_web", "web pages at size"),
+    ("scoring.bench_web", "referee dashboard at size"),
     ("reports.bench", "printing and exports"),
     ("benchmarks.loadtest", "load test (from the last `make loadtest`)"),
 )
