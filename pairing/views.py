@@ -13,7 +13,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -21,9 +21,9 @@ from django.views.decorators.http import require_POST
 
 from pairing.forms import SwapForm, TableFilterForm
 from pairing.models import Round, Table
-from tournaments.models import Pair, Player, Tournament
+from tournaments.models import Pair, Tournament
 from tournaments.permissions import Role, role_required
-from tournaments.tables import cached_standings
+from tournaments.tables import cached_standings, names_by_pair
 from tournaments.views import VISIBLE_ROUNDS, public_page
 
 TABLES_PER_PAGE = 100
@@ -44,10 +44,12 @@ def _tables(rnd: Round, query: str = "") -> Any:
             condition |= Q(number=number) | Q(ns__number=number) | Q(ew__number=number)
         ids = Table.objects.filter(round=rnd).filter(condition).values("pk")
         tables = tables.filter(pk__in=ids)
-    return tables.select_related("ns__unit", "ew__unit").prefetch_related(
-        Prefetch("ns__players", queryset=Player.objects.order_by("position")),
-        Prefetch("ew__players", queryset=Player.objects.order_by("position")),
-    )
+    return tables.select_related("ns__unit", "ew__unit")
+
+
+def _names(tables: list[Table]) -> dict[int, str]:
+    """The players' names of every pair on the page by pair id (one query)."""
+    return names_by_pair({pid for t in tables for pid in (t.ns_id, t.ew_id) if pid is not None})
 
 
 def _progress(rnd: Round) -> dict[str, int]:
@@ -90,6 +92,10 @@ def round_public(request: HttpRequest, tournament: Tournament, number: int) -> H
     query = form.cleaned_data["q"] if form.is_valid() else ""
     paginator = Paginator(_tables(rnd, query), TABLES_PER_PAGE)
     page = paginator.get_page(request.GET.get("page"))
+    tables = list(page.object_list)
+    # Labels looked up once: get_entry_status_display() rebuilds the choices dict on each call.
+    labels = {value: str(label) for value, label in Table.EntryStatus.choices}
+    rows = [{"table": t, "status": labels.get(t.entry_status, t.entry_status)} for t in tables]
     others = list(
         Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
         .order_by("number")
@@ -103,6 +109,8 @@ def round_public(request: HttpRequest, tournament: Tournament, number: int) -> H
             "nav": "rounds",
             "round": rnd,
             "page": page,
+            "rows": rows,
+            "names": _names(tables),
             "form": form,
             "query": query,
             "numbers": others,
@@ -218,6 +226,7 @@ def round_control(request: HttpRequest, tournament: Tournament, number: int) -> 
             "nav": "round_control",
             "round": rnd,
             "rows": rows,
+            "names": _names(tables),
             "page": page,
             "form": form,
             "query": query,
