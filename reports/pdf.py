@@ -89,6 +89,14 @@ def _text(
     bold: bool = False,
 ) -> None:
     """Draw one line. ``bold`` strokes the glyph outlines: the CID font has no bold face."""
+    batch: _TextBatch | None = getattr(c, "_text_batch", None)
+    if batch is not None and not bold:
+        if align == "center":
+            x -= text_width(text, size) / 2
+        elif align == "right":
+            x -= text_width(text, size)
+        batch.add(x, y, text, size, color)
+        return
     c.setFillColor(color)
     c.setFont(FONT, size)
     if bold:
@@ -101,6 +109,9 @@ def _text(
         start = x - w / 2 if align == "center" else x - w if align == "right" else x
         t.setTextOrigin(start, y)
         t.textOut(text)
+        # The render mode is graphics state, not text-object state: reset it, or every later
+        # line on the page would be stroked too.
+        t.setTextRenderMode(0)
         c.drawText(t)
         return
     if align == "center":
@@ -108,6 +119,38 @@ def _text(
     elif align == "right":
         x -= text_width(text, size)
     c.drawString(x, y, text)
+
+
+class _TextBatch:
+    """Plain lines collected into one text object: one BT…ET per page instead of one per line,
+    font and colour set only when they change (a filled sheet has about seventy values)."""
+
+    def __init__(self, c: Canvas) -> None:
+        self.text = c.beginText()
+        self.size: float | None = None
+        self.color: Color | None = None
+
+    def add(self, x: float, y: float, line: str, size: float, color: Color) -> None:
+        if size != self.size:
+            self.text.setFont(FONT, size)
+            self.size = size
+        if color is not self.color:
+            self.text.setFillColor(color)
+            self.color = color
+        self.text.setTextOrigin(x, y)
+        self.text.textOut(line)
+
+
+@contextmanager
+def _batched_text(c: Canvas) -> Iterator[None]:
+    """Within the block, ``_text`` (not bold) goes into one text object drawn at the end."""
+    batch = _TextBatch(c)
+    c._text_batch = batch  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        c._text_batch = None  # type: ignore[attr-defined]
+        c.drawText(batch.text)
 
 
 def _cell_text(
@@ -544,7 +587,8 @@ def draw_scoresheet(
             _draw_frame(c, lay, sheet, printed_at)
             c.endForm()
         c.doForm(name)
-    _draw_values(c, lay, sheet)
+    with _batched_text(c):
+        _draw_values(c, lay, sheet)
 
 
 def _canvas(target: BinaryIO, title: str, pagesize: tuple[float, float] = A4) -> Canvas:
