@@ -11,7 +11,7 @@ What it does (issue 7 "Load"), bounded in time and in requests:
    (South taps 8 deals, submits, West confirms with the pair code), even tables on the referee
    pages (one referee enters and submits, a second referee confirms), ``LOAD_CONCURRENCY`` tables
    at a time, while ``LOAD_PLAYERS`` (300) anonymous players poll the standings and "find my
-   table" every ``LOAD_THINK`` seconds or so;
+   table" every ``LOAD_THINK`` (10) seconds or so;
 4. stops when every table is confirmed or after ``LOAD_SECONDS`` (300) or ``LOAD_MAX_REQUESTS``;
 5. reports requests per second, p50/p95/p99 per kind of request, errors (HTTP ≥ 400, transport
    errors, and pages that came back with an error message), and then verifies in the database
@@ -19,9 +19,10 @@ What it does (issue 7 "Load"), bounded in time and in requests:
    lost, nothing doubled — and that no other table changed.
 
 A short run: ``LOAD_TABLES=60 LOAD_PLAYERS=40 LOAD_SECONDS=40 make loadtest`` (under a minute).
-Results go to ``benchmarks/results/loadtest.json``; ``markdown_report()`` turns the last one into
-the "Load" section of docs/benchmarks.md (``benchmarks/run.py``). Exit status 1 when any error,
-lost or doubled deal was seen.
+A full run writes its figures into the "Load" section of docs/benchmarks.md (between markers,
+nothing else in the file is touched; a short run only prints them unless ``LOAD_RECORD=1``);
+``markdown_report()`` returns that section for ``benchmarks/run.py``. Exit status 1 when any
+error, lost or doubled deal was seen.
 
 Needs PostgreSQL (``LOAD_DATABASE_URL``, default ``postgres://postgres@127.0.0.1:5432``: the
 server, without a database name). Touches nothing but its own database, its own gunicorn and its
@@ -31,7 +32,6 @@ own temporary directory.
 from __future__ import annotations
 
 import http.client
-import json
 import os
 import queue
 import random
@@ -52,7 +52,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results" / "loadtest.json"
+REPORT = ROOT / "docs" / "benchmarks.md"
+# Our section of docs/benchmarks.md lives between these markers; everything else is left alone.
+START_MARK = "<!-- loadtest:start (written by make loadtest) -->"
+END_MARK = "<!-- loadtest:end -->"
 
 # Valid 8-deal matches (no side passes A): the server's engine accepts each of them.
 SHEETS = (
@@ -64,7 +67,7 @@ SHEETS = (
 SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘"
 GIVEN = "伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂英华玉兰萍红鹏辉建国志文斌宇浩凯健俊帆"
 REFEREES = 24
-PASSWORD = "load-test-" + secrets.token_hex(8)  # lives only as long as the load database
+PASSWORD = secrets.token_urlsafe(16)  # random per run; lives only as long as the load database
 
 
 def env_int(name: str, default: int) -> int:
@@ -85,7 +88,7 @@ class Config:
     pairs: int = field(default_factory=lambda: env_int("LOAD_PAIRS", 0))
     workers: int = field(default_factory=lambda: env_int("LOAD_WORKERS", 4))
     concurrency: int = field(default_factory=lambda: env_int("LOAD_CONCURRENCY", 0))
-    think: float = field(default_factory=lambda: env_float("LOAD_THINK", 5.0))
+    think: float = field(default_factory=lambda: env_float("LOAD_THINK", 10.0))
     max_requests: int = field(default_factory=lambda: env_int("LOAD_MAX_REQUESTS", 200_000))
     db: str = field(default_factory=lambda: os.environ.get("LOAD_DB", "gt_load"))
     server: str = field(
@@ -529,7 +532,7 @@ def player(rec: Recorder, port: int, slug: str, names: list[str], seed: int) -> 
         rec.stop.wait(rng.uniform(0.5, 1.5) * rec_think(rec))
 
 
-_THINK = {"seconds": 5.0}
+_THINK = {"seconds": 10.0}
 
 
 def rec_think(rec: Recorder) -> float:
@@ -749,18 +752,15 @@ def text_report(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def markdown_report() -> str:
-    """The "Load" section for docs/benchmarks.md, from the last ``make loadtest`` run."""
-    if not RESULTS.exists():
-        return "## Load (`make loadtest`)\n\nNot run yet on this machine.\n"
-    result = json.loads(RESULTS.read_text(encoding="utf-8"))
+def render_markdown(result: dict[str, Any]) -> str:
+    """The "Load" section for docs/benchmarks.md from one run's result."""
     c, v = result["config"], result["verification"]
     out = [
         "## Load (`make loadtest`)",
         "",
         f"{result['when']}, {result['machine']}; PostgreSQL, gunicorn {c['workers']} sync workers "
         f"(`deploy/gunicorn.conf.py`, `DEBUG=0`), Redis cache: {'yes' if c['redis'] else 'no'}; "
-        "server, database and clients all on the same machine, loopback only.",
+        "server, database and load generator all on the same machine, loopback only.",
         "",
         f"A {c['pairs']}-pair tournament; {c['tables']} tables of round 1 enter 8 deals each and "
         "confirm through the real pages (odd tables: the table-side link, South enters and West "
@@ -785,13 +785,36 @@ def markdown_report() -> str:
     return "\n".join(out)
 
 
+def markdown_report() -> str:
+    """The "Load" section of docs/benchmarks.md as recorded by the last full ``make loadtest``
+    (for ``benchmarks/run.py``, which may rebuild the file around it)."""
+    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else ""
+    if START_MARK in text and END_MARK in text:
+        return text.split(START_MARK, 1)[1].split(END_MARK, 1)[0].strip() + "\n"
+    return "## Load (`make loadtest`)\n\nNot recorded yet: run `make loadtest`.\n"
+
+
+def record(section: str) -> None:
+    """Put ``section`` between our markers in docs/benchmarks.md (appended the first time)."""
+    block = f"{START_MARK}\n{section.strip()}\n{END_MARK}"
+    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else "# Benchmarks\n"
+    if START_MARK in text and END_MARK in text:
+        head, rest = text.split(START_MARK, 1)
+        text = head + block + rest.split(END_MARK, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    REPORT.write_text(text, encoding="utf-8")
+
+
 def main() -> int:
     config = Config()
     result = run(config)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
     print(text_report(result), flush=True)
     good = ok(result)
+    full = config.tables >= 500 and config.players >= 300
+    if os.environ.get("LOAD_RECORD", "1" if full else "0") == "1":
+        record(render_markdown(result))
+        print(f"loadtest: figures recorded in {REPORT.relative_to(ROOT)}")
     print("loadtest: " + ("OK (0 errors, nothing lost, nothing doubled)" if good else "FAILED"))
     return 0 if good else 1
 
