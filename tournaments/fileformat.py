@@ -22,6 +22,7 @@ round's ``seed`` (the seed its draw used) and a table's ``entry`` (``open``/``en
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
@@ -266,16 +267,41 @@ def _side(value: Any) -> Side | None:
     return None
 
 
+class _NotFinite(ValueError):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 overflows to infinity
+        raise _NotFinite(text)
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise _NotFinite(text)  # NaN, Infinity, -Infinity: not JSON (RFC 8259), json accepts them
+
+
 def load_json(text: str | bytes) -> Any:
-    """Decode a file's text; malformed JSON becomes a ``TournamentFileError`` with the place."""
+    """Decode a file's text; malformed JSON becomes a ``TournamentFileError`` with the place.
+
+    Stricter than ``json.loads``: ``NaN``/``Infinity`` and numbers too large for a float are
+    refused (they could not be written back as JSON), and so is absurdly deep nesting.
+    """
     try:
-        return json.loads(text)
+        return json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
     except UnicodeDecodeError as error:
         problem = FileProblem("not_utf8", {"position": error.start + 1})
         raise TournamentFileError([problem]) from None
     except json.JSONDecodeError as error:
         params = {"line": error.lineno, "column": error.colno, "detail": error.msg}
         raise TournamentFileError([FileProblem("malformed_json", params)]) from None
+    except _NotFinite as error:
+        raise TournamentFileError([FileProblem("not_finite", {"value": error.text})]) from None
+    except RecursionError:
+        raise TournamentFileError([FileProblem("too_deep")]) from None
 
 
 def dumps(data: Mapping[str, Any]) -> str:

@@ -30,6 +30,8 @@ MESSAGES: dict[str, Any] = {
     # The file as a whole (TOURNAMENT_FILE.md "Shape")
     "malformed_json": _("文件不是有效的 JSON（第%(line)s行第%(column)s列：%(detail)s）"),
     "not_utf8": _("文件不是 UTF-8 编码（第%(position)s个字节）"),
+    "not_finite": _("数值“%(value)s”无效（不是有限的数）"),
+    "too_deep": _("文件嵌套层数过多，不是锦标赛文件"),
     "not_an_object": _("这里应是一个 JSON 对象"),
     "invalid_file": _("文件有错误"),
     "unknown_key": _("未知的键“%(key)s”"),

@@ -113,6 +113,21 @@ def test_malformed_json_names_line_and_column():
     assert problem.params["line"] == 2
 
 
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        (b'{"version": NaN}', "not_finite"),
+        (b'{"version": 1e400}', "not_finite"),
+        (b"[" * 100_000, "too_deep"),
+        (b"\xff\xfe{", "not_utf8"),
+    ],
+)
+def test_load_json_refuses_what_json_lets_through(raw, code):
+    with pytest.raises(TournamentFileError) as caught:
+        load_json(raw)
+    assert caught.value.problems[0].code == code
+
+
 def test_not_an_object():
     assert problems_of([1, 2])[0].code == "not_an_object"
 
