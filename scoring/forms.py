@@ -50,6 +50,19 @@ class DealForm(EventForm):
         return token
 
 
+class FoulForm(VersionForm):
+    """犯规 (RULES.md §3): the offending side; the deal ends, the other side +3, and the 犯规
+    penalty is recorded for the offending pair in the same step."""
+
+    side = forms.ChoiceField(label=_("犯规方"), choices=SIDE_CHOICES)
+    reason = forms.CharField(
+        label=_("犯规原因（可选）"),
+        max_length=1000,
+        required=False,
+        widget=forms.TextInput(attrs={"placeholder": _("例如：看牌、越序出牌")}),
+    )
+
+
 class AwardForm(VersionForm):
     """升级调整 (RULES.md §3): a referee awards a side +N levels."""
 

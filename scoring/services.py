@@ -622,6 +622,50 @@ def record_penalty(
     return penalty
 
 
+def record_foul(
+    table: Table,
+    side: str | Side,
+    user: Any,
+    expected_version: int | None,
+    reason: str = "",
+    deal: int | None = None,
+) -> tuple[Table, Penalty]:
+    """犯规 in one step (RULES.md §3): the current deal ends, scored as 双下 for the innocent side
+    (the ``foul:<side>`` event, +3 to the other side), and the 犯规 penalty record for the
+    offending pair — both in ONE transaction, or neither.
+
+    Lock order as in ``penalties.apply_escalation`` (the pair, then the table) so the two can
+    never deadlock; the table's compare-and-swap on ``expected_version`` (inside
+    ``enter_event``) turns a stale page into a ``ConflictError`` that rolls everything back.
+    ``deal`` defaults to the deal the foul ended. Returns the table (its new version) and the
+    penalty; the escalation suggestion counts the new foul at once (two fouls → 判负).
+    """
+    side_text = str(side or "").upper()
+    if side_text not in (Side.NS.value, Side.EW.value):
+        raise ServiceError("bad_end_side", value=side)
+    with transaction.atomic():
+        offender_id = table.ns_id if side_text == Side.NS.value else table.ew_id
+        if offender_id is None:
+            raise ServiceError("table_is_bye")
+        Pair.objects.select_for_update().get(pk=offender_id)
+        locked = enter_event(table, f"foul:{side_text}", user, expected_version, Via.REFEREE)
+        offender = locked.ns if side_text == Side.NS.value else locked.ew
+        if deal is None:
+            # The foul is the last event; it ended the n-th deal (awards are not deals).
+            deal = sum(1 for token in table_tokens(locked) if parse_event(token).is_deal)
+        penalty = record_penalty(
+            locked.round.tournament,
+            offender,
+            Penalty.Kind.FOUL,
+            user,
+            reason=(reason or "").strip(),
+            round=locked.round,
+            table=locked,
+            deal=deal,
+        )
+    return locked, penalty
+
+
 # --------------------------------------------------------------------------------------------
 # Standings
 

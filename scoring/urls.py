@@ -21,6 +21,7 @@ urlpatterns = [
     ),
     path(TABLE, views.table_page, name="table"),
     path(TABLE + "event/", views.table_event, name="table_event"),
+    path(TABLE + "foul/", views.table_foul, name="table_foul"),
     path(TABLE + "award/", views.table_award, name="table_award"),
     path(TABLE + "undo/", views.table_undo, name="table_undo"),
     path(TABLE + "start/", views.table_start, name="table_start"),

@@ -44,6 +44,7 @@ from scoring.forms import (
     EndForm,
     EscalationForm,
     EventForm,
+    FoulForm,
     LatenessForm,
     PairCodeForm,
     PenaltyFilterForm,
@@ -58,6 +59,7 @@ from scoring.services import (
     correct_result,
     enter_event,
     mark_entered,
+    record_foul,
     record_penalty,
     set_end,
     set_start_levels,
@@ -756,7 +758,7 @@ def _round_pairs(rnd: Round) -> QuerySet[Pair]:
 
 def _table_urls(tournament: Tournament, table: Table) -> dict[str, str]:
     args = [tournament.slug, table.round.number, table.number]
-    names = ("event", "award", "undo", "start", "end", "submit", "confirm", "correct")
+    names = ("event", "foul", "award", "undo", "start", "end", "submit", "confirm", "correct")
     urls = {name: reverse(f"scoring:table_{name}", args=args) for name in names}
     urls["page"] = reverse("scoring:table", args=args)
     urls["round"] = reverse("scoring:round_dashboard", args=args[:2])
@@ -822,6 +824,7 @@ def table_page(
             "penalties": penalties,
             "suggestions": suggestions,
             "award_form": AwardForm(initial=version, auto_id="award_%s"),
+            "foul_form": FoulForm(initial=version, auto_id="foul_%s"),
             "lateness_form": LatenessForm(initial=version, auto_id="late_%s"),
             "end_form": EndForm(
                 initial={**version, "kind": obj.end_kind, "side": obj.end_side}, auto_id="end_%s"
@@ -879,6 +882,28 @@ def table_event(
             t, f.cleaned_data["token"], request.user, f.cleaned_data["version"], Via.REFEREE
         ),
         "",
+    )
+
+
+@require_POST
+@referee_required
+def table_foul(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """犯规 in one step: the deal ends (the other side +3) and the 犯规 penalty is recorded for
+    the offending pair (RULES.md §3), both or neither."""
+
+    def call(t: Table, f: Any) -> None:
+        record_foul(
+            t,
+            f.cleaned_data["side"],
+            request.user,
+            f.cleaned_data["version"],
+            reason=f.cleaned_data["reason"],
+        )
+
+    return _table_action(
+        request, tournament, number, table, FoulForm, call, _("已记录犯规，并记入判罚")
     )
 
 

@@ -106,3 +106,88 @@ def test_an_escalated_foul_scores_at_the_table(round1, referee) -> None:
     apply_escalation(pair, round1, referee, table=table, expected_version=table.version)
     table = Table.objects.get(pk=table.pk)
     assert (table.end_kind, table.end_side) == ("penalty_loss", "EW")
+
+
+# --------------------------------------------------------------------------------------------
+# record_foul: the score effect and the penalty record in one step
+
+
+def _tokens(table: Table) -> list[str]:
+    return list(table.events.order_by("position").values_list("token", flat=True))
+
+
+def test_record_foul_writes_the_event_and_the_penalty_together(round1, referee) -> None:
+    table = round1.tables.select_related("ns", "ew").get(number=1)
+    table = services.enter_event(table, "NS2", referee, table.version)
+    table, penalty = services.record_foul(table, "EW", referee, table.version, reason="看牌")
+    # RULES.md §3: the deal ends, the offender's side is scored 双下 (the innocent NS +3).
+    assert _tokens(table) == ["NS2", "foul:EW"]
+    assert services.table_result(table).ns_level == 2 + 2 + 3
+    assert (penalty.pair, penalty.kind, penalty.deal, penalty.reason) == (
+        table.ew,
+        "foul",
+        2,
+        "看牌",
+    )
+    assert (penalty.round, penalty.table, penalty.referee) == (round1, table, referee)
+    assert AuditEntry.objects.filter(action="penalty", table=table).count() == 1
+    assert Table.objects.get(pk=table.pk).version == table.version
+
+
+def test_record_foul_with_a_stale_version_stores_nothing(round1, referee, referee2) -> None:
+    table = round1.tables.select_related("ns", "ew").get(number=1)
+    stale = table.version
+    services.enter_event(table, "EW3", referee2, stale)  # somebody tapped meanwhile
+    with pytest.raises(ServiceError) as err:
+        services.record_foul(table, "NS", referee, stale)
+    assert err.value.code == "conflict"
+    assert _tokens(table) == ["EW3"]
+    assert not Penalty.objects.exists()
+    assert not AuditEntry.objects.filter(action="penalty").exists()
+
+
+def test_record_foul_is_all_or_nothing(round1, referee, outsider, monkeypatch) -> None:
+    table = round1.tables.select_related("ns", "ew").get(number=1)
+    with pytest.raises(ServiceError) as err:  # no role: neither written
+        services.record_foul(table, "NS", outsider, table.version)
+    assert err.value.code == "forbidden"
+    with pytest.raises(ServiceError):
+        services.record_foul(table, "XX", referee, table.version)
+
+    def broken(*args, **kwargs):
+        raise ServiceError("bad_penalty")
+
+    # The penalty fails after the event was written: the event is rolled back with it.
+    monkeypatch.setattr(services, "record_penalty", broken)
+    with pytest.raises(ServiceError):
+        services.record_foul(table, "NS", referee, table.version)
+    assert _tokens(table) == [] and not Penalty.objects.exists()
+    assert Table.objects.get(pk=table.pk).version == table.version
+
+
+def test_record_foul_refused_where_a_deal_is_refused(round1, referee, referee2) -> None:
+    table = round1.tables.select_related("ns", "ew").get(number=1)
+    eight = ["NS3", "NS2", "EW2", "EW1", "NS1", "EW1", "NS1", "EW1"]
+    for token in eight:
+        table = services.enter_event(table, token, referee, table.version)
+    with pytest.raises(ServiceError):  # a ninth "deal" in an 8-deal round
+        services.record_foul(table, "NS", referee, table.version)
+    table = services.confirm_table(table, referee2, table.version)
+    with pytest.raises(ServiceError) as err:
+        services.record_foul(table, "NS", referee, table.version)
+    assert err.value.code == "table_confirmed"
+    assert _tokens(table) == eight and not Penalty.objects.exists()
+
+
+def test_two_fouls_suggest_a_penalty_loss(round1, referee) -> None:
+    table = round1.tables.select_related("ns", "ew").get(number=1)
+    table, _ = services.record_foul(table, "NS", referee, table.version)
+    assert suggest_escalation(table.ns, round1) is None
+    table, _ = services.record_foul(table, "NS", referee, table.version, deal=7)
+    assert Penalty.objects.filter(pair=table.ns, kind="foul").count() == 2
+    assert list(Penalty.objects.order_by("pk").values_list("deal", flat=True)) == [1, 7]
+    suggestion = suggest_escalation(table.ns, round1)
+    assert (suggestion.kind, suggestion.because_of, suggestion.count) == ("penalty_loss", "foul", 2)
+    apply_escalation(table.ns, round1, referee, table=table, expected_version=table.version)
+    table = Table.objects.get(pk=table.pk)
+    assert (table.end_kind, table.end_side) == ("penalty_loss", "NS")

@@ -158,7 +158,7 @@ def assert_valid_html(html: str) -> None:
 # Permissions: every page × every role
 
 GET_PAGES = ["dashboard", "round_dashboard", "table", "penalties"]
-TABLE_POSTS = ["event", "award", "undo", "start", "end", "submit", "confirm"]
+TABLE_POSTS = ["event", "foul", "award", "undo", "start", "end", "submit", "confirm"]
 
 
 def get_url(name: str, table: Table) -> str:
@@ -201,7 +201,7 @@ def test_referee_pages_by_role(
 def test_table_posts_refused_to_non_referees(
     cast: dict[str, Any], table: Table, action: str, role: str | None
 ) -> None:
-    data = {"version": table.version, "token": "NS3", "reason": "x"}
+    data = {"version": table.version, "token": "NS3", "side": "NS", "reason": "x"}
     response = client_for(cast[role] if role else None).post(table_url(table, action), data)
     assert response.status_code == (302 if role is None else 403)
     if role is None:
@@ -630,3 +630,38 @@ def test_round_page_penalty_by_pair_number(cast: dict[str, Any], table: Table) -
     assert not Penalty.objects.exists()
     post(client, url, {**data, "pair_number": table.ew.number})
     assert Penalty.objects.get().pair == table.ew
+
+
+def test_the_foul_button_scores_the_deal_and_records_the_penalty(
+    cast: dict[str, Any], table: Table
+) -> None:
+    client = client_for(cast["referee"])
+    html = client.get(table_url(table)).content.decode()
+    assert 'data-testid="foul-form"' in html and f'action="{table_url(table, "foul")}"' in html
+    post(client, table_url(table, "event"), {"version": table.version, "token": "NS3"})
+    table = fresh(table)
+    response = post(
+        client, table_url(table, "foul"), {"version": table.version, "side": "EW", "reason": "看牌"}
+    )
+    assert tokens_of(table) == ["NS3", "foul:EW"]
+    penalty = Penalty.objects.get()
+    assert (penalty.pair, penalty.kind, penalty.deal, penalty.reason) == (
+        table.ew,
+        "foul",
+        2,
+        "看牌",
+    )
+    html = response.content.decode()
+    assert "已记录犯规" in html and "东西犯规（南北 +3）" in html
+    assert "<strong>犯规</strong>" in html  # listed under the table's penalties
+    # A stale page: a conflict, and neither the event nor a second penalty is stored.
+    response = post(client, table_url(table, "foul"), {"version": table.version, "side": "NS"})
+    assert any("没有保存" in m for m in page_messages(response))
+    assert tokens_of(table) == ["NS3", "foul:EW"] and Penalty.objects.count() == 1
+    # A second foul by EW: the page suggests 判负.
+    table = fresh(table)
+    response = post(client, table_url(table, "foul"), {"version": table.version, "side": "EW"})
+    assert Penalty.objects.filter(pair=table.ew, kind="foul").count() == 2
+    assert "建议：判负" in response.content.decode()
+    bad = post(client, table_url(fresh(table), "foul"), {"version": fresh(table).version})
+    assert page_messages(bad) and Penalty.objects.count() == 2
