@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Makes sure Debian's Chromium is installed for the Playwright browser tests.
-# Prints a visible reason and exits 0 when it cannot be installed, so the tests skip (they look
-# for /usr/bin/chromium themselves); CI runs as root and installs it.
+# Makes sure the Debian packages the tests drive are installed: Chromium for the Playwright
+# browser tests, fonts for Chinese screenshots, poppler (pdftoppm) to render a score sheet and
+# zbar (zbarimg) to scan its QR code back. Prints a visible reason and exits 0 when they cannot be
+# installed, so those tests skip (each looks for its tool itself); CI runs as root and installs.
 set -u
-if [ -x /usr/bin/chromium ]; then
+if [ -x /usr/bin/chromium ] && command -v pdftoppm >/dev/null && command -v zbarimg >/dev/null; then
   exit 0
 fi
 if [ "$(id -u)" != "0" ] && ! command -v sudo >/dev/null 2>&1; then
-  echo "browser tests will be SKIPPED: /usr/bin/chromium is missing and we are not root to apt-get install it" >&2
+  echo "browser/PDF-image tests will be SKIPPED: chromium, poppler or zbar is missing and we are not root to apt-get install them" >&2
   exit 0
 fi
 SUDO=""
 [ "$(id -u)" != "0" ] && SUDO="sudo -n"
-echo "Installing Debian's chromium for the browser tests (apt-get)..." >&2
-if ! ($SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk poppler-utils >/dev/null); then
-  echo "browser tests will be SKIPPED: apt-get could not install chromium" >&2
+echo "Installing Debian's chromium, poppler-utils and zbar-tools for the tests (apt-get)..." >&2
+if ! ($SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk poppler-utils poppler-data zbar-tools >/dev/null); then
+  echo "browser/PDF-image tests will be SKIPPED: apt-get could not install chromium, poppler-utils or zbar-tools" >&2
 fi
 exit 0
