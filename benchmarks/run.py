@@ -73,7 +73,7 @@ def machine_facts() -> list[str]:
     except (AttributeError, OSError):
         load = "unknown"
     return [
-        f"- date: {dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}",
+        f"- date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
         f"- machine: {platform.system()} {platform.release()} ({platform.machine()}), "
         f"{_cpu_model()}, {os.cpu_count()} CPUs, {_memory()} RAM",
         f"- Python {platform.python_version()}; database: {_database()}",
