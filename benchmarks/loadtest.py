@@ -99,7 +99,7 @@ class Config:
 
     def __post_init__(self) -> None:
         self.pairs = self.pairs or max(1000, 2 * self.tables)
-        self.tables = min(self.tables, self.pairs // 2)
+        self.tables = max(0, min(self.tables, self.pairs // 2))
         self.concurrency = self.concurrency or max(1, min(self.tables, 32))
         if not re.fullmatch(r"[a-z_][a-z0-9_]*", self.db):
             raise SystemExit(f"LOAD_DB must be a plain lower-case name, got {self.db!r}")
@@ -512,17 +512,19 @@ def login(rec: Recorder, port: int, username: str) -> Http:
 
 
 def player(rec: Recorder, port: int, slug: str, names: list[str], seed: int) -> None:
+    """One player on a phone: looks for their own table by (part of) their own name, and at the
+    standings (mostly the first page), every ``LOAD_THINK`` seconds or so."""
     rng = random.Random(seed)
     client = Http(port)
+    me = names[rng.randrange(len(names))]
+    query = urllib.parse.urlencode({"q": me[:2]})  # surname + first character, as people type
     time.sleep(rng.uniform(0, rec_think(rec)))  # spread the first requests
     while not rec.stop.is_set():
         if rng.random() < 0.5:
-            name = rng.choice(names)
-            part = name[: rng.choice((2, 3))]
-            path = f"/t/{slug}/find/?" + urllib.parse.urlencode({"q": part})
+            path = f"/t/{slug}/find/?{query}"
             kind = "find my table"
         else:
-            page = rng.choice((1, 1, 1, 2, 3, 5, 10))
+            page = rng.choice((1, 1, 1, 1, 2, 3, 5))
             path = f"/t/{slug}/standings/" + (f"?page={page}" if page > 1 else "")
             kind = "standings"
         try:
@@ -658,6 +660,8 @@ def run(config: Config) -> dict[str, Any]:
         deadline = start + config.seconds
         for thread in tables:
             thread.join(max(0.0, deadline - time.monotonic()))
+        if not plans:  # LOAD_TABLES=0: players only, for LOAD_SECONDS
+            rec.stop.wait(max(0.0, deadline - time.monotonic()))
         rec.stop.set()
         for thread in players + tables:
             thread.join(30)
