@@ -105,3 +105,28 @@ def test_referee_enters_eight_deals_and_another_confirms(
     screenshot(page, "referee-8-corrected")
     tokens = TableEvent.objects.filter(table=table).order_by("position")
     assert [e.token for e in tokens] == corrected
+
+
+def test_the_tab_bar_fits_a_phone(phone_page: Any, login_as: Any, tmp_path: Any) -> None:
+    """390 px wide: every tab of the tournament (the organizer's staff tabs too) is on the
+    screen — the bar wraps instead of running off the right edge (名次 was cut off)."""
+    page = phone_page
+    _chief, ref, _ref2, table = _setup()
+    organizer = get_user_model().objects.get(username="organizer")
+    slug = table.round.tournament.slug
+    for user, path in ((ref, f"/t/{slug}/referee/round/1/"), (organizer, f"/t/{slug}/")):
+        page.context.clear_cookies()
+        login_as(page, user)
+        page.goto(path)
+        tabs = page.locator("nav.tabs a")
+        assert tabs.count() >= 5
+        width = page.evaluate("document.documentElement.clientWidth")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        for i in range(tabs.count()):
+            box = tabs.nth(i).bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (
+                tabs.nth(i).inner_text(),
+                box,
+            )
+        assert tabs.filter(has_text="名次").is_visible()
+        page.screenshot(path=str(tmp_path / f"tabs-phone-{user.username}.png"))
