@@ -24,6 +24,7 @@ from pairing.swiss import SwissDraw, SwissOptions, SwissPair, pair_round
 
 __all__ = [
     "BenchResult",
+    "adversarial_field",
     "check_draw",
     "main",
     "markdown_report",
@@ -134,6 +135,48 @@ def _field(
         )
         for pos, k in enumerate(order)
     ]
+
+
+def adversarial_field(n: int, rounds_played: int, seed: int, units: int = 4) -> list[SwissPair]:
+    """A realistic field (few large units) with obstacles that put the parity bound out of reach.
+
+    On top of :func:`simulate_field`: the two leaders sit alone on the top score and have met;
+    three pairs who have all met each other sit alone at the bottom; and a small score group in
+    the middle (half a point above its neighbours) holds four pairs of which three share a unit
+    and have met the fourth. Each obstacle forces extra floats that the parity bound ignores.
+    """
+    pairs = simulate_field(n, rounds_played, units, seed)
+    top = max(p.match_points for p in pairs)
+    ids = [p.id for p in pairs]
+    rng = random.Random(seed)
+    mid = rng.sample(ids[n // 3 : 2 * n // 3], 4)
+    leaders = ids[:2]
+    bottom = ids[-3:]
+    met: dict[int, set[int]] = {p.id: set(p.opponents) for p in pairs}
+
+    def meet(a: int, b: int) -> None:
+        met[a].add(b)
+        met[b].add(a)
+
+    meet(*leaders)
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        meet(bottom[a], bottom[b])
+    for a in mid[:3]:
+        meet(a, mid[3])
+    mid_cf = sorted(p.match_points for p in pairs)[n // 2] + 0.5
+    out = []
+    for p in pairs:
+        cf, unit = p.match_points + 1, p.unit
+        if p.id in leaders:
+            cf = top + 3
+        elif p.id in bottom:
+            cf = 0
+        elif p.id in mid:
+            cf = mid_cf + 1
+            unit = "U1" if p.id != mid[3] else unit
+        out.append(replace(p, match_points=cf, unit=unit, opponents=frozenset(met[p.id])))
+    out.sort(key=lambda p: (-p.match_points, p.rank))
+    return [replace(p, rank=k + 1) for k, p in enumerate(out)]
 
 
 def random_field(rng: random.Random, n: int, max_history: int, max_units: int) -> list[SwissPair]:

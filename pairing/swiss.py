@@ -304,7 +304,7 @@ def _pair_even(
     if round_number == 1 and not problem.has_opponents:
         mates = _round1_units(problem)
     if mates is None:
-        mates = _fast_path(problem)
+        mates = _segmented(problem)
     if mates is None:
         mates = _exact_blossom(problem)
     pairs: list[tuple[SwissPair, SwissPair]] = []
@@ -592,6 +592,289 @@ def _fast_path(problem: _Problem) -> list[int] | None:
         while i < n and mates[i] != -1:
             i += 1
         j_start = i + 1
+
+
+# --------------------------------------------------------------------------------------------
+# Exact decomposition: segments between even cuts, certified by a lower bound
+# --------------------------------------------------------------------------------------------
+
+# Exit counts through a boundary tracked exactly by the certificate (0 and 2); "4 or more" is one
+# state bounded from below.
+_MANY = 4
+
+
+class _Segment:
+    """Positions lo..hi-1 of the sweep (whole score groups, an even count) solved on their own."""
+
+    __slots__ = ("bound", "cost", "free", "hi", "lo", "mates", "parity")
+
+    def __init__(self, lo: int, hi: int) -> None:
+        self.lo = lo
+        self.hi = hi
+        self.mates: list[int] | None = None  # global sweep positions; None: no perfect matching
+        self.cost = 0  # A·same-unit + gap of its own optimal matching
+        self.bound: dict[tuple[int, int], float] = {}  # lower bound of F(p, q), see below
+        self.free: float = 0  # lower bound of F(p, q) for every p, q
+        self.parity: list[int] = [0, 0]  # lower bound of F(p, q) by the parity of p
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _segmented(problem: _Problem) -> list[int] | None:
+    """Exact optimum of (1)–(4) by solving score-group segments separately, when provable.
+
+    The sweep is cut at *even* cuts (an even number of pairs before them) into segments; each is
+    solved exactly on its own (the fast path if it reaches the segment's parity bound, else the
+    lexicographic blossom on the segment). Their union U is a pairing. It is the optimum, and the
+    first in sweep order among the optima, if no optimal pairing crosses a boundary; that is
+    proved when every pairing crossing a boundary b (necessarily at least twice) has a lower
+    bound above cost(U). The lower bound (docs/pairing.md, "Segments") charges each boundary
+    d_b per crossing table and each segment F_k(p, q), the least cost of pairing it with p pairs
+    leaving upwards and q downwards, a leaving pair paying its distance to the boundary. A
+    boundary that cannot be certified is removed (its two segments merge) and the check runs
+    again, so in the worst case this is the blossom on the whole field. Returns None only when a
+    segment has no pairing at all and cannot merge (then the whole-field blossom decides).
+    """
+    n = problem.n
+    cf = problem.cf
+    lvl = problem.lvl
+    span_all = (max(cf) - min(cf)) if cf else 0
+    big_a = span_all * (n // 2) + 1
+    # Initial boundaries: every even cut.
+    starts = [0]
+    for k in range(1, n):
+        if lvl[k] != lvl[k - 1] and not problem.odd[lvl[k - 1]]:
+            starts.append(k)
+    if len(starts) == 1:
+        return _fast_path(problem)  # no even cut: one segment, the whole field
+    bounds = [*starts, n]
+    segments = [_Segment(bounds[s], bounds[s + 1]) for s in range(len(starts))]
+    solved: dict[tuple[int, int], _Segment] = {}
+    while True:
+        for seg in segments:
+            key = (seg.lo, seg.hi)
+            if key in solved:
+                old = solved[key]
+                seg.mates, seg.cost, seg.bound = old.mates, old.cost, old.bound
+                seg.free, seg.parity = old.free, old.parity
+            else:
+                try:
+                    _solve_segment(problem, seg, big_a)
+                except _TooBig:
+                    return None
+                solved[key] = seg
+        m = len(segments)
+        if m == 1:
+            return segments[0].mates
+        # A segment without a pairing of its own merges with its neighbour below (or above).
+        broken = [s for s, seg in enumerate(segments) if seg.mates is None]
+        if broken:
+            s = broken[0]
+            t = s + 1 if s + 1 < m else s - 1
+            a, b = min(s, t), max(s, t)
+            segments[a : b + 1] = [_Segment(segments[a].lo, segments[b].hi)]
+            continue
+        upper = sum(seg.cost for seg in segments)
+        failing = _uncertified_boundaries(problem, segments, upper)
+        if not failing:
+            mates = [-1] * n
+            for seg in segments:
+                for k in range(seg.lo, seg.hi):
+                    mates[k] = seg.mates[k]  # type: ignore[index]
+            return mates
+        # Merge across every boundary that could not be certified, then check again.
+        merged: list[_Segment] = []
+        for s, seg in enumerate(segments):
+            if s > 0 and (s - 1) in failing:
+                merged[-1] = _Segment(merged[-1].lo, seg.hi)
+            else:
+                merged.append(_Segment(seg.lo, seg.hi))
+        segments = merged
+
+
+def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
+    """Solve the segment exactly (rules 1–4 inside it) and its lower bounds F(p, q)."""
+    lo, hi = seg.lo, seg.hi
+    sub = _Problem(problem.sweep[lo:hi], problem.avoid)
+    local = _fast_path(sub)
+    easy = local is not None
+    if local is None:
+        if 2 * (hi - lo) > problem.n:
+            # A hard segment of more than half the field: the blossom on it, its exits and the
+            # certificate would cost more than the blossom on the whole field.
+            raise _TooBig
+        try:
+            local = _exact_blossom(sub)
+        except PairingError:
+            seg.mates = None
+            return
+    seg.mates = [lo + j for j in local]
+    cf = problem.cf
+    unit = problem.unit
+    avoid = problem.avoid
+    cost = 0
+    for i in range(lo, hi):
+        j = seg.mates[i - lo]
+        if i < j:
+            cost += abs(cf[i] - cf[j]) + (big_a if avoid and unit[i] == unit[j] else 0)
+    seg.mates = [-1] * lo + seg.mates  # index by global position below
+    seg.cost = cost
+    first = lo == 0
+    last = hi == problem.n
+    if first and last:
+        return  # the whole field: nothing to certify
+    # The parity bound with exits, valid for any segment: a cut inside the segment is crossed
+    # (by tables and leaving pairs) a number of times of the parity of (pairs above it + p), p
+    # the pairs leaving upwards, so F(p, q) ≥ t[p mod 2].
+    t = [0, 0]
+    above = 0
+    lvl = problem.lvl
+    for k in range(lo, hi - 1):
+        above += 1
+        if lvl[k + 1] != lvl[k]:
+            d = abs(cf[k + 1] - cf[k])
+            for p in (0, 1):
+                if (above + p) % 2 == 1:
+                    t[p] += d
+    seg.parity = t
+    for p in range(3):
+        for q in range(3):
+            if (p + q) % 2 or (first and p) or (last and q):
+                seg.bound[(p, q)] = _INF
+            elif easy or (p, q) == (0, 0):
+                seg.bound[(p, q)] = t[p % 2] if easy else cost
+            else:
+                seg.bound[(p, q)] = _exit_cost(problem, lo, hi, p, q, big_a)
+    seg.free = 0 if easy else _free_exit_cost(problem, lo, hi, big_a)
+
+
+_INF = float("inf")
+
+
+def _edge_cost(problem: _Problem, i: int, j: int, big_a: int) -> int:
+    cost = abs(problem.cf[i] - problem.cf[j])
+    if problem.avoid and problem.unit[i] == problem.unit[j]:
+        cost += big_a
+    return cost
+
+
+def _exit_cost(problem: _Problem, lo: int, hi: int, p: int, q: int, big_a: int) -> float:
+    """F(p, q): least cost of pairing positions lo..hi-1 with p of them leaving upwards and q
+    downwards (a leaving pair pays its distance to the segment's top or bottom group), by the
+    blossom on the segment plus p + q "exit" vertices. Infinite when impossible."""
+    m = hi - lo
+    cf = problem.cf
+    edges: list[tuple[int, int, int]] = []
+    for i in range(lo, hi):
+        bad_i = problem.bad[i]
+        for j in range(i + 1, hi):
+            if j not in bad_i:
+                edges.append((i - lo, j - lo, _edge_cost(problem, i, j, big_a)))
+        for g in range(p):
+            edges.append((i - lo, m + g, abs(cf[i] - cf[lo])))
+        for g in range(q):
+            edges.append((i - lo, m + p + g, abs(cf[i] - cf[hi - 1])))
+    top = max((c for _, _, c in edges), default=0) + 1
+    mates = max_weight_matching(m + p + q, [(a, b, top - c) for a, b, c in edges], True)
+    if any(x == -1 for x in mates):
+        return _INF
+    cost = {(a, b): c for a, b, c in edges}
+    return sum(cost[(a, b)] for a, b in enumerate(mates) if a < b)
+
+
+def _free_exit_cost(problem: _Problem, lo: int, hi: int, big_a: int) -> float:
+    """A lower bound of F(p, q) for all p, q: any pair may leave, at its distance to the nearer
+    allowed side (a maximum-weight matching of the savings)."""
+    cf = problem.cf
+    first = lo == 0
+    last = hi == problem.n
+    exit_cost = []
+    for i in range(lo, hi):
+        options = []
+        if not first:
+            options.append(abs(cf[i] - cf[lo]))
+        if not last:
+            options.append(abs(cf[i] - cf[hi - 1]))
+        exit_cost.append(min(options))
+    edges: list[tuple[int, int, int]] = []
+    for i in range(lo, hi):
+        bad_i = problem.bad[i]
+        for j in range(i + 1, hi):
+            if j not in bad_i:
+                save = exit_cost[i - lo] + exit_cost[j - lo] - _edge_cost(problem, i, j, big_a)
+                if save > 0:
+                    edges.append((i - lo, j - lo, save))
+    mates = max_weight_matching(hi - lo, edges, False)
+    saving = {(a, b): w for a, b, w in edges}
+    return sum(exit_cost) - sum(saving[(a, b)] for a, b in enumerate(mates) if a < b)
+
+
+def _uncertified_boundaries(problem: _Problem, segments: list[_Segment], upper: int) -> set[int]:
+    """Boundaries b (between segments b and b+1) some pairing crossing which might cost ≤ upper.
+
+    Lower bound of a pairing with crossing counts x_b at the boundaries (x_b even): Σ_b d_b·x_b
+    plus, per segment, min over t pairs passing straight through it of F(x_top − t, x_bot − t) +
+    t·span (a state x ≥ 4 uses the segment's ``free`` bound instead). Forward and backward
+    minimisation over the chain gives, for each boundary, the least bound with x_b ≥ 2.
+    """
+    cf = problem.cf
+    m = len(segments)
+    states = (0, 2, _MANY)
+    d = [abs(cf[segments[b + 1].lo] - cf[segments[b].hi - 1]) for b in range(m - 1)]
+
+    def large(seg: _Segment, parity: int) -> float:
+        return max(seg.parity[parity], seg.free)
+
+    def term(seg: _Segment, top: int, bot: int) -> float:
+        # t pairs pass straight through the segment (each paying its span); the other crossings
+        # above and below are its own leaving pairs, p = top − t upwards and q = bot − t
+        # downwards. Crossing counts are even, so p ≡ q ≡ t (mod 2).
+        span = abs(cf[seg.hi - 1] - cf[seg.lo])
+        first = seg.lo == 0
+        last = seg.hi == problem.n
+        if top == _MANY and bot == _MANY:
+            return min(large(seg, 0), large(seg, 1) + span)
+        best = _INF
+        if top == _MANY:
+            for t in range(bot + 1):
+                if not last or t == bot:
+                    best = min(best, large(seg, t % 2) + t * span)
+        elif bot == _MANY:
+            for t in range(top + 1):
+                if not first or t == top:
+                    best = min(best, large(seg, t % 2) + t * span)
+        else:
+            for t in range(min(top, bot) + 1):
+                best = min(best, seg.bound.get((top - t, bot - t), _INF) + t * span)
+        return best
+
+    fwd = [[_INF] * 3 for _ in range(m - 1)]
+    for s, x in enumerate(states):
+        fwd[0][s] = term(segments[0], 0, x) + d[0] * x
+    for b in range(1, m - 1):
+        for s, x in enumerate(states):
+            fwd[b][s] = (
+                min(fwd[b - 1][r] + term(segments[b], y, x) for r, y in enumerate(states))
+                + d[b] * x
+            )
+    bwd = [[_INF] * 3 for _ in range(m - 1)]
+    for s, x in enumerate(states):
+        bwd[m - 2][s] = term(segments[m - 1], x, 0)
+    for b in range(m - 3, -1, -1):
+        for s, x in enumerate(states):
+            bwd[b][s] = min(
+                term(segments[b + 1], x, y) + d[b + 1] * y + bwd[b + 1][r]
+                for r, y in enumerate(states)
+            )
+    crossing = [min(fwd[b][1] + bwd[b][1], fwd[b][2] + bwd[b][2]) for b in range(m - 1)]
+    best = min(fwd[0][s] + bwd[0][s] for s in range(3))
+    if best < upper:
+        # The union is not proved optimal: merge where the bound's minimisers cross, which is
+        # where the union may lose (a boundary crossed by no minimiser stays for now).
+        return {b for b in range(m - 1) if crossing[b] <= best}
+    return {b for b in range(m - 1) if crossing[b] <= upper}
 
 
 # --------------------------------------------------------------------------------------------
