@@ -23,6 +23,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from .rows import RegistrationLine
 
@@ -162,7 +163,7 @@ def _header_map(header: Sequence[Any]) -> tuple[dict[str, int], list[Problem]]:
                 None,
                 "",
                 _("第1行须为列名，缺少：%(missing)s（应为 序号、单位、牌手1、牌手2）")
-                % {"missing": "、".join(missing)},
+                % {"missing": pgettext("list separator", "、").join(missing)},
             )
         )
     return columns, problems

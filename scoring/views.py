@@ -123,7 +123,11 @@ class TapButton:
 
     @property
     def label(self) -> str:
-        return f"{self.first}，{self.partner} +{self.upgrade}"
+        return _("%(first)s，%(partner)s +%(up)s") % {
+            "first": self.first,
+            "partner": self.partner,
+            "up": self.upgrade,
+        }
 
 
 def tap_grid() -> tuple[tuple[TapButton, ...], ...]:

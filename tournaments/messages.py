@@ -20,7 +20,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from rules.errors import RuleError, RuleSetError
@@ -145,7 +145,8 @@ def _text(value: Any) -> str:
     if value is None:
         return "—"
     if isinstance(value, list | tuple | set | frozenset):
-        return "、".join(_text(v) for v in value)
+        # The enumeration comma of the active language ("、" in Chinese, ", " in English).
+        return pgettext("list separator", "、").join(_text(v) for v in value)
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, float) and value.is_integer():
