@@ -133,6 +133,14 @@ def _visible_rounds(tournament: Tournament) -> list[Round]:
     )
 
 
+def _latest_round_number(tournament: Tournament) -> int:
+    """The last published or finished round (0 before any): the standings "after the latest
+    round" are asked for by this number on every page, so the pages share one cache entry (and
+    one computation after each result) instead of one per spelling of "latest"."""
+    numbers = Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
+    return numbers.order_by("-number").values_list("number", flat=True).first() or 0
+
+
 def _report_links(tournament: Tournament) -> list[dict[str, str]]:
     """Links into helper-5's reports app, for the names that exist (it lands separately)."""
     wanted = (
@@ -448,7 +456,8 @@ def pair_detail(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     pair = get_object_or_404(
         _pairs_with_players(Pair.objects.filter(tournament=tournament)), number=number
     )
-    row = cached_standings(tournament).rows_of([pair.number]).get(pair.number)
+    rows = cached_standings(tournament, after_round=_latest_round_number(tournament))
+    row = rows.rows_of([pair.number]).get(pair.number)
     return render(
         request,
         "tournaments/pair.html",
@@ -501,7 +510,7 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
         items = [{"table": t} for t in tables]
     elif show == "standings":
-        rows = cached_standings(tournament)
+        rows = cached_standings(tournament, after_round=current.number if current else 0)
         total = len(rows)
         items = list(StandingsData(tournament, rows, set())[offset : offset + chunk])
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -173,3 +174,94 @@ def test_projector_pages_and_next_link(played: Round, client_as: Any) -> None:
     assert 'class="proj-page"' in html
     assert "js/projector.js" in html
     assert "data-next=" in html
+
+
+# --------------------------------------------------------------------------------------------
+# The standings pages' fast paths give what the slow ones gave
+
+
+def _tags(html: str) -> str:
+    """Markup with the whitespace between tags dropped (the loops indent differently)."""
+    return re.sub(r">\s+<", "><", html).strip()
+
+
+@pytest.mark.django_db
+def test_cached_standings_are_the_services_rows(played: Round) -> None:
+    from scoring.services import standings
+    from tournaments.tables import cached_standings
+
+    tournament = played.tournament
+    for after in (1, 2, None):
+        expected = list(standings(tournament, after_round=after))
+        assert list(cached_standings(tournament, after_round=after)) == expected  # miss
+        hit = cached_standings(tournament, after_round=after)  # from the cache
+        assert list(hit) == expected and hit[1:3] == expected[1:3] and len(hit) == len(expected)
+
+
+@pytest.mark.django_db
+def test_standings_rows_render_as_django_tables2_would(
+    played: Round, cast: dict[str, Any], rf: Any
+) -> None:
+    """``body_html`` gives the markup of django-tables2's own row loop: row ids, even/odd,
+    mine, the status badge, every column's cells and attributes."""
+    from django_tables2 import RequestConfig
+
+    from tournaments.services import withdraw_pair
+    from tournaments.tables import StandingsData, StandingsTable, cached_standings
+
+    tournament = played.tournament
+    withdraw_pair(Pair.objects.get(tournament=tournament, number=3), cast["organizer"], "ill")
+    tournament.refresh_from_db()
+    rows = cached_standings(tournament, after_round=1)
+    criteria = ("cf", *tournament.rules.tiebreaks)
+
+    def render(template_name: str | None, page: int) -> str:
+        data = StandingsData(tournament, rows, {rows[1].pair})
+        table = StandingsTable.for_criteria(data, criteria, template_name=template_name)
+        request = rf.get("/")
+        RequestConfig(request, paginate={"per_page": 5, "page": page}).configure(table)
+        return table.as_html(request)
+
+    for page in (1, 2):
+        fast, stock = render(None, page), render("tournaments/_table.html", page)
+        assert _tags(fast) == _tags(stock)
+    assert "badge" in _tags(render(None, 1) + render(None, 2))
+    assert 'class="mine odd" aria-current="true"' in render(None, 1)
+
+
+@pytest.mark.django_db
+def test_standings_pages_share_one_computation(
+    played: Round, client_as: Any, monkeypatch: Any
+) -> None:
+    """The standings page, a pair's page and the projector ask for the same standings (after
+    the latest round): computed once per results version, whatever page comes first."""
+    from scoring import services
+
+    calls: list[int] = []
+    compute = services.compute_standings
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return compute(*args, **kwargs)
+
+    monkeypatch.setattr(services, "compute_standings", counting)
+    slug = played.tournament.slug
+    client = client_as("anonymous")
+    for url in (
+        reverse("tournaments:pair", args=[slug, 1]),
+        reverse("tournaments:standings", args=[slug]),
+        reverse("tournaments:standings", args=[slug]) + "?page=1",
+        reverse("tournaments:projector", args=[slug]) + "?show=standings",
+    ):
+        assert client.get(url).status_code == 200
+    assert len(calls) == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("sort", ["rank", "-cf", "zzz"])
+def test_standings_ignore_a_sort_parameter(played: Round, client_as: Any, sort: str) -> None:
+    url = reverse("tournaments:standings", args=[played.tournament.slug])
+    plain = client_as("anonymous").get(url).content.decode()
+    sorted_ = client_as("anonymous").get(url, {"sort": sort})
+    assert sorted_.status_code == 200
+    assert _tags(plain).count('id="pair-') == _tags(sorted_.content.decode()).count('id="pair-')
