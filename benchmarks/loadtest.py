@@ -545,6 +545,41 @@ def rec_think(rec: Recorder) -> float:
 # Run, verify, report
 
 
+def _cpu_of(pid: int) -> float:
+    """User + system CPU seconds of one process (Linux /proc), 0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu_seconds(master: int, config: Config) -> tuple[float, float]:
+    """CPU used by the gunicorn workers and by the PostgreSQL backends serving our database.
+
+    On a machine shared with other work, wall-clock latency says more about the neighbours than
+    about us; CPU seconds per request do not, and give the capacity of an idle machine.
+    """
+    workers = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == master:
+            workers.append(int(stat.parent.name))
+    app = _cpu_of(master) + sum(_cpu_of(pid) for pid in workers)
+    try:
+        with admin_connection(config) as conn:
+            rows = conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s", [config.db]
+            ).fetchall()
+        db = sum(_cpu_of(pid) for (pid,) in rows)
+    except Exception:  # the database server is elsewhere: no figure
+        db = 0.0
+    return app, db
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -670,6 +705,7 @@ def run(config: Config) -> dict[str, Any]:
             rec.error("run", "table threads still running at the deadline")
 
         alive = proc.poll() is None
+        app_cpu, db_cpu = server_cpu_seconds(proc.pid, config)
         stop_gunicorn(proc)
         proc = None
         verification = verify(plans, saved, slug)
@@ -685,6 +721,7 @@ def run(config: Config) -> dict[str, Any]:
         total = sum(len(v) for v in rec.latency.values())
         return {
             "when": time.strftime("%Y-%m-%d %H:%M"),
+            "load": round(os.getloadavg()[1], 1),
             "machine": f"{os.cpu_count()} cores, {sys.platform}, Python {sys.version.split()[0]}",
             "config": {
                 "pairs": config.pairs,
@@ -705,6 +742,8 @@ def run(config: Config) -> dict[str, Any]:
             "errors": len(rec.errors),
             "error_samples": rec.errors[:10],
             "server_alive": alive,
+            "app_cpu_s": round(app_cpu, 1),
+            "db_cpu_s": round(db_cpu, 1),
             "kinds": kinds,
             "verification": verification,
         }
@@ -732,13 +771,22 @@ def ok(result: dict[str, Any]) -> bool:
     )
 
 
+def cpu_ms(result: dict[str, Any]) -> float:
+    """Server CPU (application + database) per request, in milliseconds."""
+    if not result["requests"]:
+        return 0.0
+    return round((result["app_cpu_s"] + result["db_cpu_s"]) * 1000 / result["requests"], 1)
+
+
 def text_report(result: dict[str, Any]) -> str:
     c, v = result["config"], result["verification"]
     lines = [
         f"{c['pairs']} pairs, {c['tables']} tables × 8 deals, {c['players']} players polling "
         f"every ~{c['think_s']:g}s, gunicorn {c['workers']} workers, redis={c['redis']}",
         f"{result['requests']} requests in {result['elapsed_s']}s = "
-        f"{result['requests_per_s']} req/s; tables confirmed {result['tables_done']}"
+        f"{result['requests_per_s']} req/s; server CPU {result['app_cpu_s']}s (gunicorn) + "
+        f"{result['db_cpu_s']}s (PostgreSQL) = {cpu_ms(result)} ms per request; "
+        f"tables confirmed {result['tables_done']}"
         f"/{c['tables']} (failed {result['tables_failed']}); errors {result['errors']}",
         f"{'kind':<16}{'requests':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}",
     ]
@@ -773,7 +821,13 @@ def render_markdown(result: dict[str, Any]) -> str:
         f'poll the standings and "find my table" every ~{c["think_s"]:g} s.',
         "",
         f"- {result['requests']} requests in {result['elapsed_s']} s: "
-        f"**{result['requests_per_s']} requests/s**",
+        f"**{result['requests_per_s']} requests/s** on this machine, whose other work left us "
+        f"part of its cores (load average {result.get('load', '?')} during the run)",
+        f"- server CPU: {result['app_cpu_s']} s in gunicorn + {result['db_cpu_s']} s in "
+        f"PostgreSQL = **{cpu_ms(result)} ms per request**, so an idle machine of "
+        f"{os.cpu_count()} cores serves about **"
+        f"{round((os.cpu_count() or 1) * 1000 / cpu_ms(result)) if cpu_ms(result) else 0} "
+        "requests/s** of this mix",
         f"- tables confirmed: {result['tables_done']} of {c['tables']}; "
         f"**errors: {result['errors']}**",
         f"- afterwards in the database: {v['deals_saved']} deals saved, "
