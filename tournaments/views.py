@@ -55,6 +55,7 @@ from tournaments.tables import (
     StandingsData,
     StandingsTable,
     cached_standings,
+    names_by_pair,
 )
 
 PUBLIC_CACHE_SECONDS = 30
@@ -500,15 +501,12 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     if show == "pairings" and current is not None:
         base = Table.objects.filter(round=current)
         total = base.count()
-        tables = list(
-            base.order_by("number")
-            .select_related("ns", "ew")
-            .prefetch_related(
-                Prefetch("ns__players", queryset=Player.objects.order_by("position")),
-                Prefetch("ew__players", queryset=Player.objects.order_by("position")),
-            )[offset : offset + chunk]
-        )
-        items = [{"table": t} for t in tables]
+        tables = list(base.order_by("number").select_related("ns", "ew")[offset : offset + chunk])
+        names = names_by_pair({pid for t in tables for pid in (t.ns_id, t.ew_id) if pid})
+        items = [
+            {"table": t, "ns_names": names.get(t.ns_id, ""), "ew_names": names.get(t.ew_id, "")}
+            for t in tables
+        ]
     elif show == "standings":
         rows = cached_standings(tournament, after_round=current.number if current else 0)
         total = len(rows)
