@@ -26,7 +26,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language, get_language
@@ -143,27 +143,16 @@ def _latest_round_number(tournament: Tournament) -> int:
 
 
 def _report_links(tournament: Tournament) -> list[dict[str, str]]:
-    """Links into helper-5's reports app, for the names that exist (it lands separately)."""
-    wanted = (
-        ("reports:import", _("Excel 导入报名")),
-        ("reports:import_pairs", _("Excel 导入报名")),
-        ("reports:standings_pdf", _("名次表 PDF")),
-        ("reports:standings_xlsx", _("名次表 Excel")),
-        ("reports:scoresheets_pdf", _("记分表 PDF")),
-        ("reports:export", _("导出赛事文件")),
-        ("reports:index", _("打印与导出")),
-    )
-    links, seen = [], set()
-    for name, label in wanted:
-        try:
-            url = reverse(name, args=[tournament.slug])
-        except NoReverseMatch:
-            continue
-        if label in seen:
-            continue
-        seen.add(label)
-        links.append({"url": url, "label": label})
-    return links
+    """The organizer's links into the reports app (printing and Excel)."""
+    slug = tournament.slug
+    return [
+        {"url": reverse("reports:index", args=[slug]), "label": _("打印与导出")},
+        {"url": reverse("reports:document", args=[slug, "scoresheets"]), "label": _("记分表 PDF")},
+        {"url": reverse("reports:document", args=[slug, "pairings"]), "label": _("对阵表 PDF")},
+        {"url": reverse("reports:document", args=[slug, "standings"]), "label": _("名次表 PDF")},
+        {"url": reverse("reports:export", args=[slug]), "label": _("导出 Excel")},
+        {"url": reverse("reports:import", args=[slug]), "label": _("Excel 导入报名")},
+    ]
 
 
 # --------------------------------------------------------------------------------------------
