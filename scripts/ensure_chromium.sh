@@ -4,7 +4,7 @@
 # zbar (zbarimg) to scan its QR code back. Prints a visible reason and exits 0 when they cannot be
 # installed, so those tests skip (each looks for its tool itself); CI runs as root and installs.
 set -u
-if [ -x /usr/bin/chromium ] && command -v pdftoppm >/dev/null && command -v zbarimg >/dev/null; then
+if [ -x /usr/bin/chromium ] && command -v pdftoppm >/dev/null && command -v zbarimg >/dev/null && command -v xgettext >/dev/null; then
   exit 0
 fi
 if [ "$(id -u)" != "0" ] && ! command -v sudo >/dev/null 2>&1; then
@@ -14,7 +14,7 @@ fi
 SUDO=""
 [ "$(id -u)" != "0" ] && SUDO="sudo -n"
 echo "Installing Debian's chromium, poppler-utils and zbar-tools for the tests (apt-get)..." >&2
-if ! ($SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk poppler-utils poppler-data zbar-tools >/dev/null); then
+if ! ($SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk poppler-utils poppler-data zbar-tools gettext >/dev/null); then
   echo "browser/PDF-image tests will be SKIPPED: apt-get could not install chromium, poppler-utils or zbar-tools" >&2
 fi
 exit 0
