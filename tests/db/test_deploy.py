@@ -259,3 +259,62 @@ def test_healthz_answers_without_session_or_host_check(client, settings) -> None
     assert response.status_code == 200
     assert response.content == b"ok\n"
     assert "sessionid" not in response.cookies
+
+
+# --- make loadtest's report -----------------------------------------------------------------
+
+
+def test_loadtest_writes_only_its_own_section_of_the_benchmarks_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmarks import loadtest
+
+    report = tmp_path / "benchmarks.md"
+    report.write_text("# Benchmarks\n\n## Import\n\nfigures\n", encoding="utf-8")
+    monkeypatch.setattr(loadtest, "REPORT", report)
+    result = {
+        "when": "2026-11-29 20:00 CST",
+        "load": 1.0,
+        "machine": "2 cores",
+        "config": {
+            "pairs": 1000,
+            "tables": 500,
+            "players": 300,
+            "workers": 4,
+            "concurrency": 32,
+            "think_s": 10.0,
+            "seconds_limit": 600,
+            "redis": True,
+        },
+        "elapsed_s": 200.0,
+        "requests": 12000,
+        "requests_per_s": 60.0,
+        "app_cpu_s": 250.0,
+        "db_cpu_s": 10.0,
+        "tables_done": 500,
+        "tables_failed": 0,
+        "errors": 0,
+        "error_samples": [],
+        "server_alive": True,
+        "kinds": {"enter deal": {"requests": 4000, "p50_ms": 20, "p95_ms": 40, "p99_ms": 60}},
+        "verification": {
+            "deals_saved": 4000,
+            "deals_stored": 4000,
+            "lost": 0,
+            "doubled": 0,
+            "wrong_order": 0,
+            "stray_events": 0,
+            "tables_confirmed": 500,
+        },
+    }
+    assert loadtest.ok(result)
+    loadtest.record(loadtest.render_markdown(result))
+    loadtest.record(loadtest.render_markdown(result))  # replaced, not appended twice
+    text = report.read_text(encoding="utf-8")
+    assert text.startswith("# Benchmarks\n\n## Import\n\nfigures\n")
+    assert text.count(loadtest.START_MARK) == 1
+    section = loadtest.markdown_report()
+    assert "lost 0, doubled 0" in section
+    assert "21.7 ms per request" in section  # (250 + 10) s / 12,000 requests
+    assert "| enter deal | 4000 |" in section
+    assert not loadtest.ok({**result, "verification": {**result["verification"], "doubled": 1}})
