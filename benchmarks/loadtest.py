@@ -546,13 +546,17 @@ def rec_think(rec: Recorder) -> float:
 # Run, verify, report
 
 
-def _cpu_of(pid: int) -> float:
-    """User + system CPU seconds of one process (Linux /proc), 0 when it is gone."""
+def _cpu_of(pid: int, children: bool = False) -> float:
+    """User + system CPU seconds of one process (Linux /proc), 0 when it is gone; with
+    ``children``, also those of its children it has already reaped (recycled workers)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    ticks = int(fields[11]) + int(fields[12])
+    if children:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def server_cpu_seconds(master: int, config: Config) -> tuple[float, float]:
@@ -569,7 +573,7 @@ def server_cpu_seconds(master: int, config: Config) -> tuple[float, float]:
             continue
         if ppid == master:
             workers.append(int(stat.parent.name))
-    app = _cpu_of(master) + sum(_cpu_of(pid) for pid in workers)
+    app = _cpu_of(master, children=True) + sum(_cpu_of(pid) for pid in workers)
     try:
         with admin_connection(config) as conn:
             rows = conn.execute(
@@ -600,20 +604,26 @@ def verify(plans: list[TablePlan], saved: dict[int, list[str]], slug: str) -> di
     )
     for number, position, token in rows:
         stored.setdefault(number, []).append((position, token))
-    lost = doubled = wrong = 0
+    lost = doubled = wrong = unacknowledged = 0
     played: dict[int, list[tuple[int, str]]] = {}
     for plan in plans:
         events = sorted(stored.pop(plan.number, []))
         played[plan.number] = events
         positions = [p for p, _ in events]
         tokens = [t for _, t in events]
-        expected = saved[plan.number]
-        if len(set(positions)) != len(positions) or len(tokens) > len(expected):
-            doubled += max(1, len(tokens) - len(expected))
-        if len(tokens) < len(expected):
-            lost += len(expected) - len(tokens)
-        if tokens[: len(expected)] != expected[: len(tokens)]:
+        expected = saved[plan.number]  # what the server told the client it had saved
+        # Each deal k of the sheet is only ever sent for position k, so a stored sequence that
+        # is not a prefix of the sheet means a deal stored twice or out of place.
+        if len(set(positions)) != len(positions) or positions != list(range(len(positions))):
+            doubled += 1
+        elif tokens != list(plan.sheet[: len(tokens)]):
             wrong += 1
+        if len(tokens) < len(expected) or tokens[: len(expected)] != expected:
+            lost += max(1, len(expected) - len(tokens))
+        elif len(tokens) > len(expected):
+            # Saved, but the client never saw the answer (e.g. the page after it failed):
+            # not lost, not doubled; the next look at the sheet shows it.
+            unacknowledged += len(tokens) - len(expected)
     untouched = sum(len(v) for v in stored.values())  # events on tables nobody played
     confirmed = Table.objects.filter(
         round__tournament__slug=slug, is_bye=False, entry_status="confirmed"
@@ -624,6 +634,7 @@ def verify(plans: list[TablePlan], saved: dict[int, list[str]], slug: str) -> di
         "lost": lost,
         "doubled": doubled,
         "wrong_order": wrong,
+        "unacknowledged": unacknowledged,
         "stray_events": untouched,
         "tables_confirmed": confirmed,
     }
@@ -797,7 +808,8 @@ def text_report(result: dict[str, Any]) -> str:
         )
     lines.append(
         f"deals saved {v['deals_saved']}, lost {v['lost']}, doubled {v['doubled']}, "
-        f"out of order {v['wrong_order']}, stray {v['stray_events']}; "
+        f"out of order {v['wrong_order']}, stray {v['stray_events']}, saved but "
+        f"unacknowledged {v.get('unacknowledged', 0)}; "
         f"tables confirmed in the database {v['tables_confirmed']}"
     )
     for kind, detail in result["error_samples"]:

@@ -2,7 +2,7 @@
 
 Everything can be overridden from the environment (the systemd unit reads /etc/guandan-tourney/env):
 ``GUNICORN_BIND`` (default 127.0.0.1:8000, behind the reverse proxy), ``WEB_CONCURRENCY`` (worker
-processes; default 2 × CPU cores + 1, at most 8), ``GUNICORN_TIMEOUT`` (seconds, default 30),
+processes; default 2 × CPU cores + 1, at most 8), ``GUNICORN_TIMEOUT`` (seconds, default 120),
 ``FORWARDED_ALLOW_IPS`` (the proxy's address whose X-Forwarded-Proto is trusted).
 
 Sync workers on purpose: every request is short (one service call in one transaction), and a
@@ -24,8 +24,10 @@ def _int(name: str, default: int) -> int:
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = _int("WEB_CONCURRENCY", min(2 * multiprocessing.cpu_count() + 1, 8))
 worker_class = "sync"
-# A request that takes longer than this is killed (and its transaction rolled back).
-timeout = _int("GUNICORN_TIMEOUT", 30)
+# A request that takes longer than this is killed (and its transaction rolled back). Generous:
+# printing a thousand score sheets takes seconds, and on an overloaded machine a killed worker
+# is a 500 for whoever was waiting (the load test saw it at 30 s); the proxy waits a bit longer.
+timeout = _int("GUNICORN_TIMEOUT", 120)
 graceful_timeout = 30
 # Recycle workers now and then so slow leaks never build up over a tournament weekend.
 max_requests = _int("GUNICORN_MAX_REQUESTS", 5000)
