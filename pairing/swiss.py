@@ -882,43 +882,278 @@ def _uncertified_boundaries(problem: _Problem, segments: list[_Segment], upper: 
 # --------------------------------------------------------------------------------------------
 
 
+_WINDOW = 24
+
+
+def _blossom_chains(n: int, blossomparent: dict[object, object]) -> list[list[object]]:
+    """For each vertex, the blossoms containing it, outermost first."""
+    chains: list[list[object]] = []
+    for v in range(n):
+        chain: list[object] = []
+        b = blossomparent[v]
+        while b is not None:
+            chain.append(b)
+            b = blossomparent[b]
+        chain.reverse()
+        chains.append(chain)
+    return chains
+
+
+def _tight_edges(
+    n: int, edges: list[tuple[int, int, int]], top: int, certificate: list[Any]
+) -> list[tuple[int, int, int]] | None:
+    """The edges of slack 0 for the dual in ``certificate``; None if some edge has negative
+    slack (the dual is then not feasible for the whole graph)."""
+    dualvar, blossomparent, blossomdual = certificate
+    chains = _blossom_chains(n, blossomparent)
+    tight: list[tuple[int, int, int]] = []
+    for i, j, c in edges:
+        s = dualvar[i] + dualvar[j] - 2 * (top - c)
+        ci, cj = chains[i], chains[j]
+        if ci and cj:
+            for bi, bj in zip(ci, cj, strict=False):
+                if bi is not bj:
+                    break
+                s += 2 * blossomdual[bi]
+        if s == 0:
+            tight.append((i, j, c))
+        elif s < 0:
+            return None
+    return tight
+
+
 def _exact_blossom(problem: _Problem) -> list[int]:
     """Exact optimum of (1)–(3), first in sweep order among the optima (4), by weighted blossom.
 
-    One integer cost per edge encodes the priorities lexicographically:
-    cost = (same_unit · A + gap) · K^(n+1) + t4, with A larger than any total gap and t4(i, j) =
-    j · K^(n−1−i) for sweep positions i < j, K = n² + 1. Comparing two matchings by Σ t4 is
-    comparing them by the partner of the first pair of the sweep whose partner differs, which is
-    rule (4). Python integers are exact at any size.
+    Two phases (docs/pairing.md, "Exact fallback"). Phase 1: the blossom with the small integer
+    cost A·same_unit + gap only, which also yields an optimal dual (y, z). By complementary
+    slackness *every* optimal pairing uses only edges that are tight for that dual, so phase 2
+    keeps only the tight edges; it solves each connected component of the tight graph with the
+    lexicographic cost of :func:`_exact_blossom_lex` (rule 4 inside the component). Components
+    are independent, so the union of their (cost, sweep order)-first pairings is the global one.
     """
     n = problem.n
     cf = problem.cf
     span = (max(cf) - min(cf)) if cf else 0
     big_a = span * (n // 2) + 1
-    k = n * n + 1
-    shift = k ** (n + 1)
-    powers = [k ** (n - 1 - i) for i in range(n)]
+    unit = problem.unit
+    avoid = problem.avoid
     edges: list[tuple[int, int, int]] = []
     max_cost = 0
     for i in range(n):
         bad_i = problem.bad[i]
+        cf_i = cf[i]
+        unit_i = unit[i]
         for j in range(i + 1, n):
             if j in bad_i:
                 continue
-            same = 1 if problem.avoid and problem.unit[i] == problem.unit[j] else 0
-            cost = (same * big_a + abs(cf[i] - cf[j])) * shift + j * powers[i]
+            cost = abs(cf_i - cf[j]) + (big_a if avoid and unit_i == unit[j] else 0)
             edges.append((i, j, cost))
             if cost > max_cost:
                 max_cost = cost
     top = max_cost + 1
-    mates = max_weight_matching(n, [(i, j, top - c) for i, j, c in edges], maxcardinality=True)
+    # Phase 1 on a window of the sweep first (edges between positions at most ``width`` apart),
+    # priced out: if every edge of the *whole* graph has slack ≥ 0 for the window's optimal dual,
+    # that dual is feasible for the whole field, so the window's perfect matching is optimal there
+    # too and the dual certifies it (LP duality). Otherwise the window doubles, up to the field.
+    width = _WINDOW
+    while True:
+        window = edges if width >= n else [e for e in edges if e[1] - e[0] <= width]
+        certificate: list[Any] = []
+        mates = max_weight_matching(
+            n, [(i, j, top - c) for i, j, c in window], maxcardinality=True, certificate=certificate
+        )
+        if any(m == -1 for m in mates):
+            if width >= n:
+                raise PairingError("no_pairing_without_rematch", count=n)
+            width *= 2
+            continue
+        tight = _tight_edges(n, edges, top, certificate)
+        if tight is not None:
+            break
+        width *= 2
+    _, blossomparent, blossomdual = certificate
+    chains = _blossom_chains(n, blossomparent)
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, j, _ in tight:
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            parent[ri] = rj
+    members: dict[int, list[int]] = {}
+    for v in range(n):
+        members.setdefault(find(v), []).append(v)
+    by_root: dict[int, list[tuple[int, int, int]]] = {}
+    for e in tight:
+        by_root.setdefault(find(e[0]), []).append(e)
+    # The blossoms with a positive dual must be full in every optimal pairing (exactly one of
+    # their vertices paired outside); conversely a perfect matching of tight edges filling them
+    # all meets the dual's value, so it is optimal.
+    full: list[list[int]] = [[] for _ in range(n)]
+    positive: dict[object, int] = {}
+    for v in range(n):
+        for b in chains[v]:
+            if blossomdual[b] > 0:
+                full[v].append(positive.setdefault(b, len(positive)))
+    result = [-1] * n
+    for root, verts in members.items():
+        if len(verts) == 2:
+            a, b = verts
+            result[a], result[b] = b, a
+            continue
+        component = by_root[root]
+        sub = _first_tight_matching(verts, component, full, len(positive))
+        if sub is None:
+            local = {v: k for k, v in enumerate(verts)}  # verts ascend: sweep order is kept
+            lex = _lex_matching(len(verts), [(local[i], local[j], c) for i, j, c in component])
+            sub = {verts[k]: verts[m] for k, m in enumerate(lex)}
+        for a, b in sub.items():
+            result[a] = b
+    return result
+
+
+_TIGHT_BUDGET_PER_PAIR = 10
+_TIGHT_BUDGET_BASE = 1_000
+
+
+def _first_tight_matching(
+    verts: list[int],
+    edges: list[tuple[int, int, int]],
+    full: list[list[int]],
+    n_positive: int,
+) -> dict[int, int] | None:
+    """The first perfect matching in sweep order of one tight component that fills every
+    positive blossom, by depth-first search; None if the step budget runs out.
+
+    Every such matching is optimal (it meets the dual's value), and every optimal pairing is one
+    of them, so the first one in sweep order is the rule-(4) choice among the optima. Pruned only
+    by a necessary condition (a free vertex keeps a free tight neighbour) and the blossom rule
+    (at most one vertex of a positive blossom is paired outside it).
+    """
+    adj: dict[int, list[int]] = {v: [] for v in verts}
+    for i, j, _ in edges:
+        adj[i].append(j)
+        adj[j].append(i)
+    for v in verts:
+        adj[v].sort()
+    free_deg = {v: len(adj[v]) for v in verts}
+    mate: dict[int, int] = {}
+    out = [0] * n_positive
+    budget = _TIGHT_BUDGET_BASE + _TIGHT_BUDGET_PER_PAIR * len(verts)
+
+    def crossing(i: int, j: int) -> list[int]:
+        fi, fj = full[i], full[j]
+        if not fi and not fj:
+            return []
+        # Positive blossoms containing exactly one of i, j: that vertex is paired outside.
+        return [b for b in fi if b not in fj] + [b for b in fj if b not in fi]
+
+    def place(i: int, j: int) -> bool:
+        mate[i] = j
+        mate[j] = i
+        ok = True
+        for b in crossing(i, j):
+            out[b] += 1
+            if out[b] > 1:
+                ok = False
+        for v in (i, j):
+            for w in adj[v]:
+                if w not in mate:
+                    free_deg[w] -= 1
+                    if free_deg[w] == 0:
+                        ok = False
+        return ok
+
+    def unplace(i: int, j: int) -> None:
+        for v in (j, i):
+            for w in adj[v]:
+                if w not in mate:
+                    free_deg[w] += 1
+        for b in crossing(i, j):
+            out[b] -= 1
+        del mate[i]
+        del mate[j]
+
+    stack: list[tuple[int, int]] = []  # (position in verts, index tried in adj)
+    pos = 0
+    start = 0
+    size = len(verts)
+    while True:
+        while pos < size and verts[pos] in mate:
+            pos += 1
+        if pos == size:
+            return mate
+        i = verts[pos]
+        options = adj[i]
+        k = start
+        placed = False
+        while k < len(options):
+            j = options[k]
+            if j > i and j not in mate:
+                # j < i cannot be free: every vertex before i in sweep order is paired.
+                if place(i, j):
+                    stack.append((pos, k))
+                    placed = True
+                    break
+                unplace(i, j)
+            k += 1
+        if placed:
+            pos += 1
+            start = 0
+            continue
+        budget -= 1
+        if not stack or budget < 0:
+            return None
+        pos, k = stack.pop()
+        i = verts[pos]
+        unplace(i, mate[i])
+        start = k + 1
+
+
+def _lex_matching(n: int, edges: list[tuple[int, int, int]]) -> list[int]:
+    """Perfect matching of vertices 0..n-1 (sweep order) minimising (Σ cost, sweep order).
+
+    cost' = cost · K^(n+1) + j · K^(n−1−i) for i < j, K = n² + 1: comparing two matchings by
+    Σ j · K^(n−1−i) compares them by the partner of the first vertex whose partner differs
+    (rule 4); the first term dominates. Raises ``no_pairing_without_rematch`` if none exists.
+    """
+    k = n * n + 1
+    shift = k ** (n + 1)
+    powers = [k ** (n - 1 - i) for i in range(n)]
+    lex = [(i, j, c * shift + j * powers[i]) for i, j, c in edges]
+    top = max((c for _, _, c in lex), default=0) + 1
+    mates = max_weight_matching(n, [(i, j, top - c) for i, j, c in lex], maxcardinality=True)
     if any(m == -1 for m in mates):
         raise PairingError("no_pairing_without_rematch", count=n)
     return mates
 
 
+def _exact_blossom_lex(problem: _Problem) -> list[int]:
+    """The one-phase reference: the lexicographic blossom on the whole field (tests use it)."""
+    n = problem.n
+    cf = problem.cf
+    span = (max(cf) - min(cf)) if cf else 0
+    big_a = span * (n // 2) + 1
+    edges = [
+        (i, j, abs(cf[i] - cf[j]) + (big_a if problem.avoid and problem.same_unit(i, j) else 0))
+        for i in range(n)
+        for j in range(i + 1, n)
+        if j not in problem.bad[i]
+    ]
+    return _lex_matching(n, edges)
+
+
 def max_weight_matching(
-    n: int, edges: Iterable[tuple[int, int, int]], maxcardinality: bool = False
+    n: int,
+    edges: Iterable[tuple[int, int, int]],
+    maxcardinality: bool = False,
+    certificate: list[Any] | None = None,
 ) -> list[int]:
     """Maximum-weight matching in a general graph (Edmonds' blossom algorithm, primal-dual).
 
@@ -928,18 +1163,25 @@ def max_weight_matching(
     An adaptation of networkx's ``max_weight_matching`` (BSD-3-Clause, itself after Joris van
     Rantwijk's mwmatching.py, after Galil 1986) to integer vertices and integer weights only, so
     every dual variable stays an exact integer (weights are doubled internally). O(n³).
+
+    With a ``certificate`` list, the final optimal dual is appended to it: the vertex duals, the
+    blossom parent map and the blossom duals, such that every edge has
+    slack = y_v + y_w − 2·weight + 2·Σ z_B (B containing both ends) ≥ 0, matched edges 0.
     """
     # Blossoms nest (augment/expand recurse once per level of nesting, at most n / 2 deep).
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20 * n + 1000))
     try:
-        return _max_weight_matching(n, edges, maxcardinality)
+        return _max_weight_matching(n, edges, maxcardinality, certificate)
     finally:
         sys.setrecursionlimit(limit)
 
 
 def _max_weight_matching(
-    n: int, edges: Iterable[tuple[int, int, int]], maxcardinality: bool
+    n: int,
+    edges: Iterable[tuple[int, int, int]],
+    maxcardinality: bool,
+    certificate: list[Any] | None = None,
 ) -> list[int]:
     adj: list[dict[int, int]] = [{} for _ in range(n)]
     maxweight = 0
@@ -1303,6 +1545,8 @@ def _max_weight_matching(
                 continue
             if blossomparent[b] is None and label.get(b) == 1 and blossomdual[b] == 0:
                 expand_blossom(b, True)
+    if certificate is not None:
+        certificate += [dualvar, blossomparent, blossomdual]
     return [mate.get(v, -1) for v in range(n)]
 
 

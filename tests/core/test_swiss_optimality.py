@@ -102,10 +102,11 @@ def test_blossom_weight_equals_networkx(case: tuple[int, list[tuple[int, int, in
 
 
 def _lexicographic_blossom(pairs: list[SwissPair], round_number: int) -> list[tuple[int, int]]:
-    """Tables of the whole-field blossom with the rule (1)–(4) encoding (no decomposition)."""
+    """Tables of the one-phase whole-field blossom with the rule (1)–(4) encoding (no
+    decomposition, no window, no tight-edge phase)."""
     order = sorted(pairs, key=lambda p: (-p.match_points, p.rank, p.id))
     sweep = order if round_number % 2 == 1 else list(reversed(order))
-    mates = swiss._exact_blossom(swiss._Problem(sweep, True))
+    mates = swiss._exact_blossom_lex(swiss._Problem(sweep, True))
     return sorted(tuple(sorted((sweep[i].id, sweep[j].id))) for i, j in enumerate(mates) if i < j)
 
 
@@ -175,3 +176,55 @@ def test_adversarial_realistic_fields_equal_the_reference(n: int, seed: int) -> 
     pairs = adversarial_field(n, 8, seed)
     draw = pair_round(pairs, 9, SwissOptions(), random.Random(seed))
     assert check_draw(pairs, draw, SwissOptions()) == []
+
+
+@pytest.mark.parametrize("window", [2, 24])
+def test_two_phase_blossom_gives_the_same_tables_as_the_one_phase_blossom(
+    window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Phase 1 on a priced-out window (2: the window must grow, often more than once), then the
+    # first tight pairing in sweep order: the tables, not only the cost, must equal the
+    # lexicographic blossom on the whole graph, in both sweep directions, both unit settings.
+    monkeypatch.setattr(swiss, "_WINDOW", window)
+    rng = random.Random(7000 + window)
+    compared = 0
+    for _ in range(max(CASES, 8)):
+        n = 2 * rng.randint(2, 20)
+        order = random_field(rng, n, 12, 6)
+        if rng.random() < 0.5:
+            order.reverse()
+        problem = swiss._Problem(order, rng.random() < 0.7)
+        try:
+            expected = swiss._exact_blossom_lex(problem)
+        except PairingError:
+            with pytest.raises(PairingError):
+                swiss._exact_blossom(problem)
+            continue
+        assert swiss._exact_blossom(problem) == expected
+        compared += 1
+    assert compared > 0
+
+
+def test_tight_phase_falls_back_to_the_lexicographic_blossom(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With no search budget the depth-first search gives up at once: the fallback decides.
+    monkeypatch.setattr(swiss, "_TIGHT_BUDGET_BASE", -1)
+    monkeypatch.setattr(swiss, "_TIGHT_BUDGET_PER_PAIR", 0)
+    rng = random.Random(7100)
+    for _ in range(6):
+        order = random_field(rng, 2 * rng.randint(4, 15), 8, 4)
+        problem = swiss._Problem(order, True)
+        try:
+            expected = swiss._exact_blossom_lex(problem)
+        except PairingError:
+            continue
+        assert swiss._exact_blossom(problem) == expected
+
+
+def test_adversarial_field_of_120_pairs_equals_the_reference() -> None:
+    # Formerly 1–2 s in the whole-field lexicographic blossom; both sweep directions.
+    pairs = adversarial_field(120, 8, 3)
+    for round_number in (9, 10):
+        draw = pair_round(pairs, round_number, SwissOptions(), random.Random(3))
+        assert check_draw(pairs, draw, SwissOptions()) == []
