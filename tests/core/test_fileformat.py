@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.golden import EXAMPLES
 from tournaments.demo import synthetic_file
 from tournaments.fileformat import (
     FileProblem,
@@ -28,7 +29,7 @@ from tournaments.fileformat import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT.parent / "shared" / "examples"
+
 GOLDEN = sorted(p.name.removesuffix(".standings.json") for p in EXAMPLES.glob("*.standings.json"))
 
 

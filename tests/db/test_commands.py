@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +15,8 @@ from django.utils import translation
 
 from pairing.models import Round, Table
 from scoring.models import Penalty, TableEvent
+from tests.golden import EXAMPLES
 from tournaments.models import Pair, Tournament
-
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "examples"
 
 pytestmark = pytest.mark.django_db
 

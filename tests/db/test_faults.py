@@ -38,12 +38,13 @@ from pairing import services as pairing_services
 from pairing.models import Round, Seat, Table
 from scoring.models import AuditEntry, Penalty, TableEvent
 from tests.db.conftest import NS_WINS, enter_tokens
+from tests.golden import EXAMPLES
 from tournaments.fileformat import TournamentFileError, load_json
 from tournaments.fileio import import_tournament
 from tournaments.models import Pair, Player, Tournament
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT.parent / "shared" / "examples"
+
 ON_POSTGRES = connection.vendor == "postgresql"
 needs_postgres = pytest.mark.skipif(
     not ON_POSTGRES,

@@ -5,7 +5,6 @@ standings from the database equal the pure engine on the same file."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +13,7 @@ from django.utils import translation
 from pairing.models import Round, Seat, Table
 from scoring import services as scoring_services
 from scoring.models import Penalty, TableEvent
+from tests.golden import EXAMPLES
 from tournaments.demo import synthetic_file
 from tournaments.fileformat import (
     TournamentFileError,
@@ -27,7 +27,6 @@ from tournaments.fileio import export_tournament, import_tournament
 from tournaments.messages import describe_problem, describe_rule_error
 from tournaments.models import Pair, Player, Tournament, Unit
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "examples"
 GOLDEN = ("eleven-pairs", "jiangsu-28", "worked-example")
 
 pytestmark = pytest.mark.django_db

@@ -28,13 +28,13 @@ from hypothesis import strategies as st
 from pairing.models import Round, Seat, Table
 from scoring.models import AuditEntry, Penalty, TableEvent
 from tests.db.conftest import build_tournament, next_round
+from tests.golden import EXAMPLES
 from tests.web.test_security import all_urls
 from tournaments import services as tournament_services
 from tournaments.fileformat import TournamentFileError, load_json
 from tournaments.fileio import import_tournament
 from tournaments.models import Pair, Player, Tournament, Unit
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples"
 FUZZ = settings(
     max_examples=40,
     deadline=None,

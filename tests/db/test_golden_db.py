@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
+from tests.golden import EXAMPLES
 from tournaments.fileformat import (
     load_json,
     parse_tournament,
@@ -18,7 +18,6 @@ from tournaments.fileformat import (
     standings_payload,
 )
 
-EXAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "examples"
 GOLDEN = sorted(p.name.removesuffix(".standings.json") for p in EXAMPLES.glob("*.standings.json"))
 
 pytestmark = pytest.mark.django_db
