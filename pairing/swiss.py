@@ -1018,8 +1018,8 @@ def _exact_blossom(problem: _Problem) -> list[int]:
     return result
 
 
-_TIGHT_BUDGET_PER_PAIR = 10
-_TIGHT_BUDGET_BASE = 1_000
+_TIGHT_BUDGET_PER_PAIR = 5
+_TIGHT_BUDGET_BASE = 500
 
 
 def _first_tight_matching(
