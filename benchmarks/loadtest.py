@@ -38,6 +38,7 @@ import queue
 import random
 import re
 import secrets
+import shutil
 import signal
 import socket
 import statistics
@@ -769,6 +770,11 @@ def run(config: Config) -> dict[str, Any]:
         except Exception:  # noqa: S110 - Django may not be set up when setup failed
             pass
         drop_database(config)
+        log = work / "gunicorn.log"
+        if log.exists() and "Traceback" in log.read_text(errors="replace"):
+            print(f"loadtest: server errors kept in {log}", flush=True)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def ok(result: dict[str, Any]) -> bool:
