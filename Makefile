@@ -36,7 +36,9 @@ test: setup browsers lint
 bench: setup
 	$(PY) -m benchmarks.run
 
+# The load test runs gunicorn against PostgreSQL on this machine (started here if it is not up).
 loadtest: setup
+	@pg_isready -h 127.0.0.1 -p 5432 -q || pg_ctlcluster --skip-systemctl-redirect "$$(ls /etc/postgresql)" main start
 	$(PY) -m benchmarks.loadtest
 
 clean:

@@ -9,6 +9,7 @@ through the services, with their locks and audit entries.
 from __future__ import annotations
 
 from django.contrib import admin
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from .models import Pair, Player, Team, Tournament, Unit
@@ -28,6 +29,11 @@ class TournamentAdmin(admin.ModelAdmin):
     readonly_fields = ("results_version", "created_at")
     filter_horizontal = ("organizers", "chief_referees", "referees")
     prepopulated_fields = {"slug": ("name",)}
+
+    def has_delete_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
+        # Deleting a tournament would take its append-only audit log with it (cascade): a
+        # tournament is archived with `backup` / `export_tournament`, never deleted from here.
+        return False
 
 
 @admin.register(Unit)

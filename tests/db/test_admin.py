@@ -60,3 +60,11 @@ def test_table_entry_token_is_not_shown(client, superuser, round1) -> None:
     table = round1.tables.first()
     page = client.get(reverse("admin:pairing_table_change", args=[table.pk]))
     assert table.entry_token not in page.content.decode()
+
+
+def test_a_tournament_cannot_be_deleted_from_the_admin(client, superuser, tournament) -> None:
+    # Its audit log would go with it (cascade).
+    client.force_login(superuser)
+    url = reverse("admin:tournaments_tournament_delete", args=[tournament.pk])
+    assert client.post(url, {"post": "yes"}).status_code == 403
+    assert Tournament.objects.filter(pk=tournament.pk).exists()
