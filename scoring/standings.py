@@ -48,6 +48,8 @@ from itertools import groupby
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
+from rules.ruleset import TIEBREAK_PRESETS
+
 __all__ = [
     "CRITERIA",
     "PRESETS",
@@ -142,19 +144,9 @@ CRITERIA: dict[str, Criterion] = {
         Criterion("lot", "抽签", "Drawing of lots", False, None),
     )
 }
-# TOURNAMENT_FILE.md "Criterion keys": cf is implied first and lot is implied last.
-PRESETS: dict[str, tuple[str, ...]] = {
-    "regulation": (
-        "jcf",
-        "head_to_head",
-        "wins",
-        "draws",
-        "level_difference",
-        "opponents_cf",
-        "previous_rank",
-    ),
-    "jiangsu2017": ("progressive", "wins", "jcf", "upgrades", "lot"),
-}
+# TOURNAMENT_FILE.md "Criterion keys": cf is implied first and lot is implied last. One source
+# for the presets: the settings (rules.ruleset) and the ranking must never disagree.
+PRESETS: dict[str, tuple[str, ...]] = TIEBREAK_PRESETS
 
 
 @dataclass(frozen=True, slots=True)
