@@ -264,32 +264,14 @@ def set_start_levels(
     table: Table, ns: int, ew: int, user: Any, expected_version: int | None
 ) -> Table:
     """Lateness (RULES.md §2): the punctual side starts at 3 (0–5 min) or 4 (5–10 min)."""
-    with transaction.atomic():
-        locked = _lock_table(table)
-        _check_actor(locked, user, Via.REFEREE)
-        _check_version(locked, expected_version)
-        _require_open_for_entry(locked)
-        tokens = table_tokens(locked)
-        rules = locked.round.tournament.rules
-        _score(rules, tokens, Start(ns, ew), table_end(locked), complete=False)
-        before = _snapshot(locked, tokens)
-        was_entered = locked.entry_status == Table.EntryStatus.ENTERED
-        fields: dict[str, Any] = {"start_ns": ns, "start_ew": ew}
-        if _user_or_none(user) is not None:
-            fields["entered_by"] = user
-        if was_entered:
-            fields["entry_status"] = Table.EntryStatus.OPEN
-        _cas(locked, **_touched_by(locked, user, fields))
-        if was_entered:
-            audit(
-                locked.round.tournament_id,
-                AuditEntry.Action.SET_START,
-                user,
-                table=locked,
-                before=before,
-                after=_snapshot(locked, tokens),
-            )
-    return locked
+    return _change_start_or_end(
+        table,
+        user,
+        expected_version,
+        {"start_ns": ns, "start_ew": ew},
+        AuditEntry.Action.SET_START,
+        start=Start(ns, ew),
+    )
 
 
 def _parse_end(kind: str, side: str | Side | None) -> tuple[str, str]:
@@ -313,18 +295,44 @@ def set_end(
     The events already listed stay (判负 is "after the listed deals", RULES.md §2).
     """
     kind, side_text = _parse_end(kind, side)
+    return _change_start_or_end(
+        table,
+        user,
+        expected_version,
+        {"end_kind": kind, "end_side": side_text},
+        AuditEntry.Action.SET_END,
+        end=End(kind, Side(side_text)) if kind else None,
+    )
+
+
+_UNCHANGED: Any = object()
+
+
+def _change_start_or_end(
+    table: Table,
+    user: Any,
+    expected_version: int | None,
+    fields: dict[str, Any],
+    action: str,
+    *,
+    start: Start = _UNCHANGED,
+    end: End | None = _UNCHANGED,
+) -> Table:
+    """Change a table's start levels or its end, checked by the engine against the events
+    already listed. An entered sheet goes back to open, audited (before/after)."""
     with transaction.atomic():
         locked = _lock_table(table)
         _check_actor(locked, user, Via.REFEREE)
         _check_version(locked, expected_version)
         _require_open_for_entry(locked)
         tokens = table_tokens(locked)
-        end = End(kind, Side(side_text)) if kind else None
         rules = locked.round.tournament.rules
-        _score(rules, tokens, table_start(locked), end, complete=False)
+        start = table_start(locked) if start is _UNCHANGED else start
+        end = table_end(locked) if end is _UNCHANGED else end
+        _score(rules, tokens, start, end, complete=False)
         before = _snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
-        fields: dict[str, Any] = {"end_kind": kind, "end_side": side_text}
+        fields = dict(fields)
         if _user_or_none(user) is not None:
             fields["entered_by"] = user
         if was_entered:
@@ -333,7 +341,7 @@ def set_end(
         if was_entered:
             audit(
                 locked.round.tournament_id,
-                AuditEntry.Action.SET_END,
+                action,
                 user,
                 table=locked,
                 before=before,
