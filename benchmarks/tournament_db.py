@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from benchmarks.django_env import in_test_database as _in_test_database
 
 IMPORT_PAIRS = 2_000
 STANDINGS_SIZES = (2_000, 10_000)
@@ -71,15 +72,6 @@ class PairingResult:
     generate_seconds: float
     publish_seconds: float
     tables: int
-
-
-def _setup_django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "guandan_tourney.settings")
-    import django
-    from django.apps import apps
-
-    if not apps.ready:
-        django.setup()
 
 
 def _best(repeat: int, work: Callable[[], Any]) -> tuple[float, float, Any]:
@@ -221,22 +213,6 @@ def run(
             pairing = measure_pairing(tournament)
     assert imports is not None and pairing is not None
     return imports, standings_results, pairing
-
-
-def _in_test_database(work: Callable[[], Any]) -> Any:
-    """Run ``work`` in a fresh test database that is dropped afterwards."""
-    _setup_django()
-    from django.db import connection
-    from django.test.utils import setup_test_environment, teardown_test_environment
-
-    setup_test_environment()
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    try:
-        return work()
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
-        teardown_test_environment()
 
 
 def _yes(flag: bool) -> str:

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.django_env import setup_django as _setup_django
+
 PAIRS = 2000
 ROUNDS = 9
 SHEETS_GOAL = 20.0
@@ -43,15 +45,6 @@ class Timing:
         if self.seconds < self.goal:
             return "✓"
         return "✓ (CPU), ✗ wall" if self.cpu < self.goal else "✗ over goal"
-
-
-def _setup_django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "guandan_tourney.settings")
-    import django
-    from django.apps import apps
-
-    if not apps.ready:
-        django.setup()
 
 
 @contextmanager

@@ -16,12 +16,12 @@ kept. May touch: only its own test database.
 
 from __future__ import annotations
 
-import os
 import random
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from benchmarks.django_env import in_test_database as _in_test_database
 
 SIZES = (2_000, 10_000)
 REPEAT = 5
@@ -44,15 +44,6 @@ class Measure:
     cpu_seconds: float
     queries: int
     kbytes: float
-
-
-def _setup_django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "guandan_tourney.settings")
-    import django
-    from django.apps import apps
-
-    if not apps.ready:
-        django.setup()
 
 
 def build(n_pairs: int, organizer: Any, referee: Any, slug: str) -> Any:
@@ -189,21 +180,6 @@ def run(sizes: tuple[int, ...] = SIZES) -> list[Measure]:
         for case, query, cold in CASES:
             results.append(_measure(client, url + query, n, case, cold))
     return results
-
-
-def _in_test_database(work: Callable[[], Any]) -> Any:
-    _setup_django()
-    from django.db import connection
-    from django.test.utils import setup_test_environment, teardown_test_environment
-
-    setup_test_environment()
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    try:
-        return work()
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
-        teardown_test_environment()
 
 
 def markdown_report(sizes: tuple[int, ...] = SIZES) -> str:
