@@ -21,8 +21,10 @@ from django.views.decorators.http import require_POST
 
 from pairing.forms import SwapForm, TableFilterForm
 from pairing.models import Round, Table
+from pairing.services import delete_draft, finish_round, generate_round, publish_round, swap_pairs
 from tournaments.models import Pair, Tournament
 from tournaments.permissions import Role, role_required
+from tournaments.services import ServiceError
 from tournaments.tables import cached_standings, names_by_pair
 from tournaments.views import VISIBLE_ROUNDS, public_page
 
@@ -158,8 +160,6 @@ def control(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @round_staff_required
 @require_POST
 def generate(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    from pairing.services import generate_round
-    from tournaments.services import ServiceError
 
     try:
         rnd = generate_round(tournament, request.user)
@@ -245,8 +245,6 @@ def _round_or_404(tournament: Tournament, number: int) -> Round:
 @require_POST
 def swap(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """Swap two pairs of a draft by hand (audited); warn about rematches and same-unit tables."""
-    from pairing.services import swap_pairs
-    from tournaments.services import ServiceError
 
     rnd = _round_or_404(tournament, number)
     form = SwapForm(request.POST, tournament=tournament)
@@ -270,49 +268,43 @@ def swap(request: HttpRequest, tournament: Tournament, number: int) -> HttpRespo
     return redirect("pairing:round_control", tournament.slug, number)
 
 
+def _round_action(
+    request: HttpRequest,
+    tournament: Tournament,
+    number: int,
+    service: Any,
+    success: str,
+    done: str = "pairing:round_control",
+) -> HttpResponse:
+    """Call one round service; its refusal is a message and the user stays on the round."""
+    rnd = _round_or_404(tournament, number)
+    try:
+        service(rnd, request.user)
+    except ServiceError as error:
+        messages.error(request, _message(error))
+        return redirect("pairing:round_control", tournament.slug, number)
+    messages.success(request, success)
+    if done == "pairing:round_control":
+        return redirect(done, tournament.slug, number)
+    return redirect(done, tournament.slug)
+
+
 @round_staff_required
 @require_POST
 def publish(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
-    from pairing.services import publish_round
-    from tournaments.services import ServiceError
-
-    rnd = _round_or_404(tournament, number)
-    try:
-        publish_round(rnd, request.user)
-    except ServiceError as error:
-        messages.error(request, _message(error))
-    else:
-        messages.success(request, _("第%(n)s轮对阵已公布") % {"n": number})
-    return redirect("pairing:round_control", tournament.slug, number)
+    message = _("第%(n)s轮对阵已公布") % {"n": number}
+    return _round_action(request, tournament, number, publish_round, message)
 
 
 @round_staff_required
 @require_POST
 def finish(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
-    from pairing.services import finish_round
-    from tournaments.services import ServiceError
-
-    rnd = _round_or_404(tournament, number)
-    try:
-        finish_round(rnd, request.user)
-    except ServiceError as error:
-        messages.error(request, _message(error))
-    else:
-        messages.success(request, _("第%(n)s轮已结束") % {"n": number})
-    return redirect("pairing:round_control", tournament.slug, number)
+    message = _("第%(n)s轮已结束") % {"n": number}
+    return _round_action(request, tournament, number, finish_round, message)
 
 
 @round_staff_required
 @require_POST
 def delete(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
-    from pairing.services import delete_draft
-    from tournaments.services import ServiceError
-
-    rnd = _round_or_404(tournament, number)
-    try:
-        delete_draft(rnd, request.user)
-    except ServiceError as error:
-        messages.error(request, _message(error))
-        return redirect("pairing:round_control", tournament.slug, number)
-    messages.success(request, _("第%(n)s轮草稿已删除") % {"n": number})
-    return redirect("pairing:control", tournament.slug)
+    message = _("第%(n)s轮草稿已删除") % {"n": number}
+    return _round_action(request, tournament, number, delete_draft, message, "pairing:control")
