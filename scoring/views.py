@@ -25,12 +25,12 @@ from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
+from guandan_tourney.redirects import safe_next
 from pairing.models import Round, Table
 from rules.errors import RuleError
 from rules.events import PARTNER_PLACE_UPGRADE, Event, EventKind, Side, deal_from_places
@@ -1055,14 +1055,6 @@ def table_correct(
 # Penalties
 
 
-def _safe_next(request: HttpRequest, target: str | None, fallback: str) -> str:
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return fallback
-
-
 def _penalty_scope(
     tournament: Tournament, round_number: Any, table_number: Any
 ) -> tuple[Round | None, Table | None]:
@@ -1105,7 +1097,7 @@ def penalty_new(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     rnd, table = _penalty_scope(tournament, request.POST.get("round"), request.POST.get("table"))
     form = PenaltyForm(request.POST, pairs=_scope_pairs(tournament, rnd, table))
     fallback = reverse("scoring:penalties", args=[tournament.slug])
-    target = _safe_next(request, request.POST.get("next"), fallback)
+    target = safe_next(request, request.POST.get("next"), fallback)
     if not form.is_valid():
         _form_errors(request, form)
         return redirect(target)
@@ -1146,7 +1138,7 @@ def penalty_escalate(request: HttpRequest, tournament: Tournament) -> HttpRespon
     data = form.cleaned_data
     rnd, table = _penalty_scope(tournament, data["round"], data["table"])
     pair = get_object_or_404(_scope_pairs(tournament, rnd, table), number=data["pair"])
-    target = _safe_next(request, data["next"], fallback)
+    target = safe_next(request, data["next"], fallback)
     try:
         penalty = apply_escalation(
             pair, rnd, request.user, table=table, expected_version=data["version"]

@@ -28,12 +28,12 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import check_for_language, get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 from django_tables2 import RequestConfig
 
+from guandan_tourney.redirects import safe_next
 from pairing.models import Round, Table
 from tournaments.forms import (
     PRESETS,
@@ -188,12 +188,7 @@ def language(request: HttpRequest, code: str) -> HttpResponse:
     stay cacheable); only the language cookie changes."""
     if not check_for_language(code) or code not in dict(django_settings.LANGUAGES):
         raise Http404
-    target = request.GET.get("next", "/")
-    if not url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        target = "/"
-    response = HttpResponseRedirect(target)
+    response = HttpResponseRedirect(safe_next(request, request.GET.get("next"), "/"))
     response.set_cookie(
         django_settings.LANGUAGE_COOKIE_NAME,
         code,
@@ -767,10 +762,8 @@ def pair_status(request: HttpRequest, tournament: Tournament, number: int) -> Ht
             "reinstate": _("第%(n)s对已恢复参赛"),
         }[action]
         messages.success(request, text % {"n": pair.number})
-    target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-        return redirect(target)
-    return redirect("tournaments:pairs", tournament.slug)
+    fallback = reverse("tournaments:pairs", args=[tournament.slug])
+    return redirect(safe_next(request, request.POST.get("next"), fallback))
 
 
 @organizer_required

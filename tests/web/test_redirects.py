@@ -1,0 +1,42 @@
+"""A ``next`` parameter is followed only when it stays on this site and is a well-formed URL."""
+
+import pytest
+from django.test import Client, RequestFactory
+
+from guandan_tourney.redirects import safe_next
+from tests.db.test_fuzz import site  # noqa: F401  (the fuzz tests' small open tournament)
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("/t/x/standings/", "/t/x/standings/"),
+        ("a\x00b", "/fallback/"),  # a NUL would make the Location header invalid
+        ("/t/\r\nSet-Cookie:x", "/fallback/"),
+        ("https://evil.example/", "/fallback/"),
+        ("//evil.example/", "/fallback/"),
+        ("", "/fallback/"),
+        (None, "/fallback/"),
+    ],
+)
+def test_safe_next(target, expected):
+    request = RequestFactory().get("/")
+    assert safe_next(request, target, "/fallback/") == expected
+
+
+@pytest.mark.django_db
+def test_penalty_form_with_a_control_character_in_next_is_not_a_500(site):  # noqa: F811
+    client = Client()
+    client.raise_request_exception = False
+    client.force_login(site["boss"])
+    url = f"/t/{site['tournament'].slug}/referee/penalties/new/"
+    response = client.post(url, {"next": "a\x00b"})
+    assert response.status_code == 302
+    assert "\x00" not in response["Location"]
+
+
+@pytest.mark.django_db
+def test_language_switch_ignores_a_malformed_next():
+    response = Client().get("/lang/en/", {"next": "a\x00b"})
+    assert response.status_code == 302
+    assert response["Location"] == "/"
