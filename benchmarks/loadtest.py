@@ -276,10 +276,9 @@ def prepare(config: Config, env: dict[str, str]) -> tuple[str, list[TablePlan], 
     from django.contrib.auth.hashers import make_password
 
     from pairing import services as pairing_services
-    from pairing.models import Table
     from tournaments import services as tournament_services
     from tournaments.fileio import import_tournament
-    from tournaments.models import Player
+    from tournaments.models import Player, Table
 
     users = get_user_model()
     hashed = make_password(PASSWORD)  # hash once (PBKDF2 is slow on purpose), share it
@@ -596,8 +595,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def verify(plans: list[TablePlan], saved: dict[int, list[str]], slug: str) -> dict[str, Any]:
     """Every deal the clients were told was saved is stored exactly once, in order."""
-    from pairing.models import Table
     from scoring.models import TableEvent
+    from tournaments.models import Table
 
     stored: dict[int, list[tuple[int, str]]] = {}
     rows = TableEvent.objects.filter(table__round__tournament__slug=slug).values_list(

@@ -171,8 +171,8 @@ def measure_standings(tournament: Any, spec: Any, repeat: int = 3) -> StandingsR
 
 
 def measure_pairing(tournament: Any) -> PairingResult:
-    from pairing.models import Table
     from pairing.services import generate_round, publish_round
+    from tournaments.models import Table
 
     start = time.perf_counter()
     rnd = generate_round(tournament)

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from tournaments.models import Pair, Tournament
+from tournaments.models import Pair, Round, Seat, Table, Tournament
 from tournaments.services import (
     MESSAGES,
     ROUND_ROLES,
@@ -28,8 +28,6 @@ from tournaments.services import (
     bump_results_version,
     require_role,
 )
-
-from .models import Round, Seat, Table
 
 
 class PairingWarning(ServiceError):

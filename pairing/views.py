@@ -20,9 +20,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from pairing.forms import SwapForm, TableFilterForm
-from pairing.models import Round, Table
 from pairing.services import delete_draft, finish_round, generate_round, publish_round, swap_pairs
-from tournaments.models import Pair, Tournament
+from tournaments.models import Pair, Round, Table, Tournament
 from tournaments.permissions import Role, role_required
 from tournaments.services import ServiceError
 from tournaments.tables import cached_standings, names_by_pair

@@ -25,7 +25,6 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from pairing.models import Round, Table
 from rules.errors import RuleError
 from rules.events import EventKind, Side
 from rules.levels import level_label
@@ -33,7 +32,7 @@ from rules.ruleset import RuleSet
 from scoring.engine import End, MatchResult, Start, score_match
 from scoring.models import Penalty, TableEvent
 from scoring.standings import CRITERIA, PRESETS, resolve_criteria
-from tournaments.models import Pair, Player, Tournament
+from tournaments.models import Pair, Player, Round, Table, Tournament
 
 from .rows import (
     DealLine,

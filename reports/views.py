@@ -22,8 +22,7 @@ from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from pairing.models import Round
-from tournaments.models import Pair, Tournament
+from tournaments.models import Pair, Round, Tournament
 
 from . import collect, pdf, xlsx
 from .registrations import (

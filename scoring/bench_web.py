@@ -50,10 +50,9 @@ def build(n_pairs: int, organizer: Any, referee: Any, slug: str) -> Any:
     """``n_pairs`` pairs and one published round written with bulk_create; returns the round."""
     from django.db import transaction
 
-    from pairing.models import Round, Seat, Table
     from rules.ruleset import preset_settings
     from scoring.models import TableEvent
-    from tournaments.models import Pair, Player
+    from tournaments.models import Pair, Player, Round, Seat, Table
     from tournaments.services import create_tournament, grant_role
 
     rng = random.Random(n_pairs)

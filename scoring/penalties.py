@@ -18,8 +18,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count
 
-from pairing.models import Round, Table
-from tournaments.models import Pair
+from tournaments.models import Pair, Round, Table
 from tournaments.services import ServiceError
 
 from .models import Penalty

@@ -1,7 +1,7 @@
 """Result services: enter and undo events, lateness, forfeit/判负, confirm, correct, penalties,
 and the standings from confirmed results.
 
-May touch: ``pairing.models.Table`` (its result fields), ``scoring`` models, ``Pair.status`` (a
+May touch: ``tournaments.models.Table`` (its result fields), ``scoring`` models, ``Pair.status`` (a
 disqualification), ``Tournament.results_version`` (the standings cache key), and the pure core
 (``scoring.engine``, ``scoring.standings``). Never re-pairs a round (RULES.md §5).
 
@@ -29,13 +29,12 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from pairing.models import Round, Table
 from rules.errors import RuleError
 from rules.events import Side, parse_event
 from rules.ruleset import RuleSet
 from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes, score_match
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
-from tournaments.models import Pair, Player, Tournament
+from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.services import (
     CORRECTION_ROLES,
     PENALTY_ROLES,
@@ -48,7 +47,7 @@ from tournaments.services import (
     require_role,
 )
 
-from .models import AuditEntry, Penalty, TableEvent, Via
+from .models import Penalty, TableEvent, Via
 
 COUNTED_ROUNDS = (Round.Status.PUBLISHED, Round.Status.FINISHED)
 STANDINGS_CACHE_SECONDS = 24 * 3600

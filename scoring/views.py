@@ -31,7 +31,6 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from guandan_tourney.redirects import safe_next
-from pairing.models import Round, Table
 from rules.errors import RuleError
 from rules.events import PARTNER_PLACE_UPGRADE, Event, EventKind, Side, deal_from_places
 from rules.levels import PAST_ACE, level_label
@@ -51,7 +50,7 @@ from scoring.forms import (
     PenaltyForm,
     VersionForm,
 )
-from scoring.models import AuditEntry, Penalty, TableEvent, Via
+from scoring.models import Penalty, TableEvent, Via
 from scoring.penalties import apply_escalation, escalation_from_counts, suggest_escalation
 from scoring.services import (
     confirm_table,
@@ -66,7 +65,7 @@ from scoring.services import (
     undo_last_event,
 )
 from tournaments.messages import describe_rule_error
-from tournaments.models import Pair, Player, Tournament
+from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.permissions import (
     Role,
     chief_referee_required,

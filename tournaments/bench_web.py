@@ -46,10 +46,9 @@ def build(n_pairs: int, organizer: Any, referee: Any, slug: str) -> tuple[Any, A
     """``n_pairs`` pairs written with bulk_create; returns (tournament, round 2)."""
     from django.db import transaction
 
-    from pairing.models import Round, Seat, Table
     from rules.ruleset import preset_settings
     from scoring.models import TableEvent
-    from tournaments.models import PAIR_CODE_ALPHABET, Pair, Player, Unit
+    from tournaments.models import PAIR_CODE_ALPHABET, Pair, Player, Round, Seat, Table, Unit
     from tournaments.services import bump_results_version, create_tournament, grant_role
 
     rng = random.Random(n_pairs)

@@ -23,7 +23,6 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from pairing.models import Round, Seat, Table
 from rules.events import Side, parse_event
 from rules.levels import LOWEST
 from scoring.engine import End, Start
@@ -46,6 +45,9 @@ from tournaments.models import (
     PAIR_CODE_LENGTH,
     Pair,
     Player,
+    Round,
+    Seat,
+    Table,
     Team,
     Tournament,
     Unit,

@@ -204,7 +204,7 @@ def audit(
     via: str = "",
 ) -> Any:
     """Append one ``AuditEntry`` (call inside the service's transaction)."""
-    from scoring.models import AuditEntry
+    from tournaments.models import AuditEntry
 
     if table is not None and round is None:
         round = table.round
@@ -289,7 +289,7 @@ def create_tournament(
 
 def update_settings(tournament: Tournament, settings: dict[str, Any], user: Any) -> Tournament:
     """Replace the settings; refused once a round has been published (results would change)."""
-    from pairing.models import Round
+    from tournaments.models import Round
 
     require_role(tournament, user, ORGANIZER)
     rules = _validated_settings(settings)

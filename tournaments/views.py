@@ -34,7 +34,6 @@ from django.views.decorators.http import require_POST, require_safe
 from django_tables2 import RequestConfig
 
 from guandan_tourney.redirects import safe_next
-from pairing.models import Round, Table
 from tournaments.forms import (
     PRESETS,
     FindForm,
@@ -47,7 +46,7 @@ from tournaments.forms import (
     UnitForm,
     preset_initial,
 )
-from tournaments.models import Pair, Player, Tournament
+from tournaments.models import Pair, Player, Round, Table, Tournament
 from tournaments.permissions import Role, organizer_required, role_required, roles_of
 from tournaments.tables import (
     STANDINGS_PER_PAGE,
@@ -835,7 +834,7 @@ def staff_revoke(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @require_safe
 def audit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """操作日志: read-only, newest first, filter by action or round."""
-    from scoring.models import AuditEntry
+    from tournaments.models import AuditEntry
 
     entries = AuditEntry.objects.filter(tournament=tournament).order_by("-created_at", "-pk")
     action = request.GET.get("action", "")

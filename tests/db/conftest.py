@@ -15,11 +15,10 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from rules.ruleset import preset_settings
 from scoring import services as scoring_services
 from tournaments import services as tournament_services
-from tournaments.models import Tournament
+from tournaments.models import Round, Table, Tournament
 
 NAMES = [
     ("张伟", "王芳"),

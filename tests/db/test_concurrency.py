@@ -25,10 +25,10 @@ from django.test import Client
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from scoring import services as scoring_services
-from scoring.models import AuditEntry, TableEvent, Via
+from scoring.models import TableEvent, Via
 from tests.db.conftest import NS_WINS, enter_tokens, play_round
+from tournaments.models import AuditEntry, Round, Table
 from tournaments.services import ConflictError, ServiceError
 
 pytestmark = [

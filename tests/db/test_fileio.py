@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from django.utils import translation
 
-from pairing.models import Round, Seat, Table
 from scoring import services as scoring_services
 from scoring.models import Penalty, TableEvent
 from tests.golden import EXAMPLES
@@ -25,7 +24,7 @@ from tournaments.fileformat import (
 )
 from tournaments.fileio import export_tournament, import_tournament
 from tournaments.messages import describe_problem, describe_rule_error
-from tournaments.models import Pair, Player, Tournament, Unit
+from tournaments.models import Pair, Player, Round, Seat, Table, Tournament, Unit
 
 GOLDEN = ("eleven-pairs", "jiangsu-28", "worked-example")
 

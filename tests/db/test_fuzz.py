@@ -25,15 +25,14 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pairing.models import Round, Seat, Table
-from scoring.models import AuditEntry, Penalty, TableEvent
+from scoring.models import Penalty, TableEvent
 from tests.db.conftest import build_tournament, next_round
 from tests.golden import EXAMPLES
 from tests.web.test_security import all_urls
 from tournaments import services as tournament_services
 from tournaments.fileformat import TournamentFileError, load_json
 from tournaments.fileio import import_tournament
-from tournaments.models import Pair, Player, Tournament, Unit
+from tournaments.models import AuditEntry, Pair, Player, Round, Seat, Table, Tournament, Unit
 
 FUZZ = settings(
     max_examples=40,

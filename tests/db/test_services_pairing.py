@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pairing import services
-from pairing.models import Round, Seat, Table
-from scoring.models import AuditEntry
 from tests.db.conftest import build_tournament, next_round, play_round, play_table
 from tournaments import services as tournament_services
+from tournaments.models import AuditEntry, Round, Seat, Table
 from tournaments.services import ServiceError
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import pytest
 
 from pairing import services as pairing_services
-from pairing.models import Seat, Table
 from scoring import services
-from scoring.models import AuditEntry, Penalty
+from scoring.models import Penalty
 from scoring.penalties import apply_escalation, escalation_from_counts, suggest_escalation
 from tests.db.conftest import next_round, play_round
-from tournaments.models import Pair
+from tournaments.models import AuditEntry, Pair, Seat, Table
 from tournaments.services import ServiceError
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from scoring import services
-from scoring.models import AuditEntry, TableEvent
+from scoring.models import TableEvent
 from tests.db.conftest import NS_WINS, build_tournament, enter_tokens, next_round, play_round
 from tests.db.conftest import play_table as play
+from tournaments.models import AuditEntry, Round, Table
 from tournaments.services import ConflictError, ServiceError
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.models import AuditEntry
 from tournaments import services
-from tournaments.models import Pair, Tournament
+from tournaments.models import AuditEntry, Pair, Tournament
 from tournaments.services import ServiceError
 
 

@@ -12,10 +12,8 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
-from scoring.models import AuditEntry
 from tournaments.forms import SettingsForm, preset_initial
-from tournaments.models import Pair, Tournament
+from tournaments.models import AuditEntry, Pair, Round, Table, Tournament
 
 
 def form_data(initial: dict[str, Any], **overrides: Any) -> dict[str, Any]:

@@ -13,8 +13,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from pairing.models import Round
-from tournaments.models import Tournament
+from tournaments.models import Round, Tournament
 
 ALL = ("anonymous", "outsider", "other_ref", "referee", "chief", "organizer")
 PUBLIC = set(ALL)

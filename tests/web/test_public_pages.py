@@ -9,8 +9,7 @@ import pytest
 from django.db.models import Q
 from django.urls import reverse
 
-from pairing.models import Round, Table
-from tournaments.models import Pair, Tournament
+from tournaments.models import Pair, Round, Table, Tournament
 
 
 def public_urls(tournament: Tournament, rnd: Round) -> list[str]:

@@ -17,11 +17,10 @@ from django.test import Client
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from scoring import services as scoring_services
-from scoring.models import AuditEntry, Penalty, TableEvent
+from scoring.models import Penalty, TableEvent
 from tests.db.conftest import build_tournament, enter_tokens, next_round
-from tournaments.models import Tournament
+from tournaments.models import AuditEntry, Round, Table, Tournament
 
 EIGHT = ["NS3", "NS2", "EW2", "EW1", "NS1", "EW1", "NS1", "EW1"]  # NS 8 : EW 4 after 8 deals
 

@@ -13,9 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from scoring import services as scoring_services
-from scoring.models import AuditEntry, TableEvent
+from scoring.models import TableEvent
 from tests.db.conftest import enter_tokens, next_round
 from tests.web.test_referee_pages import (
     EIGHT,
@@ -30,6 +29,7 @@ from tests.web.test_referee_pages import (
     table_url,
     tokens_of,
 )
+from tournaments.models import AuditEntry, Round, Table
 
 
 @pytest.fixture(autouse=True)

@@ -12,11 +12,11 @@ import random
 from typing import Any
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from rules.events import Side
 from scoring import services as scoring_services
 from scoring.engine import Start
 from tournaments.demo import complete_match, play_match, strength
+from tournaments.models import Round, Table
 
 FOUL_REASONS = ("越序出牌", "出牌后收回", "看同伴的牌", "暗示同伴")
 WARNING_REASONS = ("催促对手出牌", "出牌过慢", "与同伴交谈")

@@ -14,7 +14,7 @@ from django.core.management.base import CommandParser
 from django.utils.translation import gettext
 
 from pairing import services as pairing_services
-from pairing.models import Table
+from tournaments.models import Table
 from tournaments.services import ServiceError
 
 from ._base import PlainCommand, get_tournament, refusal

@@ -14,12 +14,11 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext
 
-from pairing.models import Round
 from scoring import services as scoring_services
 from scoring.standings import CRITERIA
 from tournaments.fileformat import standings_payload
 from tournaments.messages import sentence
-from tournaments.models import Pair
+from tournaments.models import Pair, Round
 
 from ._base import PlainCommand, get_tournament, plain, refusal
 
