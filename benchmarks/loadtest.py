@@ -276,8 +276,8 @@ def prepare(config: Config, env: dict[str, str]) -> tuple[str, list[TablePlan], 
     from django.contrib.auth.hashers import make_password
 
     from pairing import services as pairing_services
+    from reports.fileio import import_tournament
     from tournaments import services as tournament_services
-    from tournaments.fileio import import_tournament
     from tournaments.models import Player, Table
 
     users = get_user_model()

@@ -4,7 +4,7 @@
 (``make bench`` → ``benchmarks/run.py``). In a throw-away test database (SQLite in memory, or a
 test database beside ``DATABASE_URL``) it measures:
 
-1. ``import_tournament`` of a synthetic 2,000-pair, 9-round file (``tournaments.demo``: realistic
+1. ``import_tournament`` of a synthetic 2,000-pair, 9-round file (``reports.demo``: realistic
    deals, fouls, awards, lateness, forfeits, withdrawals, deductions), split into validation
    (the pure parser, every table scored) and writing (``bulk_create``). Goal: under a minute.
 2. ``scoring.services.standings`` after round 9 from the database, cache cleared, for 2,000 and
@@ -91,9 +91,9 @@ def _best(repeat: int, work: Callable[[], Any]) -> tuple[float, float, Any]:
 
 def pure_standings(spec: Any) -> Any:
     """What ``scoring.services.standings`` computes, from the parsed file in memory."""
+    from reports.fileformat import counts, last_finished_round
     from scoring.engine import bye_outcome, match_outcomes, score_match
     from scoring.standings import Deduction, compute_standings
-    from tournaments.fileformat import counts, last_finished_round
 
     rules = spec.rules
     after = last_finished_round(spec)
@@ -121,8 +121,8 @@ def pure_standings(spec: Any) -> Any:
 def measure_import(data: dict[str, Any], slug: str) -> tuple[ImportResult, Any]:
     from django.db import transaction
 
-    from tournaments.fileformat import parse_tournament
-    from tournaments.fileio import _choose_slug, _write
+    from reports.fileformat import parse_tournament
+    from reports.fileio import _choose_slug, _write
 
     gc.collect()
     cpu = time.process_time()
@@ -147,8 +147,8 @@ def measure_standings(tournament: Any, spec: Any, repeat: int = 3) -> StandingsR
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
+    from reports.fileformat import last_finished_round
     from scoring.services import standings
-    from tournaments.fileformat import last_finished_round
 
     after = last_finished_round(spec)
 
@@ -193,8 +193,8 @@ def run(
     say: Callable[[str], None] | None = None,
 ) -> tuple[ImportResult, list[StandingsResult], PairingResult]:
     """Run the three measurements in the current database."""
-    from tournaments.demo import synthetic_file
-    from tournaments.fileformat import parse_tournament
+    from reports.demo import synthetic_file
+    from reports.fileformat import parse_tournament
 
     say = say or (lambda _text: None)
     imports: ImportResult | None = None
@@ -226,7 +226,7 @@ def report(
         "## Tournaments in the database (issue 4)",
         "",
         f"`benchmarks/tournament_db.py` on {vendor} (a throw-away test database). Synthetic",
-        f"tournament files from `tournaments.demo.synthetic_file`: {ROUNDS} finished rounds of",
+        f"tournament files from `reports.demo.synthetic_file`: {ROUNDS} finished rounds of",
         "realistic deals (fouls, level awards, lateness, forfeits, 判负, withdrawals, deductions).",
         "",
         "### Import (`import_tournament`)",

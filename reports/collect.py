@@ -59,7 +59,7 @@ PRESET_LABEL = {"regulation": "竞赛规程", "jiangsu2017": "江苏2017"}
 # Blank lines on a sheet when the round has no fixed number of deals (计局制/计时制).
 OPEN_FORMAT_ROWS = 14
 # The table-side entry page; its QR code goes on the score sheet.
-ENTRY_URL_NAME = "scoring:tableside"
+ENTRY_URL_NAME = "tableside:tableside"
 
 
 class ReportError(Exception):

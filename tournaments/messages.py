@@ -2,7 +2,7 @@
 
 The pure core and the file parser never build sentences; they raise or return a stable ``code``
 with ``params`` (``rules.errors.RuleError`` / ``RuleSetError`` / ``ScoringError``,
-``rules.errors.Problem``, ``tournaments.fileformat.FileProblem``). This module turns them into one
+``rules.errors.Problem``, ``reports.fileformat.FileProblem``). This module turns them into one
 sentence in the active language with ``gettext``: the message ids are Chinese (the default
 language), English comes from the catalogue in ``locale/``.
 

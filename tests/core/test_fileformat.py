@@ -1,4 +1,4 @@
-"""tournaments.fileformat (pure): the golden files parse, round-trip byte for byte and give the
+"""reports.fileformat (pure): the golden files parse, round-trip byte for byte and give the
 golden standings; every refusal of issue 4 is found with its place and a stable code."""
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.golden import EXAMPLES
-from tournaments.demo import synthetic_file
-from tournaments.fileformat import (
+from reports.demo import synthetic_file
+from reports.fileformat import (
     FileProblem,
     TournamentFileError,
     check_tournament,
@@ -27,6 +26,7 @@ from tournaments.fileformat import (
     standings_payload,
     to_dict,
 )
+from tests.golden import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,7 +92,7 @@ def test_standings_from_file_equal_the_golden_standings(name):
 
 def test_parser_is_pure():
     code = (
-        "import sys\nimport tournaments.fileformat, tournaments.demo\n"
+        "import sys\nimport reports.fileformat, reports.demo\n"
         "print(','.join(m for m in sys.modules if m.startswith('django')))\n"
     )
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
@@ -341,7 +341,7 @@ def test_unconfirmed_results_do_not_count(worked):
 
 
 # ---------------------------------------------------------------------------------------------
-# Synthetic files (tournaments.demo) are valid and round-trip
+# Synthetic files (reports.demo) are valid and round-trip
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,11 +14,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from pairing import services as pairing_services
+from reports.fileformat import load_json
+from reports.fileio import import_tournament
 from scoring import services as scoring_services
 from tests.db.conftest import build_tournament, next_round, play_round
 from tests.golden import EXAMPLES
-from tournaments.fileformat import load_json
-from tournaments.fileio import import_tournament
 from tournaments.models import Tournament
 
 NAME = re.compile(r"^(?P<slug>.+)-\d{8}-\d{6}(\d{2})?\.json$")

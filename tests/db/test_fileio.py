@@ -1,4 +1,4 @@
-"""Import and export through the database (tournaments.fileio): the golden files round-trip
+"""Import and export through the database (reports.fileio): the golden files round-trip
 byte for byte, every refusal of issue 4 leaves the database unchanged and says where, and the
 standings from the database equal the pure engine on the same file."""
 
@@ -10,11 +10,8 @@ from typing import Any
 import pytest
 from django.utils import translation
 
-from scoring import services as scoring_services
-from scoring.models import Penalty, TableEvent
-from tests.golden import EXAMPLES
-from tournaments.demo import synthetic_file
-from tournaments.fileformat import (
+from reports.demo import synthetic_file
+from reports.fileformat import (
     TournamentFileError,
     dumps,
     load_json,
@@ -22,7 +19,10 @@ from tournaments.fileformat import (
     standings_from_file,
     standings_payload,
 )
-from tournaments.fileio import export_tournament, import_tournament
+from reports.fileio import export_tournament, import_tournament
+from scoring import services as scoring_services
+from scoring.models import Penalty, TableEvent
+from tests.golden import EXAMPLES
 from tournaments.messages import describe_problem, describe_rule_error
 from tournaments.models import Pair, Player, Round, Seat, Table, Tournament, Unit
 

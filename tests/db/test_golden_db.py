@@ -10,13 +10,13 @@ import json
 import pytest
 from django.core.management import call_command
 
-from tests.golden import EXAMPLES
-from tournaments.fileformat import (
+from reports.fileformat import (
     load_json,
     parse_tournament,
     standings_from_file,
     standings_payload,
 )
+from tests.golden import EXAMPLES
 
 GOLDEN = sorted(p.name.removesuffix(".standings.json") for p in EXAMPLES.glob("*.standings.json"))
 

@@ -112,7 +112,7 @@ def test_grant_and_revoke_a_referee(tournament: Tournament, cast: Any, client_as
     assert response.status_code == 302
     assert cast["outsider"] in tournament.referees.all()
     assert (
-        client_as("outsider").get(reverse("scoring:dashboard", args=[tournament.slug])).status_code
+        client_as("outsider").get(reverse("referee:dashboard", args=[tournament.slug])).status_code
         == 200
     )
     revoke = reverse("tournaments:staff_revoke", args=[tournament.slug])
@@ -209,10 +209,10 @@ def test_query_bounds(
     slug = tournament.slug
     anonymous, organizer = client_as("anonymous"), client_as("organizer")
     pages = [
-        (anonymous, reverse("tournaments:standings", args=[slug]), 12),
-        (anonymous, reverse("pairing:round", args=[slug, rnd.number]), 10),
-        (anonymous, reverse("tournaments:find", args=[slug]) + "?q=甲", 10),
-        (anonymous, reverse("tournaments:pair", args=[slug, 1]), 14),
+        (anonymous, reverse("public:standings", args=[slug]), 12),
+        (anonymous, reverse("public:round", args=[slug, rnd.number]), 10),
+        (anonymous, reverse("public:find", args=[slug]) + "?q=甲", 10),
+        (anonymous, reverse("public:pair", args=[slug, 1]), 14),
         (organizer, reverse("pairing:round_control", args=[slug, rnd.number]), 20),
         (organizer, reverse("tournaments:pairs", args=[slug]), 16),
     ]

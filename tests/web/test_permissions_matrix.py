@@ -22,13 +22,13 @@ ROUND_STAFF = {"organizer", "chief"}
 
 # (url name, args builder, roles allowed)
 GET_PAGES: list[tuple[str, str, set[str]]] = [
-    ("tournaments:detail", "t", PUBLIC),
-    ("tournaments:find", "t", PUBLIC),
-    ("tournaments:standings", "t", PUBLIC),
-    ("tournaments:pair", "t,pair", PUBLIC),
-    ("tournaments:projector", "t", PUBLIC),
-    ("pairing:rounds", "t", PUBLIC),
-    ("pairing:round", "t,round", PUBLIC),
+    ("public:detail", "t", PUBLIC),
+    ("public:find", "t", PUBLIC),
+    ("public:standings", "t", PUBLIC),
+    ("public:pair", "t,pair", PUBLIC),
+    ("public:projector", "t", PUBLIC),
+    ("public:rounds", "t", PUBLIC),
+    ("public:round", "t,round", PUBLIC),
     ("tournaments:manage", "t", ORGANIZER),
     ("tournaments:settings", "t", ORGANIZER),
     ("tournaments:pairs", "t", ORGANIZER),
@@ -77,7 +77,7 @@ def assert_access(response: Any, role: str, allowed: set[str], url: str) -> None
 def test_get_pages_matrix(role: str, tournament: Tournament, draft: Round, client_as: Any) -> None:
     client = client_as(role)
     for name, spec, allowed in GET_PAGES:
-        if name == "pairing:round":  # drafts are not public: covered by test_draft_is_not_public
+        if name == "public:round":  # drafts are not public: covered by test_draft_is_not_public
             continue
         url = build_url(name, spec, tournament, draft)
         assert_access(client.get(url), role, allowed, url)
@@ -86,7 +86,7 @@ def test_get_pages_matrix(role: str, tournament: Tournament, draft: Round, clien
 @pytest.mark.django_db
 @pytest.mark.parametrize("role", ALL)
 def test_public_round_page_for_every_role(role: str, round1: Round, client_as: Any) -> None:
-    url = reverse("pairing:round", args=[round1.tournament.slug, round1.number])
+    url = reverse("public:round", args=[round1.tournament.slug, round1.number])
     assert client_as(role).get(url).status_code == 200
 
 
@@ -108,7 +108,7 @@ def test_post_actions_matrix(
 
 @pytest.mark.django_db
 def test_draft_is_not_public(draft: Round, client_as: Any) -> None:
-    url = reverse("pairing:round", args=[draft.tournament.slug, draft.number])
+    url = reverse("public:round", args=[draft.tournament.slug, draft.number])
     assert client_as("anonymous").get(url).status_code == 404
     assert client_as("organizer").get(url).status_code == 404
 

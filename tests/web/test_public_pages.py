@@ -17,17 +17,17 @@ def public_urls(tournament: Tournament, rnd: Round) -> list[str]:
     pair = Pair.objects.filter(tournament=tournament).order_by("number").first()
     return [
         reverse("home"),
-        reverse("tournaments:detail", args=[slug]),
-        reverse("tournaments:find", args=[slug]) + "?q=张",
-        reverse("tournaments:find", args=[slug]) + f"?q={pair.number}",
-        reverse("tournaments:standings", args=[slug]),
-        reverse("tournaments:standings", args=[slug]) + "?q=李娜",
-        reverse("tournaments:pair", args=[slug, pair.number]),
-        reverse("tournaments:projector", args=[slug]),
-        reverse("tournaments:projector", args=[slug]) + "?show=standings",
-        reverse("pairing:rounds", args=[slug]),
-        reverse("pairing:round", args=[slug, rnd.number]),
-        reverse("pairing:round", args=[slug, 1]) + "?q=1",
+        reverse("public:detail", args=[slug]),
+        reverse("public:find", args=[slug]) + "?q=张",
+        reverse("public:find", args=[slug]) + f"?q={pair.number}",
+        reverse("public:standings", args=[slug]),
+        reverse("public:standings", args=[slug]) + "?q=李娜",
+        reverse("public:pair", args=[slug, pair.number]),
+        reverse("public:projector", args=[slug]),
+        reverse("public:projector", args=[slug]) + "?show=standings",
+        reverse("public:rounds", args=[slug]),
+        reverse("public:round", args=[slug, rnd.number]),
+        reverse("public:round", args=[slug, 1]) + "?q=1",
     ]
 
 
@@ -75,7 +75,7 @@ def test_find_my_table_by_part_of_a_name(round1: Round, client_as: Any) -> None:
     tournament = round1.tournament
     pair = Pair.objects.get(tournament=tournament, number=2)  # 李娜/刘洋
     table = Table.objects.get(Q(ns=pair) | Q(ew=pair), round=round1)
-    url = reverse("tournaments:find", args=[tournament.slug])
+    url = reverse("public:find", args=[tournament.slug])
     html = client_as("anonymous").get(url, {"q": "娜"}).content.decode()
     assert "李娜/刘洋" in html
     assert f"第 {table.number} 桌" in html
@@ -87,7 +87,7 @@ def test_find_my_table_by_part_of_a_name(round1: Round, client_as: Any) -> None:
 
 @pytest.mark.django_db
 def test_find_before_publication_says_not_yet(tournament: Tournament, client_as: Any) -> None:
-    url = reverse("tournaments:find", args=[tournament.slug])
+    url = reverse("public:find", args=[tournament.slug])
     html = client_as("anonymous").get(url, {"q": "张伟"}).content.decode()
     assert "张伟" in html
     assert "对阵尚未公布" in html
@@ -95,14 +95,14 @@ def test_find_before_publication_says_not_yet(tournament: Tournament, client_as:
 
 @pytest.mark.django_db
 def test_find_with_no_match(round1: Round, client_as: Any) -> None:
-    url = reverse("tournaments:find", args=[round1.tournament.slug])
+    url = reverse("public:find", args=[round1.tournament.slug])
     html = client_as("anonymous").get(url, {"q": "不存在的人"}).content.decode()
     assert "没有找到" in html
 
 
 @pytest.mark.django_db
 def test_standings_show_tiebreak_columns_and_decided_by(played: Round, client_as: Any) -> None:
-    url = reverse("tournaments:standings", args=[played.tournament.slug])
+    url = reverse("public:standings", args=[played.tournament.slug])
     html = client_as("anonymous").get(url, {"after": 1}).content.decode()
     for header in ("场分", "级差分", "胜场数", "总级差", "对手分", "区分依据"):
         assert header in html
@@ -111,7 +111,7 @@ def test_standings_show_tiebreak_columns_and_decided_by(played: Round, client_as
 
 @pytest.mark.django_db
 def test_standings_find_my_row_jumps_to_its_page(played: Round, client_as: Any) -> None:
-    url = reverse("tournaments:standings", args=[played.tournament.slug])
+    url = reverse("public:standings", args=[played.tournament.slug])
     html = client_as("anonymous").get(url, {"q": "李娜"}).content.decode()
     assert 'id="pair-2" class="mine' in html or 'class="mine' in html
     assert 'aria-current="true"' in html
@@ -120,7 +120,7 @@ def test_standings_find_my_row_jumps_to_its_page(played: Round, client_as: Any) 
 @pytest.mark.django_db
 def test_pair_page_shows_every_round_with_levels(played: Round, client_as: Any) -> None:
     tournament = played.tournament
-    url = reverse("tournaments:pair", args=[tournament.slug, 1])
+    url = reverse("public:pair", args=[tournament.slug, 1])
     html = client_as("anonymous").get(url).content.decode()
     assert "第1轮" in html and "第2轮" in html
     assert "本方级数" in html  # round 1 is confirmed: levels, 级差, 级差分, 场分
@@ -130,7 +130,7 @@ def test_pair_page_shows_every_round_with_levels(played: Round, client_as: Any) 
 
 @pytest.mark.django_db
 def test_public_pages_are_cacheable_for_anonymous(played: Round, client_as: Any) -> None:
-    url = reverse("tournaments:standings", args=[played.tournament.slug])
+    url = reverse("public:standings", args=[played.tournament.slug])
     response = client_as("anonymous").get(url)
     assert "public" in response["Cache-Control"]
     assert "max-age=" in response["Cache-Control"]
@@ -146,7 +146,7 @@ def test_public_cache_follows_results_version(
     from tests.db.conftest import NS_WINS, play_table
 
     tournament = round1.tournament
-    url = reverse("tournaments:detail", args=[tournament.slug])
+    url = reverse("public:detail", args=[tournament.slug])
     client = client_as("anonymous")
     assert "已确认 0/4 桌" in client.get(url).content.decode()
     table = Table.objects.filter(round=round1, is_bye=False).first()
@@ -156,19 +156,17 @@ def test_public_cache_follows_results_version(
 
 @pytest.mark.django_db
 def test_language_switch_by_link(round1: Round, client: Any) -> None:
-    url = reverse("tournaments:detail", args=[round1.tournament.slug])
-    response = client.get(reverse("tournaments:language", args=["en"]), {"next": url})
+    url = reverse("public:detail", args=[round1.tournament.slug])
+    response = client.get(reverse("public:language", args=["en"]), {"next": url})
     assert response.status_code == 302 and response["Location"] == url
-    evil = client.get(
-        reverse("tournaments:language", args=["en"]), {"next": "https://evil.example"}
-    )
+    evil = client.get(reverse("public:language", args=["en"]), {"next": "https://evil.example"})
     assert evil["Location"] == "/"
-    assert client.get(reverse("tournaments:language", args=["xx"])).status_code == 404
+    assert client.get(reverse("public:language", args=["xx"])).status_code == 404
 
 
 @pytest.mark.django_db
 def test_projector_pages_and_next_link(played: Round, client_as: Any) -> None:
-    url = reverse("tournaments:projector", args=[played.tournament.slug])
+    url = reverse("public:projector", args=[played.tournament.slug])
     html = client_as("anonymous").get(url).content.decode()
     assert 'class="proj-page"' in html
     assert "js/projector.js" in html
@@ -186,8 +184,8 @@ def _tags(html: str) -> str:
 
 @pytest.mark.django_db
 def test_cached_standings_are_the_services_rows(played: Round) -> None:
+    from scoring.cache import cached_standings
     from scoring.services import standings
-    from tournaments.tables import cached_standings
 
     tournament = played.tournament
     for after in (1, 2, None):
@@ -205,8 +203,9 @@ def test_standings_rows_render_as_django_tables2_would(
     mine, the status badge, every column's cells and attributes."""
     from django_tables2 import RequestConfig
 
+    from reports.tables import StandingsData, StandingsTable
+    from scoring.cache import cached_standings
     from tournaments.services import withdraw_pair
-    from tournaments.tables import StandingsData, StandingsTable, cached_standings
 
     tournament = played.tournament
     withdraw_pair(Pair.objects.get(tournament=tournament, number=3), cast["organizer"], "ill")
@@ -247,10 +246,10 @@ def test_standings_pages_share_one_computation(
     slug = played.tournament.slug
     client = client_as("anonymous")
     for url in (
-        reverse("tournaments:pair", args=[slug, 1]),
-        reverse("tournaments:standings", args=[slug]),
-        reverse("tournaments:standings", args=[slug]) + "?page=1",
-        reverse("tournaments:projector", args=[slug]) + "?show=standings",
+        reverse("public:pair", args=[slug, 1]),
+        reverse("public:standings", args=[slug]),
+        reverse("public:standings", args=[slug]) + "?page=1",
+        reverse("public:projector", args=[slug]) + "?show=standings",
     ):
         assert client.get(url).status_code == 200
     assert len(calls) == 1
@@ -259,7 +258,7 @@ def test_standings_pages_share_one_computation(
 @pytest.mark.django_db
 @pytest.mark.parametrize("sort", ["rank", "-cf", "zzz"])
 def test_standings_ignore_a_sort_parameter(played: Round, client_as: Any, sort: str) -> None:
-    url = reverse("tournaments:standings", args=[played.tournament.slug])
+    url = reverse("public:standings", args=[played.tournament.slug])
     plain = client_as("anonymous").get(url).content.decode()
     sorted_ = client_as("anonymous").get(url, {"sort": sort})
     assert sorted_.status_code == 200

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.formats import localize
 from django.utils.html import format_html
 from django.utils.translation import get_language, gettext_lazy, pgettext
@@ -171,14 +171,14 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
     links: list[dict[str, str]] = [
         {
             "key": "home",
-            "url": reverse("tournaments:detail", args=[slug]),
+            "url": reverse("public:detail", args=[slug]),
             "label": tournament.name,
         },
-        {"key": "find", "url": reverse("tournaments:find", args=[slug]), "label": _("查找座位")},
-        {"key": "rounds", "url": reverse("pairing:rounds", args=[slug]), "label": _("对阵")},
+        {"key": "find", "url": reverse("public:find", args=[slug]), "label": _("查找座位")},
+        {"key": "rounds", "url": reverse("public:rounds", args=[slug]), "label": _("对阵")},
         {
             "key": "standings",
-            "url": reverse("tournaments:standings", args=[slug]),
+            "url": reverse("public:standings", args=[slug]),
             "label": _("名次"),
         },
     ]
@@ -207,13 +207,13 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
             }
         )
     if Role.REFEREE in roles:
-        for name in ("scoring:dashboard", "scoring:round_dashboard", "scoring:index"):
-            try:
-                url = reverse(name, args=[slug])
-            except NoReverseMatch:
-                continue
-            staff.append({"key": "referee", "url": url, "label": _("裁判台")})
-            break
+        staff.append(
+            {
+                "key": "referee",
+                "url": reverse("referee:dashboard", args=[slug]),
+                "label": _("裁判台"),
+            }
+        )
     if roles & {Role.ORGANIZER, Role.CHIEF_REFEREE}:
         staff.append(
             {"key": "audit", "url": reverse("tournaments:audit", args=[slug]), "label": _("日志")}

@@ -6,7 +6,7 @@ a stable ``code``, its ``params`` and where it is (round, table, deal/event, pai
 path). ``to_dict(spec)`` gives the file back, so that for a file we wrote
 ``dumps(to_dict(parse_tournament(data)))`` is byte-identical to ``dumps(data)``.
 
-The Django side (``tournaments/fileio.py``) writes a validated ``TournamentSpec`` to the database
+The Django side (``reports/fileio.py``) writes a validated ``TournamentSpec`` to the database
 and reads it back; ``tournaments/messages.py`` turns problem codes into translated sentences.
 ``standings_from_file`` computes the standings straight from a file with the pure core (the
 golden tests and the benchmark compare the database against it).

@@ -1,7 +1,7 @@
-"""Benchmark of the referees' round dashboard (``scoring:round_dashboard``) at size.
+"""Benchmark of the referees' round dashboard (``referee:round_dashboard``) at size.
 
 ``markdown_report()`` returns the "## Referee dashboard" section of docs/benchmarks.md (run by
-``python -m benchmarks.run``; ``python -m scoring.bench_web`` prints it). It makes its own
+``python -m benchmarks.run``; ``python -m benchmarks.web_scoring`` prints it). It makes its own
 throw-away test database (SQLite in memory by default, or a test database beside
 ``DATABASE_URL``), so it runs outside any test runner, and builds each tournament with
 ``bulk_create``: one published round in which every state occurs — a third of the tables
@@ -175,7 +175,7 @@ def run(sizes: tuple[int, ...] = SIZES) -> list[Measure]:
     results = []
     for n in sizes:
         rnd = build(n, organizer, referee, slug=f"bench-dashboard-{n}")
-        url = reverse("scoring:round_dashboard", args=[rnd.tournament.slug, rnd.number])
+        url = reverse("referee:round_dashboard", args=[rnd.tournament.slug, rnd.number])
         for case, query, cold in CASES:
             results.append(_measure(client, url + query, n, case, cold))
     return results
@@ -189,7 +189,7 @@ def markdown_report(sizes: tuple[int, ...] = SIZES) -> str:
     lines = [
         "## Referee dashboard",
         "",
-        f"The referees' round dashboard on {connection.vendor} (`scoring/bench_web.py`): one",
+        f"The referees' round dashboard on {connection.vendor} (`benchmarks/web_scoring.py`): one",
         "published round, every status present (a third confirmed, a sixth entered, a sixth in",
         "progress, the rest not started, about 1% problem tables). Django's test client, logged",
         f"in as a referee; best of {REPEAT} runs. *cold*: Django's cache cleared first, so the",

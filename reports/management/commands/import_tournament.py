@@ -12,8 +12,8 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from tournaments.fileformat import TournamentFileError, load_json
-from tournaments.fileio import import_tournament
+from reports.fileformat import TournamentFileError, load_json
+from reports.fileio import import_tournament
 from tournaments.messages import describe_problems, sentence
 
 from ._base import PlainCommand

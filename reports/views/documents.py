@@ -22,15 +22,14 @@ from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from tournaments.models import Pair, Round, Tournament
-
-from . import collect, pdf, xlsx
-from .registrations import (
+from reports import collect, pdf, xlsx
+from reports.registrations import (
     MAX_BYTES,
     RegistrationError,
     import_registrations,
     parse_registrations,
 )
+from tournaments.models import Pair, Round, Tournament
 
 DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties")
 

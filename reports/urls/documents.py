@@ -1,9 +1,8 @@
-"""URLs of the reports app: the organizer's printing and export downloads under
-``t/<slug>/reports/``."""
+"""The organizer's printing and export downloads under ``t/<slug>/reports/``."""
 
 from django.urls import path
 
-from . import views
+from reports.views import documents as views
 
 app_name = "reports"
 

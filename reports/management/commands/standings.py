@@ -14,9 +14,9 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext
 
+from reports.fileformat import standings_payload
 from scoring import services as scoring_services
 from scoring.standings import CRITERIA
-from tournaments.fileformat import standings_payload
 from tournaments.messages import sentence
 from tournaments.models import Pair, Round
 

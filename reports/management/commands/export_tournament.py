@@ -11,8 +11,8 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from tournaments.fileformat import dumps
-from tournaments.fileio import export_tournament
+from reports.fileformat import dumps
+from reports.fileio import export_tournament
 from tournaments.messages import sentence
 
 from ._base import PlainCommand, get_tournament

@@ -1,6 +1,6 @@
 """Import and export of the tournament file (TOURNAMENT_FILE.md) to and from the database.
 
-``import_tournament`` validates the whole file with the pure ``tournaments.fileformat`` first
+``import_tournament`` validates the whole file with the pure ``reports.fileformat`` first
 (every problem, with where it is) and only then writes, all inside one ``transaction.atomic()``
 with ``bulk_create`` (a 2,000-pair, 9-round file is a few dozen statements): bad input never
 leaves half a tournament behind (STYLE.md "Errors"). ``export_tournament`` reads a tournament in
@@ -23,11 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from rules.events import Side, parse_event
-from rules.levels import LOWEST
-from scoring.engine import End, Start
-from scoring.models import Penalty, TableEvent, Via
-from tournaments.fileformat import (
+from reports.fileformat import (
     FileProblem,
     PairSpec,
     PenaltySpec,
@@ -40,6 +36,10 @@ from tournaments.fileformat import (
     parse_tournament,
     to_dict,
 )
+from rules.events import Side, parse_event
+from rules.levels import LOWEST
+from scoring.engine import End, Start
+from scoring.models import Penalty, TableEvent, Via
 from tournaments.models import (
     PAIR_CODE_ALPHABET,
     PAIR_CODE_LENGTH,

@@ -1,7 +1,7 @@
-"""Benchmark of printing and Excel: ``python -m reports.bench`` or ``markdown_report()``.
+"""Benchmark of printing and Excel: ``python -m benchmarks.reports`` or ``markdown_report()``.
 
-Builds a synthetic tournament of 2,000 pairs × 9 played rounds (``tournaments.demo.
-synthetic_file`` through helper ``tournaments.fileio.import_tournament``, i.e. the real import
+Builds a synthetic tournament of 2,000 pairs × 9 played rounds (``reports.demo.
+synthetic_file`` through helper ``reports.fileio.import_tournament``, i.e. the real import
 path with bulk writes) in a throw-away test database, then times, each from the database to the
 finished file:
 
@@ -75,8 +75,8 @@ def run(pairs: int = PAIRS, rounds: int = ROUNDS, seed: int = 1) -> tuple[list[T
     """Build the tournament and time every document; returns the timings and a setup note."""
     _setup_django()
     from reports import collect, pdf, xlsx
-    from tournaments.demo import synthetic_file
-    from tournaments.fileio import import_tournament
+    from reports.demo import synthetic_file
+    from reports.fileio import import_tournament
 
     timings: list[Timing] = []
     with _scratch_database():

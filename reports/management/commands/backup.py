@@ -12,7 +12,7 @@ Restoring: ``python manage.py import_tournament DIR/SLUG-YYYYmmdd-HHMMSS.json --
 the audit log, the accounts and roles, the pair codes or the table links (new ones are drawn on
 import) — for those, back up the database itself with ``pg_dump`` as well.
 
-May touch: reads every model through ``tournaments.fileio.export_tournament``; writes files only.
+May touch: reads every model through ``reports.fileio.export_tournament``; writes files only.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from tournaments.fileformat import dumps, parse_tournament
-from tournaments.fileio import export_tournament
+from reports.fileformat import dumps, parse_tournament
+from reports.fileio import export_tournament
 from tournaments.models import Tournament
 
 SUFFIX = ".json"

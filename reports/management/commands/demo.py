@@ -20,9 +20,9 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from pairing import services as pairing_services
+from reports.demo import CITIES, CITY_CODES, person_name
 from rules.ruleset import preset_settings
 from tournaments import services as tournament_services
-from tournaments.demo import CITIES, CITY_CODES, person_name
 from tournaments.models import Pair, Tournament
 from tournaments.services import ServiceError
 

@@ -12,7 +12,7 @@ Measured per page: "cold" (empty cache: the standings are computed from every ev
 (the standings cached, the page itself not — a different page of the table each time) and, for
 public pages, "cached" (the anonymous page cache hit). Each case is run ``REPEAT`` times and the
 fastest run is kept, with its wall and CPU time (the CPU time of this process, so a busy shared
-machine shows as wall ≫ CPU). ``python -m tournaments.bench_web`` prints it.
+machine shows as wall ≫ CPU). ``python -m benchmarks.web_tournaments`` prints it.
 """
 
 from __future__ import annotations
@@ -185,15 +185,15 @@ def run(sizes: tuple[int, ...] = SIZES) -> list[Measure]:
         anonymous, ref_client, org_client = Client(), Client(), Client()
         ref_client.force_login(referee)
         org_client.force_login(organizer)
-        standings = reverse("tournaments:standings", args=[slug])
-        pairings = reverse("pairing:round", args=[slug, rnd.number])
+        standings = reverse("public:standings", args=[slug])
+        pairings = reverse("public:round", args=[slug, rnd.number])
         pages: list[tuple[str, Any, str, bool]] = [
             ("public standings", anonymous, standings, True),
             ("public pairings of a round", anonymous, pairings, True),
             (
                 "referees' round dashboard",
                 ref_client,
-                reverse("scoring:round_dashboard", args=[slug, rnd.number]),
+                reverse("referee:round_dashboard", args=[slug, rnd.number]),
                 False,
             ),
             (
@@ -227,7 +227,8 @@ def markdown_report(sizes: tuple[int, ...] = SIZES) -> str:
     lines = [
         "## Web pages",
         "",
-        f"Rendered with Django's test client on {connection.vendor} (`tournaments/bench_web.py`):",
+        f"Rendered with Django's test client on {connection.vendor}"
+        " (`benchmarks/web_tournaments.py`):",
         "two rounds, round 1 finished (8 deals a table), round 2 published and half confirmed.",
         "*cold*: empty cache, the standings computed from every event; *warm*: standings cached,",
         "another page of the list; *cached*: the anonymous public-page cache answers. Lists are",

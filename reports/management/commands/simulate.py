@@ -1,7 +1,7 @@
 """``manage.py simulate SLUG --rounds N``: play N rounds with random realistic results.
 
 For demos and benchmarks. Each round goes through the services as the system user: generated
-(Swiss, from confirmed results), published, every table entered deal by deal (tournaments.demo),
+(Swiss, from confirmed results), published, every table entered deal by deal (reports.demo),
 marked entered, confirmed and the round finished. A round already published is completed first.
 """
 

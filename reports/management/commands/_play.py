@@ -12,10 +12,10 @@ import random
 from typing import Any
 
 from pairing import services as pairing_services
+from reports.demo import complete_match, play_match, strength
 from rules.events import Side
 from scoring import services as scoring_services
 from scoring.engine import Start
-from tournaments.demo import complete_match, play_match, strength
 from tournaments.models import Round, Table
 
 FOUL_REASONS = ("越序出牌", "出牌后收回", "看同伴的牌", "暗示同伴")
