@@ -56,7 +56,13 @@ def worked() -> dict[str, Any]:
 
 
 def test_goldens_exist():
-    assert set(GOLDEN) == {"eleven-pairs", "jiangsu-28", "worked-example"}
+    assert set(GOLDEN) == {
+        "eleven-pairs",
+        "jiangsu-2017",
+        "jiangsu-28",
+        "variants-28",
+        "worked-example",
+    }
 
 
 @pytest.mark.parametrize("name", GOLDEN)
