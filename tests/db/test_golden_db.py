@@ -1,6 +1,7 @@
 """Golden files through the database: ``import_tournament`` then ``standings --json`` must give
-``NAME.standings.json`` (shared/examples-next/README.md: pairs in ``tied_by_lot_with`` may swap among
-themselves; every other position and figure must match) and equal the pure engine."""
+``NAME.standings.json`` (shared/examples/README.md, as examples-next/README.md says: pairs in
+``tied_by_lot_with`` may swap among themselves; every other position and figure must match) and
+equal the pure engine."""
 
 from __future__ import annotations
 
