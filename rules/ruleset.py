@@ -298,13 +298,13 @@ class RuleSet:
             if value not in options:
                 problems.append(Problem(key, "not_one_of", {"value": value, "options": options}))
                 return default
-            return value
+            return str(value)
 
         def positive_int(key: str, default: int | None) -> int | None:
             value = data.get(key, default)
             if value is None and default is None:
                 return None
-            if not _is_int(value) or value < 1:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 problems.append(Problem(key, "not_positive_integer", {"value": value}))
                 return default
             return value
