@@ -74,6 +74,7 @@ class Step(NamedTuple):
     ew_level: int
     attempt_at_a: Side | None
     reset_to_2: Side | None
+    a_failure: Side | None = None  # a failed attempt at A as a_fail_count counts it
 
 
 class MatchResult(NamedTuple):
@@ -161,7 +162,8 @@ class _State(NamedTuple):
 
 
 class _Machine:
-    """The rules of one configuration (A rule, attempts, deal limit) as a state machine.
+    """The rules of one configuration (A rule and attempts, what counts as a failure, how A is
+    passed, the tie rule, the deal limit) as a state machine.
 
     Each transition is computed once, by ``rules.progression.apply_event`` itself, and then
     remembered: a table's state after an event depends only on its state before and the event.
@@ -417,6 +419,7 @@ def _replay(result: MatchResult) -> tuple[Step, ...]:
                 state.ew,
                 change.attempt_at_a,
                 change.reset_to_2,
+                change.a_failure,
             )
         )
     return tuple(steps)

@@ -507,3 +507,11 @@ def test_file_new_settings_come_after_seed_in_the_files_order():
     )
     assert keys[keys.index("seed") + 1 :] == ["a_pass", "tie"]
     assert SCALE_PRESETS["28"].points(4) == (18, 10)
+
+
+def test_s1_the_score_sheet_names_each_failed_attempt():
+    # §1 "What counts as an attempt is configurable too": the sheet's rows say which deal was a
+    # failure under the tournament's count (the pages note "上台打A被推翻").
+    for count, failures in (("deal", [4, 5, 7, 8, 10]), ("stage", [5, 8, 10])):
+        steps = score_match([*TO_A, *STAGES], rules_of(a_fail_count=count)).steps
+        assert [s.position for s in steps if s.a_failure is NS] == failures
