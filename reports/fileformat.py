@@ -71,7 +71,7 @@ PENALTY_KINDS = (
     "deduction",
     "level_award",
 )
-END_KEYS = ("forfeit", "penalty_loss")
+END_KEYS = ("forfeit", "penalty_loss", "late_sheet")  # TOURNAMENT_FILE.md `end`
 
 # What the database can hold (tournaments/models.py field lengths).
 MAX_NAME = 200

@@ -278,7 +278,8 @@ def _parse_end(kind: str, side: str | Side | None) -> tuple[str, str]:
     if kind == "":
         return "", ""
     side_text = str(side or "").upper()
-    if kind not in (Table.EndKind.FORFEIT, Table.EndKind.PENALTY_LOSS) or side_text not in (
+    ends = (Table.EndKind.FORFEIT, Table.EndKind.PENALTY_LOSS, Table.EndKind.LATE_SHEET)
+    if kind not in ends or side_text not in (
         "NS",
         "EW",
     ):
@@ -289,7 +290,8 @@ def _parse_end(kind: str, side: str | Side | None) -> tuple[str, str]:
 def set_end(
     table: Table, kind: str, side: str | Side | None, user: Any, expected_version: int | None
 ) -> Table:
-    """Forfeit (弃权) or 判负 of ``side`` (the absent / penalised side); ``kind=""`` clears it.
+    """Forfeit (弃权), 判负 or late scoresheet of ``side`` (the absent / penalised / late side);
+    ``kind=""`` clears it.
 
     The events already listed stay (判负 is "after the listed deals", RULES.md §2).
     """

@@ -294,6 +294,7 @@ class Table(models.Model):
         NONE = "", _("正常")
         FORFEIT = "forfeit", _("弃权")
         PENALTY_LOSS = "penalty_loss", _("判负")
+        LATE_SHEET = "late_sheet", _("迟交记分表")
 
     class Side(models.TextChoices):
         NONE = "", "—"
@@ -333,7 +334,7 @@ class Table(models.Model):
     end_kind = models.CharField(
         _("结束方式"), max_length=16, choices=EndKind.choices, default="", blank=True
     )
-    # The offending side: absent (forfeit) or penalised (判负).
+    # The offending side: absent (forfeit), penalised (判负) or late with the sheet.
     end_side = models.CharField(
         _("责任方"), max_length=2, choices=Side.choices, default="", blank=True
     )
@@ -389,7 +390,10 @@ class Table(models.Model):
             ),
             models.CheckConstraint(
                 condition=(Q(end_kind="") & Q(end_side=""))
-                | (Q(end_kind__in=["forfeit", "penalty_loss"]) & Q(end_side__in=["NS", "EW"])),
+                | (
+                    Q(end_kind__in=["forfeit", "penalty_loss", "late_sheet"])
+                    & Q(end_side__in=["NS", "EW"])
+                ),
                 name="table_end_consistent",
             ),
             models.CheckConstraint(

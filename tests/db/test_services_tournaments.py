@@ -15,7 +15,8 @@ def test_create_tournament_from_a_preset_records_a_seed_and_makes_the_creator_or
 ) -> None:
     t = services.create_tournament("江苏杯", "jiangsu", organizer, preset="jiangsu2017")
     assert t.rules.tiebreak_preset == "jiangsu2017"
-    assert t.rules.scale.key == "28"
+    # Issue 12: the Jiangsu 2017 preset plays the Jiangsu text (26:0, no reset, extra deal).
+    assert (t.rules.scale.key, t.rules.a_rule, t.rules.tie) == ("26:0", "continue", "extra_deal")
     assert isinstance(t.settings["seed"], int)
     assert services.roles_of(t, organizer) == {services.ORGANIZER}
 
