@@ -34,18 +34,10 @@ from rules.events import Side, parse_event
 from rules.ruleset import RuleSet
 from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes, score_match
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
+from tournaments.errors import ConflictError, ForbiddenError, ServiceError, from_rule_error
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
-from tournaments.services import (
-    CORRECTION_ROLES,
-    PENALTY_ROLES,
-    RESULT_ROLES,
-    ConflictError,
-    ServiceError,
-    audit,
-    bump_results_version,
-    from_rule_error,
-    require_role,
-)
+from tournaments.permissions import CORRECTION_ROLES, PENALTY_ROLES, RESULT_ROLES, require_role
+from tournaments.services import audit, bump_results_version
 
 from .models import Penalty, TableEvent, Via
 
@@ -152,9 +144,9 @@ def _cas(locked: Table, **fields: Any) -> None:
 
 def _check_actor(locked: Table, user: Any, via: str) -> None:
     if via == Via.REFEREE:
-        require_role(locked.round.tournament, user, *RESULT_ROLES)
+        require_role(user, locked.round.tournament, *RESULT_ROLES)
     elif via not in (Via.TABLE, Via.IMPORT):
-        raise ServiceError("forbidden")
+        raise ForbiddenError
 
 
 def _require_open_for_entry(locked: Table) -> None:
@@ -487,7 +479,7 @@ def correct_result(
         raise ServiceError("reason_required")
     with transaction.atomic():
         locked = _lock_table(table)
-        require_role(locked.round.tournament, user, *CORRECTION_ROLES)
+        require_role(user, locked.round.tournament, *CORRECTION_ROLES)
         _check_version(locked, expected_version)
         if locked.is_bye:
             raise ServiceError("table_is_bye")
@@ -559,7 +551,7 @@ def record_penalty(
     record; a foul's or a 判负's score effect is the table's events/end (``enter_event`` with
     ``foul:XX``, ``set_end``). A disqualification also sets the pair's status (it plays no
     further rounds; its results stand)."""
-    require_role(tournament, user, *PENALTY_ROLES)
+    require_role(user, tournament, *PENALTY_ROLES)
     if kind not in Penalty.Kind.values:
         raise ServiceError("bad_penalty", detail="kind")
     if pair.tournament_id != tournament.pk:

@@ -96,16 +96,12 @@ class Tournament(models.Model):
     def clean(self) -> None:
         super().clean()
         from rules.errors import RuleError
+        from tournaments.messages import describe_error
 
         try:
             self.rules  # noqa: B018 - validates
         except RuleError as exc:
-            problems = getattr(exc, "problems", None) or []
-            if problems:
-                msg = "; ".join(f"{p.setting}: {p.code}" for p in problems)
-            else:
-                msg = exc.code
-            raise ValidationError({"settings": _("赛事设置无效：%(msg)s") % {"msg": msg}}) from exc
+            raise ValidationError({"settings": describe_error(exc)}) from exc
 
 
 class Unit(models.Model):

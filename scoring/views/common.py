@@ -13,8 +13,8 @@ from django.utils.translation import gettext as _
 from rules.ruleset import RuleSet
 from scoring.models import TableEvent
 from scoring.sheet import Sheet, build_sheet
+from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import Player, Round, Table, Tournament
-from tournaments.services import ConflictError, ServiceError
 
 
 def _tables_qs() -> QuerySet[Table]:
