@@ -27,7 +27,6 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.translation import check_for_language, get_language
-from django_tables2 import RequestConfig
 
 from guandan_tourney.redirects import safe_next
 from pairing.forms import TableFilterForm
@@ -297,8 +296,7 @@ def _standings_context(
     data = StandingsData(tournament, rows, mine)
     rules = tournament.rules
     criteria = ("cf", *rules.tiebreaks)
-    table = StandingsTable.for_criteria(data, criteria)
-    RequestConfig(request, paginate={"per_page": per_page, "page": page or 1}).configure(table)
+    table = StandingsTable(data, criteria, per_page=per_page, page=page or 1)
     return {
         "tournament": tournament,
         "table": table,
