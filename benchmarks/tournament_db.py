@@ -148,7 +148,7 @@ def measure_standings(tournament: Any, spec: Any, repeat: int = 3) -> StandingsR
     from django.test.utils import CaptureQueriesContext
 
     from reports.fileformat import last_finished_round
-    from scoring.services import standings
+    from scoring.cache import cached_standings as standings
 
     after = last_finished_round(spec)
 

@@ -346,14 +346,14 @@ def standings(
     tournament: Tournament, after_round: int | None = None, final: bool = False
 ) -> Standings:
     """The standings after a round (default the latest published), or the final ranking."""
+    from scoring.cache import cached_standings
     from scoring.services import latest_round_number
-    from scoring.services import standings as compute
 
     rules = tournament.rules
     latest = latest_round_number(tournament)
     if after_round is None or final:
         after_round = latest
-    rows = compute(tournament, after_round)
+    rows = cached_standings(tournament, after_round)
     infos = {info.number: info for info in pair_infos(tournament).values()}
     columns = standings_columns(rules)
     lines = []
