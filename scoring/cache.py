@@ -39,14 +39,14 @@ from operator import attrgetter
 from typing import Any, overload
 
 from django.core.cache import cache
-from django.db.models import Count, F, Max, Sum
+from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
 from rules.ruleset import RuleSet
 from scoring.models import Penalty
 from scoring.services import COUNTED_ROUNDS, standings_from_db
 from scoring.standings import StandingRow
-from tournaments.models import Pair, Round, Tournament
+from tournaments.models import Pair, Round, Table, Tournament
 
 STANDINGS_CACHE_SECONDS = 24 * 3600
 # A recomputation holding the lock longer than this is presumed dead (50,000 pairs take ~6 s).
@@ -169,31 +169,29 @@ class StandingsSource:
         return f"standings:{self.scope}:{self.version}"
 
 
-def round_versions(tournament_id: int) -> list[tuple[int, int, int, int, int, int]]:
+def round_versions(tournament_id: int) -> list[tuple[int, int, int, int, int]]:
     """Per counted (published or finished) round, in order: number, id, and over its tables
-    count, summed versions, versions weighted by id, last id — any write of a table of the
-    round changes them (one query)."""
+    count, summed versions and last id — any write of a table of the round changes them (one
+    query over the tables, ~4 ms per 10,000 tables on SQLite)."""
     rows = (
-        Round.objects.filter(tournament_id=tournament_id, status__in=COUNTED_ROUNDS)
-        .order_by("number")
-        .values_list("number", "pk")
-        .annotate(
-            table_count=Count("tables"),
-            version_sum=Sum("tables__version"),
-            weighted_sum=Sum(F("tables__version") * F("tables__pk")),
-            last_table=Max("tables__pk"),
-        )
+        Table.objects.filter(round__tournament_id=tournament_id, round__status__in=COUNTED_ROUNDS)
+        .order_by()
+        .values_list("round__number", "round_id")
+        .annotate(Count("pk"), Sum("version"), Max("pk"))
     )
-    return [(n, pk, t, v or 0, w or 0, last or 0) for n, pk, t, v, w, last in rows]
+    return sorted(rows)
 
 
 def standings_source(
     tournament_id: int, created: datetime, settings: dict[str, Any], after_round: int | None
 ) -> StandingsSource:
     """The source of the standings after ``after_round`` (None: the latest counted round) with
-    its version as the database has it now (three queries)."""
+    its version as the database has it now (three queries, four for the latest round)."""
+    after = after_round
+    if after is None:  # the latest counted round
+        counted = Round.objects.filter(tournament_id=tournament_id, status__in=COUNTED_ROUNDS)
+        after = counted.aggregate(latest=Max("number"))["latest"] or 0
     rounds = round_versions(tournament_id)
-    after = (rounds[-1][0] if rounds else 0) if after_round is None else after_round
     deductions = sorted(
         (number or 0, count, last, str(total))
         for number, count, last, total in Penalty.objects.filter(
