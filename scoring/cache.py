@@ -169,12 +169,16 @@ class StandingsSource:
         return f"standings:{self.scope}:{self.version}"
 
 
-def round_versions(tournament_id: int) -> list[tuple[int, int, int, int, int]]:
-    """Per counted (published or finished) round, in order: number, id, and over its tables
-    count, summed versions and last id — any write of a table of the round changes them (one
-    query over the tables, ~4 ms per 10,000 tables on SQLite)."""
+def round_versions(tournament_id: int, up_to: int) -> list[tuple[int, int, int, int, int]]:
+    """Per counted (published or finished) round up to round ``up_to``, in order: number, id,
+    and over its tables count, summed versions and last id — any write of a table of the round
+    changes them (one query over those tables, ~4 ms per 10,000 on SQLite)."""
     rows = (
-        Table.objects.filter(round__tournament_id=tournament_id, round__status__in=COUNTED_ROUNDS)
+        Table.objects.filter(
+            round__tournament_id=tournament_id,
+            round__status__in=COUNTED_ROUNDS,
+            round__number__lte=up_to,
+        )
         .order_by()
         .values_list("round__number", "round_id")
         .annotate(Count("pk"), Sum("version"), Max("pk"))
@@ -191,7 +195,6 @@ def standings_source(
     if after is None:  # the latest counted round
         counted = Round.objects.filter(tournament_id=tournament_id, status__in=COUNTED_ROUNDS)
         after = counted.aggregate(latest=Max("number"))["latest"] or 0
-    rounds = round_versions(tournament_id)
     deductions = sorted(
         (number or 0, count, last, str(total))
         for number, count, last, total in Penalty.objects.filter(
@@ -209,7 +212,7 @@ def standings_source(
         json.dumps(settings, sort_keys=True, default=str),
         (pairs["count"], pairs["last"]),
         deductions,
-        [r for r in rounds if r[0] <= after],
+        round_versions(tournament_id, after),
     )
     version = hashlib.sha256(repr(inputs).encode()).hexdigest()[:32]
     scope = f"{tournament_id}:{created.timestamp():.6f}:{after}"
