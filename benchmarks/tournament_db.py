@@ -7,7 +7,7 @@ test database beside ``DATABASE_URL``) it measures:
 1. ``import_tournament`` of a synthetic 2,000-pair, 9-round file (``reports.demo``: realistic
    deals, fouls, awards, lateness, forfeits, withdrawals, deductions), split into validation
    (the pure parser, every table scored) and writing (``bulk_create``). Goal: under a minute.
-2. ``scoring.services.standings`` after round 9 from the database, cache cleared, for 2,000 and
+2. ``scoring.cache.cached_standings`` after round 9 from the database, cache cleared, for 2,000 and
    10,000 pairs, against the pure engine on the same data (the same events already in memory:
    ``score_match`` + ``match_outcomes`` for every table, then ``compute_standings``). Goal: the
    database within 3× of the pure engine — the difference is reading the rows.
@@ -90,7 +90,7 @@ def _best(repeat: int, work: Callable[[], Any]) -> tuple[float, float, Any]:
 
 
 def pure_standings(spec: Any) -> Any:
-    """What ``scoring.services.standings`` computes, from the parsed file in memory."""
+    """What ``scoring.cache.cached_standings`` computes, from the parsed file in memory."""
     from reports.fileformat import counts, last_finished_round
     from scoring.engine import bye_outcome, match_outcomes, score_match
     from scoring.standings import Deduction, compute_standings
@@ -148,7 +148,7 @@ def measure_standings(tournament: Any, spec: Any, repeat: int = 3) -> StandingsR
     from django.test.utils import CaptureQueriesContext
 
     from reports.fileformat import last_finished_round
-    from scoring.services import standings
+    from scoring.cache import cached_standings as standings
 
     after = last_finished_round(spec)
 
@@ -241,7 +241,7 @@ def report(
         "",
         "### Standings after the last round: database vs the pure engine",
         "",
-        "Database: `scoring.services.standings` with the cache cleared (reads every confirmed",
+        "Database: `scoring.cache.cached_standings` with the cache cleared (reads every confirmed",
         "table and event, scores every match, ranks). Pure engine: the same scoring and ranking",
         "from the events already in memory. Best of 3 runs in CPU seconds of the benchmark",
         "process (with SQLite the database work is in-process and counted; with PostgreSQL the",

@@ -143,14 +143,14 @@ def swiss_input(tournament: Tournament, number: int) -> list[Any]:
     """The engine's ``SwissPair`` list for round ``number``: active pairs only (RULES.md §5:
     withdrawn or disqualified pairs are not paired), ranked by the standings after the previous
     round, which count CONFIRMED results only. Pair ids are the pairs' numbers."""
-    from scoring.services import standings
+    from scoring.cache import cached_standings
 
     from .swiss import SwissPair
 
     active = list(
         Pair.objects.filter(tournament=tournament, status=Pair.Status.ACTIVE).select_related("unit")
     )
-    rows = standings(tournament, after_round=number - 1)
+    rows = cached_standings(tournament, after_round=number - 1)
     order = {row.pair: index for index, row in enumerate(rows)}
     points = {row.pair: row.cf for row in rows}
     active.sort(key=lambda p: (order.get(p.number, len(order)), p.number))

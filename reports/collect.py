@@ -7,7 +7,7 @@ Every query of the printed and exported documents lives here, written to stay a 
 queries whatever the size (``values_list`` and one pass over all events), so 2,000 pairs ×
 9 rounds export in seconds. Nothing here writes; results are derived by the pure scoring engine
 from the stored facts, exactly as ``scoring.services`` does; the standings come from
-``scoring.services.standings`` (confirmed results only).
+``scoring.cache.cached_standings`` (confirmed results only).
 
 May touch: read-only queries on the tournaments, pairing and scoring models; the pure core.
 """
@@ -342,14 +342,14 @@ def standings(
     tournament: Tournament, after_round: int | None = None, final: bool = False
 ) -> Standings:
     """The standings after a round (default the latest published), or the final ranking."""
+    from scoring.cache import cached_standings
     from scoring.services import latest_round_number
-    from scoring.services import standings as compute
 
     rules = tournament.rules
     latest = latest_round_number(tournament)
     if after_round is None or final:
         after_round = latest
-    rows = compute(tournament, after_round)
+    rows = cached_standings(tournament, after_round)
     infos = {info.number: info for info in pair_infos(tournament).values()}
     columns = standings_columns(rules)
     lines = []

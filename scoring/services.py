@@ -2,7 +2,7 @@
 and the standings from confirmed results.
 
 May touch: ``tournaments.models.Table`` (its result fields), ``scoring`` models, ``Pair.status`` (a
-disqualification), ``Tournament.results_version`` (the standings cache key), and the pure core
+disqualification), ``Tournament.results_version`` (read by the standings cache), and the pure core
 (``scoring.engine``, ``scoring.standings``). Never re-pairs a round (RULES.md §5).
 
 Concurrency (STYLE.md): every write runs in ``transaction.atomic()``, locks the table row with
@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -42,7 +41,6 @@ from tournaments.services import audit, bump_results_version
 from .models import Penalty, TableEvent, Via
 
 COUNTED_ROUNDS = (Round.Status.PUBLISHED, Round.Status.FINISHED)
-STANDINGS_CACHE_SECONDS = 24 * 3600
 
 # --------------------------------------------------------------------------------------------
 # Reading a table
@@ -671,11 +669,6 @@ def record_foul(
 # Standings
 
 
-def _standings_key(tournament_id: int, created: Any, version: int, after: Any) -> str:
-    # created_at distinguishes a tournament from an earlier one that had the same id.
-    return f"standings:{tournament_id}:{created.timestamp():.6f}:{version}:{after}"
-
-
 def latest_round_number(tournament: Tournament) -> int:
     """The last published or finished round (0 before any)."""
     numbers = Round.objects.filter(tournament=tournament, status__in=COUNTED_ROUNDS).order_by(
@@ -726,34 +719,22 @@ def collect_outcomes(
     return outcomes
 
 
-def standings(tournament: Tournament, after_round: int | None = None) -> tuple[StandingRow, ...]:
-    """The pure ``scoring.standings`` rows after ``after_round`` (default: the latest published
-    round), from CONFIRMED tables only plus byes and deductions.
+def standings_from_db(
+    tournament_id: int, rules: RuleSet, after_round: int
+) -> tuple[StandingRow, ...]:
+    """The pure ``scoring.standings`` rows after ``after_round``, from CONFIRMED tables only
+    plus byes and deductions, computed afresh: four queries whatever the size.
 
-    Cached in Django's cache under the tournament's ``results_version``, which every
-    result-changing service bumps; a miss costs at most six queries whatever the size.
+    Uncached: this is the computation ``scoring.cache.cached_standings`` runs on a miss (one
+    process at a time); read the standings through that.
     """
-    version, created, settings = Tournament.objects.values_list(
-        "results_version", "created_at", "settings"
-    ).get(pk=tournament.pk)
-    key = _standings_key(
-        tournament.pk, created, version, "latest" if after_round is None else after_round
-    )
-    rows = cache.get(key)
-    if rows is not None:
-        return rows
-    rules = RuleSet.from_dict(settings)
-    if after_round is None:
-        after_round = latest_round_number(tournament)
-    pairs = list(Pair.objects.filter(tournament_id=tournament.pk).values_list("number", flat=True))
-    outcomes = collect_outcomes(tournament.pk, rules, after_round)
+    pairs = list(Pair.objects.filter(tournament_id=tournament_id).values_list("number", flat=True))
+    outcomes = collect_outcomes(tournament_id, rules, after_round)
     deductions = [
         Deduction(number, pair, float(jcf))
         for number, pair, jcf in Penalty.objects.filter(
-            tournament_id=tournament.pk, kind=Penalty.Kind.DEDUCTION
+            tournament_id=tournament_id, kind=Penalty.Kind.DEDUCTION
         ).values_list("round__number", "pair__number", "jcf")
     ]
     criteria = rules.tiebreak_preset or rules.tiebreaks
-    rows = compute_standings(pairs, outcomes, deductions, criteria, rules.seed or 0, after_round)
-    cache.set(key, rows, STANDINGS_CACHE_SECONDS)
-    return rows
+    return compute_standings(pairs, outcomes, deductions, criteria, rules.seed or 0, after_round)

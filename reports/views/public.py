@@ -27,13 +27,12 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.translation import check_for_language, get_language
-from django_tables2 import RequestConfig
 
 from guandan_tourney.redirects import safe_next
 from pairing.forms import TableFilterForm
 from pairing.queries import round_progress, round_tables, table_names
 from reports.tables import STANDINGS_PER_PAGE, StandingsData, StandingsTable
-from scoring.cache import cached_standings
+from scoring.cache import CompactStandings, cached_standings
 from tournaments.forms import FindForm
 from tournaments.models import Pair, Player, Round, Table, Tournament
 from tournaments.permissions import Role, roles_of
@@ -84,6 +83,9 @@ def public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
             response = HttpResponse(content, content_type=content_type)
         else:
             response = view(request, tournament=tournament, **kwargs)
+            if getattr(response, "provisional_standings", False):
+                patch_cache_control(response, private=True, max_age=0)
+                return response
             if response.status_code == 200 and not response.cookies and not response.streaming:
                 if hasattr(response, "render") and not response.is_rendered:
                     response.render()
@@ -107,6 +109,15 @@ def _latest_round_number(tournament: Tournament) -> int:
     one computation after each result) instead of one per spelling of "latest"."""
     numbers = Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
     return numbers.order_by("-number").values_list("number", flat=True).first() or 0
+
+
+def _as_of(response: HttpResponse, rows: CompactStandings | None) -> HttpResponse:
+    """A page showing the previous standings while newer ones are computed (they say so, with
+    their time: ``standings.current``/``as_of`` in the template) is never kept by the page
+    cache, nor by browsers or proxies."""
+    if rows is not None and not rows.current:
+        response.provisional_standings = True  # type: ignore[attr-defined]
+    return response
 
 
 # --------------------------------------------------------------------------------------------
@@ -282,7 +293,7 @@ def _standings_context(
     except ValueError:
         after = latest
     after = max(0, min(after, latest))
-    rows = cached_standings(tournament, after_round=after)
+    rows = cached_standings(tournament, after_round=after, provisional=True)
     mine: set[int] = set()
     query = (request.GET.get("q") or "").strip()[:50]
     if request.GET.get("pair", "").isdigit():
@@ -297,8 +308,7 @@ def _standings_context(
     data = StandingsData(tournament, rows, mine)
     rules = tournament.rules
     criteria = ("cf", *rules.tiebreaks)
-    table = StandingsTable.for_criteria(data, criteria)
-    RequestConfig(request, paginate={"per_page": per_page, "page": page or 1}).configure(table)
+    table = StandingsTable(data, criteria, per_page=per_page, page=page or 1)
     return {
         "tournament": tournament,
         "table": table,
@@ -308,6 +318,7 @@ def _standings_context(
         "query": query,
         "found": bool(mine),
         "criteria": criteria,
+        "standings": rows,
     }
 
 
@@ -316,7 +327,8 @@ def standings(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """名次 after any round, with the tiebreak columns and which criterion decided each row."""
     context = _standings_context(request, tournament)
     context["nav"] = "standings"
-    return render(request, "tournaments/standings.html", context)
+    response = render(request, "tournaments/standings.html", context)
+    return _as_of(response, context["standings"])
 
 
 def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
@@ -395,9 +407,11 @@ def pair_detail(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     pair = get_object_or_404(
         pairs_with_players(Pair.objects.filter(tournament=tournament)), number=number
     )
-    rows = cached_standings(tournament, after_round=_latest_round_number(tournament))
+    rows = cached_standings(
+        tournament, after_round=_latest_round_number(tournament), provisional=True
+    )
     row = rows.rows_of([pair.number]).get(pair.number)
-    return render(
+    response = render(
         request,
         "tournaments/pair.html",
         {
@@ -407,8 +421,10 @@ def pair_detail(request: HttpRequest, tournament: Tournament, number: int) -> Ht
             "row": row,
             "history": pair_history(tournament, pair),
             "per_page": STANDINGS_PER_PAGE,
+            "standings": rows,
         },
     )
+    return _as_of(response, rows)
 
 
 PROJECTOR_ROWS = 20
@@ -434,6 +450,7 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     except ValueError:
         offset = 0
     chunk = PROJECTOR_ROWS * PROJECTOR_PAGES
+    standings_rows: CompactStandings | None = None
     pages: list[list[dict[str, Any]]] = []
     total = 0
     if show == "pairings" and current is not None:
@@ -446,9 +463,11 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             for t in tables
         ]
     elif show == "standings":
-        rows = cached_standings(tournament, after_round=current.number if current else 0)
-        total = len(rows)
-        items = list(StandingsData(tournament, rows, set())[offset : offset + chunk])
+        standings_rows = cached_standings(
+            tournament, after_round=current.number if current else 0, provisional=True
+        )
+        total = len(standings_rows)
+        items = list(StandingsData(tournament, standings_rows, set())[offset : offset + chunk])
     else:
         items = []
     for start in range(0, len(items), PROJECTOR_ROWS):
@@ -457,7 +476,7 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     next_url = (
         reverse("public:projector", args=[tournament.slug]) + f"?show={show}&offset={next_offset}"
     )
-    return render(
+    response = render(
         request,
         "tournaments/projector.html",
         {
@@ -468,8 +487,10 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "next_url": next_url,
             "seconds": 12,
             "offset": offset,
+            "standings": standings_rows,
         },
     )
+    return _as_of(response, standings_rows)
 
 
 ROUND_TABLES_PER_PAGE = 100

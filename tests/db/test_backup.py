@@ -17,6 +17,7 @@ from pairing import services as pairing_services
 from reports.fileformat import load_json
 from reports.fileio import import_tournament
 from scoring import services as scoring_services
+from scoring.cache import cached_standings
 from tests.db.conftest import build_tournament, next_round, play_round
 from tests.golden import EXAMPLES
 from tournaments.models import Tournament
@@ -32,9 +33,7 @@ def _backup(directory: Path, *args: str) -> list[Path]:
 
 
 def _standings(tournament: Tournament, after_round: int | None = None) -> list[tuple[Any, ...]]:
-    return [
-        (r.rank, r.pair, r.cf, r.jcf) for r in scoring_services.standings(tournament, after_round)
-    ]
+    return [(r.rank, r.pair, r.cf, r.jcf) for r in cached_standings(tournament, after_round)]
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from reports.fileformat import (
     standings_payload,
 )
 from reports.fileio import export_tournament, import_tournament
-from scoring import services as scoring_services
+from scoring.cache import cached_standings
 from scoring.models import Penalty, TableEvent
 from tests.golden import EXAMPLES
 from tournaments.messages import describe_problem, describe_rule_error
@@ -59,7 +59,7 @@ def test_standings_from_the_database_equal_the_pure_engine(name):
     tournament = import_tournament(data)
     spec = parse_tournament(data)
     after, pure = standings_from_file(spec)
-    assert scoring_services.standings(tournament, after_round=after) == pure
+    assert cached_standings(tournament, after_round=after) == pure
 
 
 def test_import_writes_what_the_file_says():
@@ -202,7 +202,7 @@ def test_a_synthetic_tournament_round_trips_and_agrees_with_the_engine():
     assert dumps(exported) == dumps(data)
     after, pure = standings_from_file(parse_tournament(data))
     assert after == 3
-    db_rows = scoring_services.standings(tournament, after_round=3)
+    db_rows = cached_standings(tournament, after_round=3)
     assert standings_payload("x", 3, db_rows) == standings_payload("x", 3, pure)
 
 

@@ -9,7 +9,9 @@ import pytest
 from django.db.models import Q
 from django.urls import reverse
 
+from scoring.standings import CRITERIA
 from tournaments.models import Pair, Round, Table, Tournament
+from tournaments.templatetags.tourney import criterion_label, num
 
 
 def public_urls(tournament: Tournament, rnd: Round) -> list[str]:
@@ -183,25 +185,23 @@ def _tags(html: str) -> str:
 
 
 @pytest.mark.django_db
-def test_cached_standings_are_the_services_rows(played: Round) -> None:
+def test_cached_standings_are_a_fresh_computation(played: Round) -> None:
     from scoring.cache import cached_standings
-    from scoring.services import standings
+    from scoring.services import standings_from_db
 
     tournament = played.tournament
     for after in (1, 2, None):
-        expected = list(standings(tournament, after_round=after))
+        expected = list(standings_from_db(tournament.pk, tournament.rules, after or 2))
         assert list(cached_standings(tournament, after_round=after)) == expected  # miss
-        hit = cached_standings(tournament, after_round=after)  # from the cache
+        hit = cached_standings(tournament, after_round=after, provisional=True)  # from the cache
         assert list(hit) == expected and hit[1:3] == expected[1:3] and len(hit) == len(expected)
 
 
 @pytest.mark.django_db
-def test_standings_rows_render_as_django_tables2_would(
-    played: Round, cast: dict[str, Any], rf: Any
-) -> None:
-    """``body_html`` gives the markup of django-tables2's own row loop: row ids, even/odd,
-    mine, the status badge, every column's cells and attributes."""
-    from django_tables2 import RequestConfig
+def test_standings_table_markup(played: Round, cast: dict[str, Any], rf: Any) -> None:
+    """The standings table's markup, row by row: ids, even/odd, mine, the status badge, every
+    column's cell with its class, the header, the pager and the empty table."""
+    from django.template.loader import render_to_string
 
     from reports.tables import StandingsData, StandingsTable
     from scoring.cache import cached_standings
@@ -213,18 +213,58 @@ def test_standings_rows_render_as_django_tables2_would(
     rows = cached_standings(tournament, after_round=1)
     criteria = ("cf", *tournament.rules.tiebreaks)
 
-    def render(template_name: str | None, page: int) -> str:
-        data = StandingsData(tournament, rows, {rows[1].pair})
-        table = StandingsTable.for_criteria(data, criteria, template_name=template_name)
-        request = rf.get("/")
-        RequestConfig(request, paginate={"per_page": 5, "page": page}).configure(table)
-        return table.as_html(request)
+    def render(page: Any, mine: set[int], data_rows: Any = rows) -> str:
+        table = StandingsTable(StandingsData(tournament, data_rows, mine), criteria, 5, page)
+        request = rf.get("/t/x/standings/", {"q": "a&b", "page": page})
+        return _tags(
+            render_to_string("tournaments/_standings_table.html", {"table": table}, request)
+        )
 
-    for page in (1, 2):
-        fast, stock = render(None, page), render("tournaments/_table.html", page)
-        assert _tags(fast) == _tags(stock)
-    assert "badge" in _tags(render(None, 1) + render(None, 2))
-    assert 'class="mine odd" aria-current="true"' in render(None, 1)
+    first, second = render(1, {rows[1].pair}), render(2, set())
+    assert render("x", {rows[1].pair}) == first and render(99, set()) == second
+    headers = re.findall(r"<th[^>]*>[^<]*</th>", first)
+    assert headers[:4] == [
+        "<th>名次</th>",
+        "<th>编号</th>",
+        "<th>选手</th>",
+        '<th class="num">场分</th>',
+    ]
+    assert headers[-3:] == ['<th class="num">扣分</th>', "<th>单位</th>", "<th>区分依据</th>"]
+    assert len(headers) == 4 + sum(1 for k in criteria[1:] if CRITERIA[k].attribute) + 3
+    body = first + second
+    trs = re.findall(r'<tr id="pair-(\d+)" class="([^"]*)"( aria-current="true")?>(.*?)</tr>', body)
+    assert [int(pair) for pair, *_ in trs] == [row.pair for row in rows]
+    assert [css for _, css, *_ in trs] == [
+        "even",
+        "mine odd",
+        "even",
+        "odd",
+        "even",
+        "even",
+        "odd",
+        "even",
+    ]
+    assert [bool(current) for _, _, current, _ in trs] == [False, True] + [False] * 6
+    for (pair, _, _, cells), row in zip(trs, rows, strict=True):
+        tds = re.findall(r"<td([^>]*)>(.*?)</td>", cells)
+        assert len(tds) == len(headers)
+        link = f'<a href="{reverse("public:pair", args=[tournament.slug, row.pair])}">'
+        assert tds[0] == (' class="num"', str(row.rank))
+        assert tds[1] == (' class="num"', f"{link}{row.pair}</a>")
+        assert tds[2][0] == "" and tds[2][1].startswith(link)
+        assert tds[3] == (' class="num"', num(row.cf))
+        assert tds[-3] == (' class="num"', num(row.deductions))
+        assert tds[-1] == (' class="decided"', criterion_label(row.decided_by))
+        withdrawn = tds[2][1].endswith('</a><span class="badge">退赛</span>')
+        assert withdrawn == (int(pair) == 3)
+    assert (
+        '<nav class="pager" aria-label="分页"><span aria-current="page" class="current">1</span>'
+        in first
+    )
+    assert '<a href="?q=a%26b&amp;page=2">2</a>' in first and 'rel="prev"' in second
+    empty = render(1, set(), ())
+    assert f'<tbody><tr><td colspan="{len(headers)}">暂无名次</td></tr></tbody>' in empty
+    assert "pager" not in empty
 
 
 @pytest.mark.django_db

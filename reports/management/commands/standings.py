@@ -1,7 +1,7 @@
 """``manage.py standings SLUG [--after-round N] [--json]`` — TOURNAMENT_FILE.md "Command line".
 
-The standings from confirmed results (``scoring.services.standings``). By default after the last
-finished round (shared/examples/README.md: what the golden standings files hold).
+The standings from confirmed results (``scoring.cache.cached_standings``). By default after the
+last finished round (shared/examples/README.md: what the golden standings files hold).
 ``--json`` prints ``{"tournament", "after_round", "rows": [...]}`` with the file's pair ids and
 ``decided_by`` naming the criterion that placed each row below the one above.
 """
@@ -15,7 +15,7 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext
 
 from reports.fileformat import standings_payload
-from scoring import services as scoring_services
+from scoring.cache import cached_standings
 from scoring.standings import CRITERIA
 from tournaments.messages import sentence
 from tournaments.models import Pair, Round
@@ -53,7 +53,7 @@ class Command(PlainCommand):
                     sentence("bad_after_round", {"round": after, "rounds": existing})
                 )
         try:
-            rows = scoring_services.standings(tournament, after_round=after)
+            rows = cached_standings(tournament, after_round=after)
         except Exception as error:
             if getattr(error, "code", None) is None:
                 raise
