@@ -29,7 +29,8 @@ from rules.errors import RuleError
 from rules.events import EventKind, Side
 from rules.levels import level_label
 from rules.ruleset import RuleSet
-from scoring.engine import End, MatchResult, Start, score_match
+from scoring.engine import MatchResult
+from scoring.facts import MatchFacts, score_table, tokens_by_table
 from scoring.models import Penalty, TableEvent
 from scoring.standings import CRITERIA, PRESETS, resolve_criteria
 from tournaments.models import Pair, Player, Round, Table, Tournament
@@ -215,18 +216,13 @@ def _tokens(tournament: Tournament, round_number: int | None = None) -> dict[int
     qs = TableEvent.objects.filter(table__round__tournament=tournament)
     if round_number is not None:
         qs = qs.filter(table__round__number=round_number)
-    tokens: dict[int, list[str]] = defaultdict(list)
-    for table_id, token in qs.order_by("table_id", "position").values_list("table_id", "token"):
-        tokens[table_id].append(token)
-    return tokens
+    return tokens_by_table(qs)
 
 
 def _result(t: _TableFacts, tokens: list[str], rules: RuleSet) -> MatchResult | None:
-    end = End(t.end_kind, Side(t.end_side)) if t.end_kind else None
+    facts = MatchFacts.from_columns(t.start_ns, t.start_ew, t.end_kind, t.end_side, tokens)
     try:
-        return score_match(
-            tokens, rules, start=Start(t.start_ns, t.start_ew), end=end, complete=False
-        )
+        return score_table(facts, rules)
     except RuleError:
         # Stored facts are validated on entry; a table that no longer scores (settings changed
         # under it) prints blank rather than stopping the whole run.

@@ -13,27 +13,21 @@ from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 
 from rules.errors import RuleError
 from rules.ruleset import RuleSet
-from scoring.engine import End, Start, score_match
+from scoring.facts import FACT_COLUMNS, MatchFacts, score_table, tokens_by_table
 from scoring.models import Penalty, TableEvent
 from scoring.penalties import escalation_from_counts
-from scoring.sheet import TableStatus, _end_of, match_finished
+from scoring.sheet import TableStatus, match_finished
 from tournaments.models import Pair, Player, Round, Table
 
 PROBLEMS_CACHE_SECONDS = 600
 
 
-def is_problem(
-    entry_status: str,
-    tokens: list[str] | tuple[str, ...],
-    rules: RuleSet,
-    start: Start,
-    end: End | None,
-) -> bool:
+def is_problem(entry_status: str, facts: MatchFacts, rules: RuleSet) -> bool:
     """Pure: the "problem" half of ``table_status`` without wording a sheet (the round-wide
     scan): the engine refuses the stored events, or the table is marked entered/confirmed but
     its match is not finished."""
     try:
-        result = score_match(tokens, rules, start, end, complete=False)
+        result = score_table(facts, rules)
     except RuleError:
         return True
     return entry_status in ("entered", "confirmed") and not match_finished(result, rules)
@@ -103,20 +97,16 @@ def round_problems(rnd: Round, rules: RuleSet, overview: RoundOverview) -> dict[
     if cached is not None:
         return cached
     rows = Table.objects.filter(round=rnd, is_bye=False).values_list(
-        "pk", "entry_status", "start_ns", "start_ew", "end_kind", "end_side"
+        "pk", "entry_status", *FACT_COLUMNS
     )
-    tokens: dict[int, list[str]] = {}
-    events = TableEvent.objects.filter(table__round=rnd).order_by("table_id", "position")
-    for table_id, token in events.values_list("table_id", "token"):
-        tokens.setdefault(table_id, []).append(token)
+    tokens = tokens_by_table(TableEvent.objects.filter(table__round=rnd))
     problems: dict[int, str] = {}
-    for pk, entry_status, start_ns, start_ew, end_kind, end_side in rows:
-        table_tokens = tokens.get(pk, [])
-        end = _end_of(end_kind, end_side)
-        if is_problem(entry_status, table_tokens, rules, Start(start_ns, start_ew), end):
+    for pk, entry_status, *columns in rows:
+        facts = MatchFacts.from_columns(*columns, tokens=tokens.get(pk, ()))
+        if is_problem(entry_status, facts, rules):
             if entry_status in (TableStatus.CONFIRMED, TableStatus.ENTERED):
                 problems[pk] = entry_status
-            elif table_tokens or end_kind:
+            elif facts.has_facts:
                 problems[pk] = TableStatus.IN_PROGRESS
             else:
                 problems[pk] = TableStatus.NOT_STARTED

@@ -34,20 +34,26 @@ class EventForm(VersionForm):
     token = forms.CharField(max_length=24)
 
     def clean_token(self) -> str:
+        """The token as the core spells it; the parsed ``Event`` goes to ``cleaned_data["event"]``
+        so the service does not parse it again."""
         try:
-            return parse_event(self.cleaned_data["token"]).token
+            event = parse_event(self.cleaned_data["token"])
         except RuleError as error:
             raise forms.ValidationError(_("无法识别的记录"), code=error.code) from None
+        self.check_event(event)
+        self.cleaned_data["event"] = event
+        return event.token
+
+    def check_event(self, event: Event) -> None:
+        """Refuse an event this form does not take (all are taken here)."""
 
 
 class DealForm(EventForm):
     """Table-side entry: South enters deals only (fouls and awards are the referee's)."""
 
-    def clean_token(self) -> str:
-        token = super().clean_token()
-        if parse_event(token).kind is not EventKind.DEAL:
+    def check_event(self, event: Event) -> None:
+        if event.kind is not EventKind.DEAL:
             raise forms.ValidationError(_("桌边只能录入牌局结果"), code="not_a_deal")
-        return token
 
 
 class FoulForm(VersionForm):

@@ -18,7 +18,8 @@ from rules.errors import RuleError
 from rules.events import PARTNER_PLACE_UPGRADE, Event, EventKind, Side, deal_from_places
 from rules.levels import PAST_ACE, level_label
 from rules.ruleset import RuleSet
-from scoring.engine import End, MatchResult, Start, score_match
+from scoring.engine import MatchResult
+from scoring.facts import MatchFacts, score_table
 from tournaments.messages import describe_rule_error
 from tournaments.models import AuditEntry
 
@@ -155,10 +156,6 @@ def match_finished(result: MatchResult, rules: RuleSet) -> bool:
     return result.finished or (max_deals is not None and result.deals_played >= max_deals)
 
 
-def _end_of(kind: str, side: str) -> End | None:
-    return End(kind, Side(side)) if kind and side else None
-
-
 def _note(step_event: Event, attempt: Side | None, reset: Side | None, after: int) -> str:
     if reset is not None:
         return _("%(side)s打A三次未过，回到2") % {"side": side_label(reset)}
@@ -242,30 +239,19 @@ def sheet_from_result(
     )
 
 
-def build_sheet(
-    tokens: list[str] | tuple[str, ...],
-    rules: RuleSet,
-    start_ns: int = 2,
-    start_ew: int = 2,
-    end_kind: str = "",
-    end_side: str = "",
-    *,
-    with_rows: bool = True,
-) -> Sheet:
-    """Score a table's stored facts and word them. A sequence the engine refuses (it can only
-    happen if the rules changed after entry) is shown as far as it goes, with the refusal."""
-    start = Start(start_ns, start_ew)
-    end = _end_of(end_kind, end_side)
+def build_sheet(facts: MatchFacts, rules: RuleSet, *, with_rows: bool = True) -> Sheet:
+    """Score a table's stored facts (``scoring.facts``) and word them. A sequence the engine
+    refuses (it can only happen if the rules changed after entry) is shown as far as it goes,
+    with the refusal."""
     try:
-        result = score_match(tokens, rules, start, end, complete=False)
-        return sheet_from_result(result, rules, with_rows=with_rows)
+        return sheet_from_result(score_table(facts, rules), rules, with_rows=with_rows)
     except RuleError as error:
-        good = list(tokens[: error.position or 0])
+        good = facts.tokens[: error.position or 0]
         message = rule_error_message(error)
         try:
-            partial = score_match(good, rules, start, None, complete=False)
+            partial = score_table(MatchFacts(facts.start, None, good), rules)
         except RuleError:
-            partial = score_match([], rules, Start(), None, complete=False)
+            partial = score_table(MatchFacts.from_columns(), rules)
         return sheet_from_result(partial, rules, error=message, with_rows=with_rows)
 
 

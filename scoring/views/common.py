@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 
 from rules.ruleset import RuleSet
+from scoring.facts import table_facts
 from scoring.models import TableEvent
 from scoring.sheet import Sheet, build_sheet
 from tournaments.models import Player, Round, Table, Tournament
@@ -48,16 +49,7 @@ def _table(tournament: Tournament, number: int, table_number: int) -> Table:
 
 
 def _sheet_of(table: Table, rules: RuleSet, *, with_rows: bool = True) -> Sheet:
-    tokens = [event.token for event in table.events.all()]
-    return build_sheet(
-        tokens,
-        rules,
-        table.start_ns,
-        table.start_ew,
-        table.end_kind,
-        table.end_side,
-        with_rows=with_rows,
-    )
+    return build_sheet(table_facts(table), rules, with_rows=with_rows)
 
 
 def _can_change(table: Table) -> bool:

@@ -15,7 +15,7 @@ from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -41,6 +41,7 @@ from scoring.forms import (
 from scoring.models import Penalty, TableEvent, Via
 from scoring.penalties import suggest_escalation
 from scoring.services import (
+    TableAt,
     confirm_table,
     correct_result,
     enter_event,
@@ -310,18 +311,23 @@ def _table_action(
     number: int,
     table_number: int,
     form_class: type[forms.Form],
-    call: Callable[[Table, Any], Any],
+    call: Callable[[TableAt, Any], Any],
     success: str,
 ) -> HttpResponse:
     """The shape of every table POST: validate the form, call ONE service with the version the
-    page was rendered with, say what happened, redirect back to the sheet (PRG)."""
-    table = _table(tournament, number, table_number)
+    page was rendered with, say what happened, redirect back to the sheet (PRG).
+
+    The view does not load the table: the service reads it once, locked (``TableAt``); an
+    unknown table, a bye or a draft round is a 404 as on the page itself."""
     form = form_class(request.POST)
     if not form.is_valid():
+        _table(tournament, number, table_number)  # 404 before any form message
         _form_errors(request, form)
     else:
         try:
-            call(table, form)
+            call(TableAt.desk(tournament, number, table_number), form)
+        except Table.DoesNotExist:
+            raise Http404 from None
         except ServiceError as error:
             _service_message(request, error)
         else:
@@ -343,7 +349,7 @@ def table_event(
         table,
         EventForm,
         lambda t, f: enter_event(
-            t, f.cleaned_data["token"], request.user, f.cleaned_data["version"], Via.REFEREE
+            t, f.cleaned_data["event"], request.user, f.cleaned_data["version"], Via.REFEREE
         ),
         "",
     )
@@ -357,7 +363,7 @@ def table_foul(
     """犯规 in one step: the deal ends (the other side +3) and the 犯规 penalty is recorded for
     the offending pair (RULES.md §3), both or neither."""
 
-    def call(t: Table, f: Any) -> None:
+    def call(t: TableAt, f: Any) -> None:
         record_foul(
             t,
             f.cleaned_data["side"],
