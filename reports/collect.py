@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from rules.errors import RuleError
-from rules.events import EventKind, Side
+from rules.events import EventKind
 from rules.levels import level_label
 from rules.ruleset import RuleSet
 from scoring.engine import MatchResult
@@ -34,6 +34,16 @@ from scoring.facts import MatchFacts, score_table, tokens_by_table
 from scoring.models import Penalty, TableEvent
 from scoring.standings import CRITERIA, PRESETS, resolve_criteria
 from tournaments.models import Pair, Player, Round, Table, Tournament
+from tournaments.wording import (
+    CUSTOM_PRESET,
+    ROUND_FORMATS,
+    TIEBREAK_PRESETS,
+    penalty_kind_label,
+    printed_criterion,
+    printed_event_note,
+    printed_place,
+    printed_side,
+)
 
 from .rows import (
     DealLine,
@@ -53,10 +63,6 @@ from .rows import (
     Workbook,
 )
 
-SIDE_LABEL = {Side.NS: "南北", Side.EW: "东西"}
-PLACE_LABEL = {3: "二游", 2: "三游", 1: "末游"}  # upgrade → the partner's place (RULES.md §1)
-FORMAT_LABEL = {"deals": "计副制", "game": "计局制", "timed": "计时制", "timed_deals": "计时计副制"}
-PRESET_LABEL = {"regulation": "竞赛规程", "jiangsu2017": "江苏2017"}
 # Blank lines on a sheet when the round has no fixed number of deals (计局制/计时制).
 OPEN_FORMAT_ROWS = 14
 # The table-side entry page; its QR code goes on the score sheet.
@@ -119,14 +125,12 @@ def deal_lines(result: MatchResult) -> tuple[DealLine, ...]:
         note = ""
         first = place = ""
         if event.kind is EventKind.DEAL:
-            first = SIDE_LABEL[event.side]
-            place = PLACE_LABEL[event.upgrade]
-        elif event.kind is EventKind.FOUL:
-            note = f"{SIDE_LABEL[event.side]}犯规"
+            first = printed_side(event.side)
+            place = printed_place(event.upgrade)
         else:
-            note = f"{SIDE_LABEL[event.side]}升级调整"
+            note = printed_event_note(event)
         if step.attempt_at_a is not None and step.reset_to_2 is not None:
-            note = (note + " " if note else "") + f"{SIDE_LABEL[step.reset_to_2]}打A失败回2"
+            note = (note + " " if note else "") + f"{printed_side(step.reset_to_2)}打A失败回2"
         lines.append(
             DealLine(
                 deal_number=step.deal_number,
@@ -145,13 +149,13 @@ def deal_lines(result: MatchResult) -> tuple[DealLine, ...]:
 def match_summary(result: MatchResult) -> MatchSummary:
     """The result boxes: recorded levels, 级差, 级差分, 场分 and what decided the match."""
     if result.forfeit is not None:
-        note = f"{SIDE_LABEL[result.forfeit]}弃权"
+        note = f"{printed_side(result.forfeit)}弃权"
     elif result.penalty_loss is not None:
-        note = f"{SIDE_LABEL[result.penalty_loss]}判负"
+        note = f"{printed_side(result.penalty_loss)}判负"
     elif result.passed_a is not None:
-        note = f"{SIDE_LABEL[result.passed_a]}过A"
+        note = f"{printed_side(result.passed_a)}过A"
     elif result.winner is not None:
-        note = f"{SIDE_LABEL[result.winner]}胜"
+        note = f"{printed_side(result.winner)}胜"
     else:
         note = "平局"
     return MatchSummary(
@@ -253,7 +257,7 @@ def entry_path(token: str) -> str:
 
 
 def round_format_label(rules: RuleSet) -> str:
-    label = FORMAT_LABEL.get(rules.round_format, "")
+    label = ROUND_FORMATS.get(rules.round_format, "")
     if rules.max_deals:
         label += f" 每轮 {rules.max_deals} 副"
     return label
@@ -332,7 +336,7 @@ def standings_columns(rules: RuleSet) -> tuple[StandingsColumn, ...]:
     """场分 and every criterion of the preset that is a number on the row."""
     criteria = resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
     return tuple(
-        StandingsColumn(key, CRITERIA[key].label_zh)
+        StandingsColumn(key, printed_criterion(key))
         for key in criteria
         if CRITERIA[key].attribute is not None
     )
@@ -355,7 +359,7 @@ def standings(
     lines = []
     for row in rows:
         values = {col.key: getattr(row, CRITERIA[col.key].attribute or "") for col in columns}
-        decided = CRITERIA[row.decided_by].label_zh if row.decided_by else ""
+        decided = printed_criterion(row.decided_by) if row.decided_by else ""
         lines.append(
             StandingLine(
                 rank=row.rank,
@@ -370,9 +374,9 @@ def standings(
         )
     preset = rules.tiebreak_preset
     if preset in PRESETS:
-        preset_label = PRESET_LABEL.get(preset, preset)
+        preset_label = TIEBREAK_PRESETS.get(preset, preset)
     else:
-        preset_label = "自定义"
+        preset_label = CUSTOM_PRESET
     return Standings(
         tournament=tournament.name,
         after_round=after_round,
@@ -381,7 +385,7 @@ def standings(
         lines=tuple(lines),
         preset=preset_label,
         criteria=tuple(
-            CRITERIA[key].label_zh
+            printed_criterion(key)
             for key in resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
         ),
     )
@@ -396,7 +400,6 @@ def penalty_report(tournament: Tournament, round_number: int | None = None) -> P
     if round_number:
         qs = qs.filter(round__number=round_number)
     infos = pair_infos(tournament)
-    kinds = dict(Penalty.Kind.choices)
     lines = []
     for row in qs.order_by("round__number", "table__number", "created_at", "pk").values_list(
         "round__number",
@@ -418,7 +421,7 @@ def penalty_report(tournament: Tournament, round_number: int | None = None) -> P
                 table_number=table,
                 pair=infos[pair_id],
                 player=player or "",
-                kind=str(kinds.get(kind, kind)),
+                kind=penalty_kind_label(kind),
                 deal=deal,
                 jcf=float(jcf) if jcf is not None else None,
                 reason=reason,
@@ -469,7 +472,9 @@ def _results_and_deals(
     for t in _tables(tournament):
         ns = infos[t.ns_id]
         if t.is_bye:
-            by_round[t.round_number].append(ResultLine(t.number, ns, None, "轮空", None))
+            by_round[t.round_number].append(
+                ResultLine(t.number, ns, None, printed_side("BYE"), None)
+            )
             continue
         ew = infos[t.ew_id] if t.ew_id else PairInfo(0)
         table_tokens = tokens.get(t.pk, [])

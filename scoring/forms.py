@@ -18,8 +18,11 @@ from rules.levels import ACE, LOWEST, level_label
 from rules.progression import start_for_lateness
 from tournaments.messages import describe_rule_error
 from tournaments.models import Pair
+from tournaments.wording import END_KINDS, PENALTY_KINDS, SIDES
 
-SIDE_CHOICES = [(Side.NS.value, _("南北")), (Side.EW.value, _("东西"))]
+# Labels from ``tournaments.wording``, translated when the form is shown.
+SIDE_CHOICES = [(side.value, _(SIDES[side.value])) for side in (Side.NS, Side.EW)]
+END_KIND_CHOICES = [(kind, _(text)) for kind, text in END_KINDS.items()]
 
 
 class VersionForm(forms.Form):
@@ -110,11 +113,7 @@ class LatenessForm(VersionForm):
 
 
 END_NONE = ""
-END_CHOICES = [
-    (END_NONE, _("正常（无弃权/判负）")),
-    ("forfeit", _("弃权")),
-    ("penalty_loss", _("判负")),
-]
+END_CHOICES = [(END_NONE, _("正常（无弃权/判负）")), *END_KIND_CHOICES]
 
 
 class EndForm(VersionForm):
@@ -122,11 +121,7 @@ class EndForm(VersionForm):
 
     kind = forms.ChoiceField(
         label=_("结束方式"),
-        choices=[
-            (END_NONE, _("正常（撤销弃权/判负）")),
-            ("forfeit", _("弃权")),
-            ("penalty_loss", _("判负")),
-        ],
+        choices=[(END_NONE, _("正常（撤销弃权/判负）")), *END_KIND_CHOICES],
         required=False,
     )
     side = forms.ChoiceField(label=_("责任方"), choices=[("", "—"), *SIDE_CHOICES], required=False)
@@ -208,15 +203,7 @@ class PairCodeForm(VersionForm):
 class PenaltyForm(forms.Form):
     """A referee's penalty record (RULES.md §3) for one of ``pairs``."""
 
-    KIND_CHOICES = [
-        ("warning", _("警告")),
-        ("violation", _("违例")),
-        ("foul", _("犯规")),
-        ("penalty_loss", _("判负")),
-        ("disqualification", _("取消资格")),
-        ("deduction", _("级差分扣分")),
-        ("level_award", _("升级调整")),
-    ]
+    KIND_CHOICES = [(kind, _(text)) for kind, text in PENALTY_KINDS.items()]
 
     pair = forms.ModelChoiceField(label=_("受罚对"), queryset=Pair.objects.none(), required=False)
     # The round page of a big event types the pair's number instead of a 10,000-line list.

@@ -12,46 +12,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from rules.errors import RuleError
-from rules.events import PARTNER_PLACE_UPGRADE, Event, EventKind, Side, deal_from_places
+from rules.events import Event, Side, deal_from_places
 from rules.levels import PAST_ACE, level_label
 from rules.ruleset import RuleSet
 from scoring.engine import MatchResult
 from scoring.facts import MatchFacts, score_table
 from tournaments.messages import describe_rule_error
 from tournaments.models import AuditEntry
-
-
-def side_label(side: Side | str | None) -> str:
-    """南北 / 东西 (an em dash for nobody)."""
-    if side is None or side == "":
-        return "—"
-    return _("南北") if Side(side) is Side.NS else _("东西")
-
-
-def place_label(place: int) -> str:
-    """The partner's finishing place: 二游 / 三游 / 末游 (RULES.md §1)."""
-    return {2: _("二游"), 3: _("三游"), 4: _("末游")}[place]
-
-
-def describe_event(event: Event) -> str:
-    """One event as a referee reads it off the sheet: "南北上游，对家二游 +3"."""
-    if event.kind is EventKind.DEAL:
-        place = next(p for p, up in PARTNER_PLACE_UPGRADE.items() if up == event.upgrade)
-        return _("%(side)s上游，对家%(place)s +%(up)s") % {
-            "side": side_label(event.side),
-            "place": place_label(place),
-            "up": event.upgrade,
-        }
-    if event.kind is EventKind.FOUL:
-        # RULES.md §3: a foul ends the deal, scored as the innocent side's +3.
-        return _("%(side)s犯规（%(other)s +3）") % {
-            "side": side_label(event.side),
-            "other": side_label(event.side.other),
-        }
-    return _("%(side)s升级调整 +%(up)s") % {"side": side_label(event.side), "up": event.upgrade}
+from tournaments.wording import (
+    describe_event,
+    end_label,
+    place_label,
+    side_label,
+    table_state_label,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,18 +251,10 @@ class TableStatus:
     BYE = "bye"
     ORDER = (NOT_STARTED, IN_PROGRESS, ENTERED, CONFIRMED, PROBLEM)
 
-    LABELS = {
-        NOT_STARTED: gettext_lazy("未开始"),
-        IN_PROGRESS: gettext_lazy("录入中"),
-        ENTERED: gettext_lazy("待确认"),
-        CONFIRMED: gettext_lazy("已确认"),
-        PROBLEM: gettext_lazy("有问题"),
-        BYE: gettext_lazy("轮空"),
-    }
-
     @staticmethod
     def label(status: str) -> str:
-        return str(TableStatus.LABELS[status])
+        """The status in words (``tournaments.wording.TABLE_STATES``)."""
+        return table_state_label(status)
 
 
 def table_status(entry_status: str, is_bye: bool, has_facts: bool, sheet: Sheet | None) -> str:
@@ -325,7 +293,7 @@ def describe_snapshot(snapshot: Any) -> str:
     end = snapshot.get("end")
     if isinstance(end, dict) and end:
         ((kind, side),) = list(end.items())[:1]
-        word = _("弃权") if kind == "forfeit" else _("判负")
+        word = end_label("forfeit" if kind == "forfeit" else "penalty_loss")
         parts.append(f"{side_label(str(side).upper())}{word}")
     known = {"start", "deals", "end", "status", "version"}
     for key, value in snapshot.items():

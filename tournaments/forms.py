@@ -24,6 +24,7 @@ from rules.ruleset import (
     preset_settings,
 )
 from tournaments.models import Unit
+from tournaments.wording import criterion_label
 
 PRESETS = (
     ("regulation", _("规程（26:0 级差分，规程名次规则）")),
@@ -34,8 +35,6 @@ TIEBREAK_SLOTS = len(CRITERION_KEYS)
 
 
 def _criterion_choices() -> list[tuple[str, str]]:
-    from tournaments.templatetags.tourney import criterion_label
-
     return [("", "—")] + [(key, criterion_label(key)) for key in CRITERION_KEYS]
 
 
