@@ -230,7 +230,16 @@ class PenaltyForm(forms.Form):
     ) -> None:
         super().__init__(*args, **kwargs)
         self.by_number = by_number
-        if pairs is not None:
+        if isinstance(pairs, list | tuple):
+            # Pairs already loaded (with their players): the choices are built from them, and
+            # the queryset is only run to validate a posted form.
+            field = self.fields["pair"]
+            field.queryset = Pair.objects.filter(pk__in=[pair.pk for pair in pairs])
+            field.choices = [
+                ("", field.empty_label),
+                *((pair.pk, str(pair)) for pair in sorted(pairs, key=lambda p: p.number)),
+            ]
+        elif pairs is not None:
             self.fields["pair"].queryset = pairs
         self.fields["pair"].label_from_instance = lambda pair: str(pair)
 

@@ -36,16 +36,18 @@ def _round(tournament: Tournament, number: int) -> Round:
 
 
 def _table(tournament: Tournament, number: int, table_number: int) -> Table:
-    rnd = _round(tournament, number)
-    table = get_object_or_404(
+    """A match table of a round referees may see, with its round, pairs, players and events
+    (the table and its round in one query)."""
+    return get_object_or_404(
         _tables_qs().prefetch_related(
             Prefetch("events", queryset=TableEvent.objects.order_by("position"))
         ),
-        round=rnd,
+        round__tournament=tournament,
+        round__number=number,
+        round__status__in=(Round.Status.PUBLISHED, Round.Status.FINISHED),
         number=table_number,
         is_bye=False,
     )
-    return table
 
 
 def _sheet_of(table: Table, rules: RuleSet, *, with_rows: bool = True) -> Sheet:

@@ -24,9 +24,11 @@ from django.views.decorators.http import require_POST
 from rules.levels import PAST_ACE, level_label
 from scoring.dashboard import (
     _filtered_tables,
+    escalations_due,
     round_overview,
     round_problems,
     round_suggestions,
+    suggestion_row,
 )
 from scoring.forms import (
     AwardForm,
@@ -39,7 +41,6 @@ from scoring.forms import (
     VersionForm,
 )
 from scoring.models import Penalty, TableEvent, Via
-from scoring.penalties import suggest_escalation
 from scoring.services import (
     TableAt,
     confirm_table,
@@ -250,20 +251,12 @@ def table_page(
     pairs = [obj.ns, obj.ew]
     suggestions = []
     if referee:
-        for pair in pairs:
-            suggestion = suggest_escalation(pair, obj.round)
-            if suggestion is not None:
-                suggestions.append(
-                    {
-                        "pair": pair,
-                        "side": "NS" if pair.pk == obj.ns_id else "EW",
-                        "kind": suggestion.kind,
-                        "kind_label": Penalty.Kind(suggestion.kind).label,
-                        "because_label": Penalty.Kind(suggestion.because_of).label,
-                        "count": suggestion.count,
-                    }
-                )
+        due = escalations_due(obj.round, obj.pair_ids)
+        for pair, side in zip(pairs, ("NS", "EW"), strict=True):
+            if pair.pk in due:
+                suggestions.append({**suggestion_row(pair, due[pair.pk]), "side": side})
     tokens = " ".join(event.token for event in obj.events.all())
+    status = table_status(obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet)
     version = {"version": obj.version}
     return render(
         request,
@@ -279,12 +272,8 @@ def table_page(
             "chief": chief,
             "changeable": changeable,
             "can_enter": changeable and not sheet.finished and not obj.end_kind,
-            "status": table_status(
-                obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet
-            ),
-            "status_label": TableStatus.label(
-                table_status(obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet)
-            ),
+            "status": status,
+            "status_label": TableStatus.label(status),
             "history": [history_row(entry) for entry in history],
             "penalties": penalties,
             "suggestions": suggestions,
@@ -296,10 +285,7 @@ def table_page(
             ),
             "correction_form": CorrectionForm(initial=version, auto_id="correct_%s"),
             "correction_tokens": tokens,
-            "penalty_form": PenaltyForm(
-                pairs=Pair.objects.filter(pk__in=obj.pair_ids).order_by("number"),
-                auto_id="penalty_%s",
-            ),
+            "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
             "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
         },
     )

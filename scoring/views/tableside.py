@@ -127,11 +127,11 @@ def _tableside_action(
     request: HttpRequest,
     table: Table | TableAt,
     token: str,
-    form_class: type[forms.Form],
+    form: forms.Form,
     call: Callable[[Any, Any], Any],
     success: str | Promise,
 ) -> HttpResponse:
-    form = form_class(request.POST)
+    """Call ONE service with a valid form, say what happened, redirect back to the link."""
     if not form.is_valid():
         _form_errors(request, form)
     else:
@@ -149,23 +149,22 @@ def _tableside_write(
     form_class: type[forms.Form], call: Callable[[TableAt, Any], Any], success: str | Promise
 ) -> Callable[..., HttpResponse]:
     """A table-side POST that does not load the table: the service reads it once, locked, by
-    the link (``TableAt.link``: a match table of a published round). When there is none, the
-    link is resolved as the page does it — 404, or 410 for a finished round."""
+    the link (``TableAt.link``: a match table of a published round). When there is none — or
+    the form is invalid, which needs no service — the link is resolved as the page does it:
+    404, or 410 for a finished round."""
 
     def view(request: HttpRequest, token: str) -> HttpResponse:
-        if not form_class(request.POST).is_valid():
-            try:
-                _tableside_table(token)
-            except LinkGone as gone:
-                return _gone(request, gone.table)
+        form = form_class(request.POST)
         try:
-            return _tableside_action(request, TableAt.link(token), token, form_class, call, success)
-        except Table.DoesNotExist:
-            try:
+            if not form.is_valid():
                 _tableside_table(token)
-            except LinkGone as gone:
-                return _gone(request, gone.table)
-            raise Http404 from None
+            try:
+                return _tableside_action(request, TableAt.link(token), token, form, call, success)
+            except Table.DoesNotExist:
+                _tableside_table(token)  # 404 or 410 …
+                raise Http404 from None  # … or published since: let South reload the page
+        except LinkGone as gone:
+            return _gone(request, gone.table)
 
     return never_cache(require_POST(view))
 
@@ -217,7 +216,7 @@ def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
         request,
         table,
         table.entry_token,
-        PairCodeForm,
+        PairCodeForm(request.POST),
         confirm,
         _("成绩已确认。谢谢！如需更改，请联系裁判。"),
     )
