@@ -87,8 +87,11 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Calls]:
     yield seen
 
 
-def tables_read(captured: CaptureQueriesContext) -> int:
-    return sum('FROM "pairing_table"' in q["sql"] for q in captured.captured_queries)
+def tables_read(captured: CaptureQueriesContext, locked: bool = False) -> int:
+    reads = [q["sql"] for q in captured.captured_queries if 'FROM "pairing_table"' in q["sql"]]
+    if locked and connection.vendor == "postgresql":  # SQLite has no row locks
+        assert all("FOR UPDATE" in sql for sql in reads), reads
+    return len(reads)
 
 
 def role_checks(captured: CaptureQueriesContext) -> int:
@@ -110,7 +113,7 @@ def test_a_referee_tap_reads_checks_parses_and_scores_once(
         response = client.post(table_url(table, "event"), data)
     assert response.status_code == 302
     assert tokens_of(table) == ["NS3", "EW2", "NS2"]
-    assert tables_read(captured) == 1
+    assert tables_read(captured, locked=True) == 1
     assert role_checks(captured) == 1  # the guard's; the service reuses it
     assert (calls.parsed, calls.scored) == (1, 1)
 
@@ -132,7 +135,7 @@ def test_a_table_side_tap_reads_parses_and_scores_once(
         response = south.post(url, {"version": table.version, "token": "EW1"})
     assert response.status_code == 302
     assert tokens_of(table) == ["NS3", "EW2", "EW1"]
-    assert tables_read(captured) == 1
+    assert tables_read(captured, locked=True) == 1
     assert (calls.parsed, calls.scored) == (1, 1)
 
     calls.parsed = calls.scored = 0
