@@ -279,6 +279,7 @@ def prepare(config: Config, env: dict[str, str]) -> tuple[str, list[TablePlan], 
     from reports.fileio import import_tournament
     from tournaments import services as tournament_services
     from tournaments.models import Player, Table
+    from tournaments.permissions import Role
 
     users = get_user_model()
     hashed = make_password(PASSWORD)  # hash once (PBKDF2 is slow on purpose), share it
@@ -288,7 +289,7 @@ def prepare(config: Config, env: dict[str, str]) -> tuple[str, list[TablePlan], 
         users(username=f"load-ref{i}", password=hashed) for i in range(REFEREES)
     )
     for ref in referees:
-        tournament_services.grant_role(tournament, ref, tournament_services.REFEREE, organizer)
+        tournament_services.grant_role(tournament, ref, Role.REFEREE, organizer)
     rnd = pairing_services.generate_round(tournament, organizer)
     pairing_services.publish_round(rnd, organizer)
     rng = random.Random(7)

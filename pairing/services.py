@@ -19,15 +19,10 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Seat, Table, Tournament
-from tournaments.services import (
-    MESSAGES,
-    ROUND_ROLES,
-    ServiceError,
-    audit,
-    bump_results_version,
-    require_role,
-)
+from tournaments.permissions import ROUND_ROLES, require_role
+from tournaments.services import audit, bump_results_version
 
 
 class PairingWarning(ServiceError):
@@ -187,7 +182,7 @@ def generate_round(tournament: Tournament, user: Any = None) -> Round:
     """
     from .swiss import PairingError, SwissOptions, pair_round
 
-    require_role(tournament, user, *ROUND_ROLES)
+    require_role(user, tournament, *ROUND_ROLES)
     with transaction.atomic():
         # Lock the tournament row: a second organizer's click waits here, then sees the draft.
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
@@ -243,7 +238,7 @@ def publish_round(rnd: Round, user: Any = None) -> Round:
 
     RULES.md §5: a published pairing is never re-paired, whatever corrections come later.
     """
-    require_role(rnd.tournament, user, *ROUND_ROLES)
+    require_role(user, rnd.tournament, *ROUND_ROLES)
     with transaction.atomic():
         locked = _lock_round(rnd)
         if locked.status != Round.Status.DRAFT:
@@ -262,7 +257,7 @@ def publish_round(rnd: Round, user: Any = None) -> Round:
 
 def finish_round(rnd: Round, user: Any = None) -> Round:
     """Published → finished once every table is confirmed; table links stop working."""
-    require_role(rnd.tournament, user, *ROUND_ROLES)
+    require_role(user, rnd.tournament, *ROUND_ROLES)
     with transaction.atomic():
         locked = _lock_round(rnd)
         if locked.status != Round.Status.PUBLISHED:
@@ -317,7 +312,7 @@ def swap_pairs(rnd: Round, pair_a: Pair, pair_b: Pair, user: Any = None) -> list
     Audited. Returns warnings (not errors) when a resulting table is a rematch or a same-unit
     meeting; the organizer decides. Table versions are bumped so stale screens conflict.
     """
-    require_role(rnd.tournament, user, *ROUND_ROLES)
+    require_role(user, rnd.tournament, *ROUND_ROLES)
     if pair_a.pk == pair_b.pk:
         raise ServiceError("same_pair")
     with transaction.atomic():
@@ -386,7 +381,7 @@ def swap_pairs(rnd: Round, pair_a: Pair, pair_b: Pair, user: Any = None) -> list
 
 def delete_draft(rnd: Round, user: Any = None) -> None:
     """Throw a draft away (its tables and seats); audit entries keep the round number."""
-    require_role(rnd.tournament, user, *ROUND_ROLES)
+    require_role(user, rnd.tournament, *ROUND_ROLES)
     with transaction.atomic():
         locked = _lock_round(rnd)
         if locked.status != Round.Status.DRAFT:
@@ -399,7 +394,6 @@ def delete_draft(rnd: Round, user: Any = None) -> None:
 
 
 __all__ = [
-    "MESSAGES",
     "PairingWarning",
     "TableSpec",
     "create_round",

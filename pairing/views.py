@@ -22,9 +22,9 @@ from pairing.forms import SwapForm, TableFilterForm
 from pairing.queries import round_progress, round_tables, table_names
 from pairing.services import delete_draft, finish_round, generate_round, publish_round, swap_pairs
 from scoring.cache import cached_standings
+from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Table, Tournament
 from tournaments.permissions import Role, role_required
-from tournaments.services import ServiceError
 
 TABLES_PER_PAGE = 100
 round_staff_required = role_required(Role.ORGANIZER, Role.CHIEF_REFEREE)

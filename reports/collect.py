@@ -23,7 +23,6 @@ from typing import Any
 from django.conf import settings
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.translation import gettext
 
 from rules.errors import RuleError
 from rules.events import EventKind
@@ -33,6 +32,7 @@ from scoring.engine import MatchResult
 from scoring.facts import MatchFacts, score_table, tokens_by_table
 from scoring.models import Penalty, TableEvent
 from scoring.standings import CRITERIA, PRESETS, resolve_criteria
+from tournaments.errors import ServiceError
 from tournaments.models import Pair, Player, Round, Table, Tournament
 from tournaments.wording import (
     CUSTOM_PRESET,
@@ -69,12 +69,8 @@ OPEN_FORMAT_ROWS = 14
 ENTRY_URL_NAME = "tableside:tableside"
 
 
-class ReportError(Exception):
+class ReportError(ServiceError):
     """A document cannot be produced (no such round …): ``message`` is for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 # --- pairs --------------------------------------------------------------------------------
@@ -102,8 +98,8 @@ def get_round(tournament: Tournament, number: int | None) -> Round:
     rnd = rounds.filter(number=number).first() if number else rounds.order_by("-number").first()
     if rnd is None:
         if number:
-            raise ReportError(gettext("第%(n)s轮不存在") % {"n": number})
-        raise ReportError(gettext("本赛事还没有编排任何轮次"))
+            raise ReportError("unknown_round", round=number)
+        raise ReportError("no_rounds")
     return rnd
 
 

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.events import Side, parse_event
-from rules.progression import apply_event, initial_state
+from rules.events import Event, Side, parse_event
+from rules.progression import TableState, apply_event, initial_state
 from rules.ruleset import RuleSet
 from scoring.engine import End, Start, match_outcomes, score_match
 
@@ -85,6 +85,13 @@ def deal_limit(rules: RuleSet) -> int:
     return 10_000 if rules.round_format == "game" else 8
 
 
+def _apply(state: TableState, event: Event, rules: RuleSet) -> TableState:
+    """One event under the tournament's A rules (the engine's own progression)."""
+    return apply_event(
+        state, event, rules.a_rule, rules.a_attempts, rules.a_fail_count, rules.a_pass
+    ).state
+
+
 def complete_match(
     rng: random.Random,
     rules: RuleSet,
@@ -98,12 +105,12 @@ def complete_match(
     for token in tokens:
         event = parse_event(token)
         played += event.is_deal
-        state = apply_event(state, event, rules.a_rule, rules.a_attempts).state
+        state = _apply(state, event, rules)
     extra: list[str] = []
     while state.passed_a is None and played < deal_limit(rules):
         extra.append(_deal_token(rng, ns_strength))
         played += 1
-        state = apply_event(state, parse_event(extra[-1]), rules.a_rule, rules.a_attempts).state
+        state = _apply(state, parse_event(extra[-1]), rules)
     return extra
 
 
@@ -154,11 +161,12 @@ def play_match(
         else:
             tokens.append(_deal_token(rng, ns_strength))
             played += 1
-        state = apply_event(state, parse_event(tokens[-1]), rules.a_rule, rules.a_attempts).state
+        state = _apply(state, parse_event(tokens[-1]), rules)
         if state.passed_a is not None:
             break
     end = None
-    if incidents and rng.random() < 0.004 and tokens:
+    # RULES.md §2: no 判负 once a side has passed A (the match is over).
+    if incidents and rng.random() < 0.004 and tokens and state.passed_a is None:
         end = End("penalty_loss", rng.choice((Side.NS, Side.EW)))
     return PlayedTable(tuple(tokens), start, end, late, tuple(fouls))
 

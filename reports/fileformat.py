@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
-from rules.errors import RuleError, RuleSetError, ScoringError
+from rules.errors import GuandanError, RuleError, RuleSetError, ScoringError
 from rules.events import Event, Side, parse_event
 from rules.levels import ACE, LOWEST
 from rules.ruleset import RuleSet
@@ -71,7 +71,7 @@ PENALTY_KINDS = (
     "deduction",
     "level_award",
 )
-END_KEYS = ("forfeit", "penalty_loss")
+END_KEYS = ("forfeit", "penalty_loss", "late_sheet")  # TOURNAMENT_FILE.md `end`
 
 # What the database can hold (tournaments/models.py field lengths).
 MAX_NAME = 200
@@ -119,14 +119,15 @@ class FileProblem:
         return f"{head}: {self.code}" + (f" ({detail})" if detail else "")
 
 
-class TournamentFileError(ValueError):
+class TournamentFileError(GuandanError, ValueError):
     """The file cannot be imported; ``problems`` lists every problem (never just the first)."""
-
-    code = "invalid_file"
 
     def __init__(self, problems: Sequence[FileProblem]) -> None:
         self.problems = tuple(problems)
-        super().__init__("; ".join(str(p) for p in self.problems[:20]))
+        super().__init__("invalid_file", count=len(self.problems))
+
+    def summary(self) -> str:
+        return "; ".join(str(p) for p in self.problems[:20])
 
 
 # --------------------------------------------------------------------------------------------

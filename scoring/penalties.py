@@ -18,8 +18,8 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count
 
+from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Table
-from tournaments.services import ServiceError
 
 from .models import Penalty
 

@@ -45,19 +45,10 @@ from scoring.facts import (
     tokens_by_table,
 )
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
+from tournaments.errors import ConflictError, ForbiddenError, ServiceError, from_rule_error
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
-from tournaments.permissions import has_role
-from tournaments.services import (
-    CORRECTION_ROLES,
-    PENALTY_ROLES,
-    RESULT_ROLES,
-    ConflictError,
-    ServiceError,
-    audit,
-    bump_results_version,
-    from_rule_error,
-    require_role,
-)
+from tournaments.permissions import CORRECTION_ROLES, PENALTY_ROLES, RESULT_ROLES, require_role
+from tournaments.services import audit, bump_results_version
 
 from .models import Penalty, TableEvent, Via
 
@@ -176,14 +167,13 @@ def _cas(locked: Table, **fields: Any) -> None:
 
 
 def _check_actor(locked: Table, user: Any, via: str) -> None:
-    # ``user`` None is the system (an import, a command). A web user's roles come from
-    # ``tournaments.permissions``, which remembers them on the user for the request: the view's
-    # guard already read them, so a tap checks the role with one query, not two.
+    # ``user`` None is the system (an import, a command). ``require_role`` reads the roles
+    # ``tournaments.permissions`` remembers on the user for the request: the view's guard already
+    # read them, so a tap checks the role with one query, not two.
     if via == Via.REFEREE:
-        if user is not None and not has_role(user, locked.round.tournament, *RESULT_ROLES):
-            raise ServiceError("forbidden")
+        require_role(user, locked.round.tournament, *RESULT_ROLES)
     elif via not in (Via.TABLE, Via.IMPORT):
-        raise ServiceError("forbidden")
+        raise ForbiddenError
 
 
 def _require_open_for_entry(locked: Table) -> None:
@@ -319,7 +309,8 @@ def _parse_end(kind: str, side: str | Side | None) -> tuple[str, str]:
     if kind == "":
         return "", ""
     side_text = str(side or "").upper()
-    if kind not in (Table.EndKind.FORFEIT, Table.EndKind.PENALTY_LOSS) or side_text not in (
+    ends = (Table.EndKind.FORFEIT, Table.EndKind.PENALTY_LOSS, Table.EndKind.LATE_SHEET)
+    if kind not in ends or side_text not in (
         "NS",
         "EW",
     ):
@@ -334,7 +325,8 @@ def set_end(
     user: Any,
     expected_version: int | None,
 ) -> Table:
-    """Forfeit (弃权) or 判负 of ``side`` (the absent / penalised side); ``kind=""`` clears it.
+    """Forfeit (弃权), 判负 or late scoresheet of ``side`` (the absent / penalised / late side);
+    ``kind=""`` clears it.
 
     The events already listed stay (判负 is "after the listed deals", RULES.md §2).
     """
@@ -531,7 +523,7 @@ def correct_result(
         raise ServiceError("reason_required")
     with transaction.atomic():
         locked = _lock_table(table)
-        require_role(locked.round.tournament, user, *CORRECTION_ROLES)
+        require_role(user, locked.round.tournament, *CORRECTION_ROLES)
         _check_version(locked, expected_version)
         if locked.is_bye:
             raise ServiceError("table_is_bye")
@@ -603,7 +595,7 @@ def record_penalty(
     record; a foul's or a 判负's score effect is the table's events/end (``enter_event`` with
     ``foul:XX``, ``set_end``). A disqualification also sets the pair's status (it plays no
     further rounds; its results stand)."""
-    require_role(tournament, user, *PENALTY_ROLES)
+    require_role(user, tournament, *PENALTY_ROLES)
     if kind not in Penalty.Kind.values:
         raise ServiceError("bad_penalty", detail="kind")
     if pair.tournament_id != tournament.pk:

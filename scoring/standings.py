@@ -48,6 +48,7 @@ from itertools import groupby
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
+from rules.errors import GuandanError
 from rules.ruleset import TIEBREAK_PRESETS
 
 __all__ = [
@@ -72,14 +73,8 @@ RESULTS = frozenset({"win", "draw", "loss"})
 _DECIMALS = 9
 
 
-class StandingsError(ValueError):
+class StandingsError(GuandanError, ValueError):
     """Bad input to the standings. ``code`` is stable; ``params`` name what was wrong."""
-
-    def __init__(self, code: str, **params: object) -> None:
-        self.code = code
-        self.params = params
-        detail = ", ".join(f"{key}={value!r}" for key, value in params.items())
-        super().__init__(f"{code}: {detail}" if detail else code)
 
 
 class Outcome(NamedTuple):

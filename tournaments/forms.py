@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from rules.errors import Problem, RuleSetError
+from rules.errors import RuleSetError
 from rules.ruleset import (
     CRITERION_KEYS,
     SCALE_PRESETS,
@@ -23,6 +23,7 @@ from rules.ruleset import (
     RuleSet,
     preset_settings,
 )
+from tournaments.messages import describe_problem
 from tournaments.models import Unit
 from tournaments.wording import criterion_label
 
@@ -43,57 +44,6 @@ class _CriterionField(forms.ChoiceField):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(choices=_criterion_choices, required=False, **kwargs)
-
-
-def describe_problem(problem: Problem) -> str:
-    """A settings problem as a sentence (helper-4's ``tournaments.messages`` when present)."""
-    try:
-        from tournaments import messages as catalogue
-    except ImportError:  # pragma: no cover - the catalogue lands separately
-        catalogue = None
-    describe = getattr(catalogue, "describe_problem", None) if catalogue else None
-    if describe is not None:
-        try:
-            return str(describe(problem))
-        except Exception:  # noqa: S110 - fall back to our own wording below
-            pass
-    params = problem.params
-    texts = {
-        "scale_table_empty": gettext("级差分表不能为空"),
-        "scale_row_malformed": gettext("级差分表第%(row)s行应为三个数：级差、领先方、落后方"),
-        "scale_not_consecutive": gettext(
-            "级差分表第%(row)s行的级差应为 %(expected)s，而不是 %(jc)s"
-        ),
-        "scale_ahead_below_behind": gettext("级差 %(jc)s：领先方的分数不能低于落后方"),
-        "scale_draw_unequal": gettext(
-            "级差 0（平局）两方分数须相同（现为 %(ahead)s 与 %(behind)s）"
-        ),
-        "scale_not_monotone": gettext(
-            "级差 %(jc)s：级差越大，领先方分数不能减少、落后方分数不能增加"
-        ),
-        "match_points_order": gettext("场分须满足：胜 ≥ 平 ≥ 负"),
-        "match_points_malformed": gettext("场分须为数字"),
-        "award_malformed": gettext("场分和级差分须为不小于 0 的数字"),
-        "unknown_criterion": gettext("未知的名次规则"),
-        "duplicate_criterion": gettext("同一名次规则不能重复出现"),
-        "lot_not_last": gettext("抽签只能放在最后"),
-        "cf_not_first": gettext("场分只能放在第一位"),
-        "not_positive_integer": gettext("须为正整数"),
-        "not_integer": gettext("须为整数"),
-        "not_one_of": gettext("取值无效"),
-    }
-    if problem.code == "scale_not_consecutive":
-        params = {**params, "expected": int(params.get("row", 1)) - 1}
-    text = texts.get(problem.code)
-    if text is None:
-        return gettext("设置“%(setting)s”无效（%(code)s）") % {
-            "setting": problem.setting,
-            "code": problem.code,
-        }
-    try:
-        return text % params
-    except (KeyError, TypeError, ValueError):
-        return text
 
 
 def scale_rows_text(rows: Any) -> str:

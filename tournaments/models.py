@@ -96,16 +96,12 @@ class Tournament(models.Model):
     def clean(self) -> None:
         super().clean()
         from rules.errors import RuleError
+        from tournaments.messages import describe_error
 
         try:
             self.rules  # noqa: B018 - validates
         except RuleError as exc:
-            problems = getattr(exc, "problems", None) or []
-            if problems:
-                msg = "; ".join(f"{p.setting}: {p.code}" for p in problems)
-            else:
-                msg = exc.code
-            raise ValidationError({"settings": _("赛事设置无效：%(msg)s") % {"msg": msg}}) from exc
+            raise ValidationError({"settings": describe_error(exc)}) from exc
 
 
 class Unit(models.Model):
@@ -294,6 +290,7 @@ class Table(models.Model):
         NONE = "", _("正常")
         FORFEIT = "forfeit", _("弃权")
         PENALTY_LOSS = "penalty_loss", _("判负")
+        LATE_SHEET = "late_sheet", _("迟交记分表")
 
     class Side(models.TextChoices):
         NONE = "", "—"
@@ -333,7 +330,7 @@ class Table(models.Model):
     end_kind = models.CharField(
         _("结束方式"), max_length=16, choices=EndKind.choices, default="", blank=True
     )
-    # The offending side: absent (forfeit) or penalised (判负).
+    # The offending side: absent (forfeit), penalised (判负) or late with the sheet.
     end_side = models.CharField(
         _("责任方"), max_length=2, choices=Side.choices, default="", blank=True
     )
@@ -389,7 +386,10 @@ class Table(models.Model):
             ),
             models.CheckConstraint(
                 condition=(Q(end_kind="") & Q(end_side=""))
-                | (Q(end_kind__in=["forfeit", "penalty_loss"]) & Q(end_side__in=["NS", "EW"])),
+                | (
+                    Q(end_kind__in=["forfeit", "penalty_loss", "late_sheet"])
+                    & Q(end_side__in=["NS", "EW"])
+                ),
                 name="table_end_consistent",
             ),
             models.CheckConstraint(

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST, require_safe
 from django_tables2 import RequestConfig
 
 from guandan_tourney.redirects import safe_next
+from tournaments.errors import ServiceError
 from tournaments.forms import (
     PRESETS,
     PairForm,
@@ -62,7 +63,7 @@ def _report_links(tournament: Tournament) -> list[dict[str, str]]:
 @login_required
 def create(request: HttpRequest) -> HttpResponse:
     """New tournament from a preset: every setting prefilled and explained, then editable."""
-    from tournaments.services import ServiceError, create_tournament
+    from tournaments.services import create_tournament
 
     if not request.user.has_perm("tournaments.add_tournament"):
         raise PermissionDenied
@@ -118,7 +119,7 @@ def manage(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @organizer_required
 def settings_edit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Every setting; refused by the service once a round has been published."""
-    from tournaments.services import ServiceError, update_settings
+    from tournaments.services import update_settings
 
     if request.method == "POST":
         form = SettingsForm(request.POST)
@@ -156,7 +157,7 @@ REGISTRATIONS_PER_PAGE = 100
 def pairs(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """报名: the registered pairs (with their secret codes — this page is private), add a pair,
     add a unit, search; paginated."""
-    from tournaments.services import ServiceError, register_pair
+    from tournaments.services import register_pair
 
     form = PairForm(tournament=tournament, prefix="pair")
     if request.method == "POST":
@@ -209,7 +210,7 @@ def pairs(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @organizer_required
 @require_POST
 def unit_add(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    from tournaments.services import ServiceError, add_unit
+    from tournaments.services import add_unit
 
     form = UnitForm(request.POST, prefix="unit")
     if form.is_valid():
@@ -229,7 +230,7 @@ def unit_add(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @organizer_required
 def pair_edit(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """Edit a pair's players, unit and seeding; withdraw / disqualify / reinstate it."""
-    from tournaments.services import ServiceError, edit_pair
+    from tournaments.services import edit_pair
 
     pair = get_object_or_404(
         pairs_with_players(Pair.objects.filter(tournament=tournament)), number=number
@@ -289,7 +290,7 @@ def pair_status(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     }[action]
     try:
         service(pair, request.user, form.cleaned_data["reason"])
-    except services.ServiceError as error:
+    except ServiceError as error:
         messages.error(request, _service_error_message(error))
     else:
         text = {
@@ -305,7 +306,7 @@ def pair_status(request: HttpRequest, tournament: Tournament, number: int) -> Ht
 @organizer_required
 def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Who holds which role here; give a role to a user by username; take it back."""
-    from tournaments.services import ServiceError, grant_role
+    from tournaments.services import grant_role
 
     form = RoleForm()
     if request.method == "POST":
@@ -350,7 +351,7 @@ def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 def staff_revoke(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     from django.contrib.auth import get_user_model
 
-    from tournaments.services import ServiceError, revoke_role
+    from tournaments.services import revoke_role
 
     form = RevokeForm(request.POST)
     if form.is_valid():

@@ -1,23 +1,19 @@
 """Organizer downloads: score sheets, pairing lists, standings, penalty reports (PDF), the Excel
 export, the registration template and the registration import page.
 
-Thin views (STYLE.md): check permission (``can_download``, one small function so the web
-engineer's permission helpers can replace it), read the parameters, build the rows
+Thin views (STYLE.md): check permission (``organizer_required``: organizers and superusers
+only, as score sheets carry the tables' entry links), read the parameters, build the rows
 (``reports.collect``, read only) and render them outside any transaction; the import calls
 ``reports.registrations`` which writes through ``tournaments.services`` in one transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
@@ -30,31 +26,9 @@ from reports.registrations import (
     parse_registrations,
 )
 from tournaments.models import Pair, Round, Tournament
+from tournaments.permissions import organizer_required
 
 DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties")
-
-
-def can_download(user: Any, tournament: Tournament) -> bool:
-    """Organizers (and superusers) only: score sheets carry the tables' entry links."""
-    from tournaments.permissions import is_organizer
-
-    return bool(user and user.is_authenticated and is_organizer(user, tournament))
-
-
-def organizer_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Anonymous users go to the login page; logged-in users without the role get 403. The
-    view receives the tournament instead of the slug."""
-
-    @wraps(view)
-    def wrapper(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
-        tournament = get_object_or_404(Tournament, slug=slug)
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not can_download(request.user, tournament):
-            raise PermissionDenied
-        return view(request, tournament, *args, **kwargs)
-
-    return wrapper
 
 
 def _int(request: HttpRequest, name: str) -> int | None:
@@ -103,9 +77,7 @@ def render_document(
     if document == "scoresheets":
         sheets = collect.score_sheets(tournament, round_number, filled, base_url)
         if not sheets:
-            raise collect.ReportError(
-                _("本轮没有已确认的桌，无法打印已填记分表") if filled else _("本轮没有需要记分的桌")
-            )
+            raise collect.ReportError("no_filled_sheets" if filled else "no_sheets")
         return pdf.render_scoresheets(sheets, progress=progress, total=len(sheets))
     if document == "pairings":
         return pdf.render_pairings(collect.pairing_list(tournament, round_number))
@@ -117,7 +89,7 @@ def render_document(
 
 
 @require_GET
-@organizer_only
+@organizer_required
 def index(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """The organizer's printing and export page."""
     rounds = list(Round.objects.filter(tournament=tournament).order_by("number"))
@@ -135,7 +107,7 @@ def index(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 
 @require_GET
-@organizer_only
+@organizer_required
 def download(request: HttpRequest, tournament: Tournament, document: str) -> HttpResponse:
     """One of the four PDFs: ``?round=N``, ``&filled=1`` (score sheets), ``&final=1``."""
     if document not in DOCUMENTS:
@@ -166,21 +138,21 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 @require_GET
-@organizer_only
+@organizer_required
 def export(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     data = xlsx.render_workbook(collect.workbook(tournament))
     return _file(data, f"{tournament.slug}-{_('成绩')}.xlsx", XLSX)
 
 
 @require_GET
-@organizer_only
+@organizer_required
 def registration_template(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     data = xlsx.render_registration_template(tournament.name)
     return _file(data, f"{tournament.slug}-{_('报名表')}.xlsx", XLSX)
 
 
 @require_http_methods(["GET", "POST"])
-@organizer_only
+@organizer_required
 def registration_import(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Upload the filled template: every problem is listed, nothing imported unless all is
     valid."""

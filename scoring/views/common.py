@@ -14,8 +14,8 @@ from rules.ruleset import RuleSet
 from scoring.facts import table_facts
 from scoring.models import TableEvent
 from scoring.sheet import Sheet, build_sheet
+from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import Player, Round, Table, Tournament
-from tournaments.services import ConflictError, ServiceError
 
 
 def _tables_qs() -> QuerySet[Table]:

@@ -28,12 +28,12 @@ from scoring.services import (
 )
 from scoring.views.common import _form_errors, _round, _service_message
 from scoring.views.referee import VIEW_ROLES, _round_pairs
+from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Table, Tournament
 from tournaments.permissions import (
     referee_required,
     role_required,
 )
-from tournaments.services import ServiceError
 
 
 def _penalty_scope(

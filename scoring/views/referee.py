@@ -61,6 +61,7 @@ from scoring.views.common import (
     _sheet_of,
     _table,
 )
+from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.permissions import (
     Role,
@@ -70,7 +71,6 @@ from tournaments.permissions import (
     referee_required,
     role_required,
 )
-from tournaments.services import ServiceError
 
 VIEW_ROLES = (Role.REFEREE, Role.ORGANIZER)  # organizers may watch; only referees enter
 FILTERS = ("all", "mine", "unconfirmed", "problem")

@@ -38,8 +38,8 @@ from scoring.services import (
 )
 from scoring.sheet import tap_grid
 from scoring.views.common import _form_errors, _service_message, _sheet_of, _tables_qs
+from tournaments.errors import ServiceError
 from tournaments.models import Round, Table
-from tournaments.services import ServiceError
 
 CODE_ATTEMPTS = 10  # wrong pair codes per table before the link refuses codes for a while
 CODE_LOCK_SECONDS = 600

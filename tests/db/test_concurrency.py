@@ -28,8 +28,8 @@ from pairing import services as pairing_services
 from scoring import services as scoring_services
 from scoring.models import TableEvent, Via
 from tests.db.conftest import NS_WINS, enter_tokens, play_round
+from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import AuditEntry, Round, Table
-from tournaments.services import ConflictError, ServiceError
 
 pytestmark = [
     pytest.mark.postgres,

@@ -138,7 +138,7 @@ def test_refuses_a_rematch():
         {"number": 2, "status": "draft", "tables": [{"table": 1, "ns": 6, "ew": 3, "deals": []}]}
     )
     _error, messages = _refusal(data)
-    assert messages == ["第2轮 第1桌: 第3对与第6对已在第1轮交手，两对最多相遇一次"]
+    assert messages == ["第2轮 第1桌: 第3对与第6对已经交手过（第1轮），两对最多相遇一次"]
 
 
 def test_refuses_bad_tokens():

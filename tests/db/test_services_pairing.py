@@ -7,8 +7,8 @@ import pytest
 from pairing import services
 from tests.db.conftest import build_tournament, next_round, play_round, play_table
 from tournaments import services as tournament_services
+from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Round, Seat, Table
-from tournaments.services import ServiceError
 
 
 def _draw(rnd: Round) -> list[tuple[int, int, int | None]]:

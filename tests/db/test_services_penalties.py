@@ -9,8 +9,8 @@ from scoring import services
 from scoring.models import Penalty
 from scoring.penalties import apply_escalation, escalation_from_counts, suggest_escalation
 from tests.db.conftest import next_round, play_round
+from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Seat, Table
-from tournaments.services import ServiceError
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from scoring import services
 from scoring.models import TableEvent
 from tests.db.conftest import NS_WINS, build_tournament, enter_tokens, next_round, play_round
 from tests.db.conftest import play_table as play
+from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import AuditEntry, Round, Table
-from tournaments.services import ConflictError, ServiceError
 
 
 def _t1(rnd: Round) -> Table:
@@ -56,7 +56,7 @@ def test_no_event_after_a_side_passed_a(round1, referee) -> None:
         services.enter_event(table, "EW1", referee, table.version)
     assert err.value.code == "event_after_past_a"
     assert err.value.params["position"] == 6
-    assert err.value.message.startswith("第6条记录：")
+    assert err.value.message.startswith("第6条记录: ")
     assert table.events.count() == 5
 
 

@@ -33,8 +33,9 @@ def test_create_from_the_jiangsu_preset(cast: Any, client_as: Any) -> None:
     response = client.post(reverse("tournaments:create"), data)
     assert response.status_code == 302
     tournament = Tournament.objects.get(slug="jiangsu-cup")
-    assert tournament.rules.scale.key == "28"
-    assert tournament.rules.a_rule == "reset_to_2"
+    # Issue 12: the Jiangsu 2017 preset is 26:0 with A must be played and no reset.
+    assert tournament.rules.scale.key == "26:0"
+    assert tournament.rules.a_rule == "continue"
     assert tournament.rules.tiebreak_preset == "jiangsu2017"
     assert cast["organizer"] in tournament.organizers.all()
 

@@ -159,13 +159,30 @@ def test_csrf_is_enforced_on_organizer_posts(tournament: Tournament, cast: Any) 
 
 @pytest.mark.django_db
 def test_roles_helpers(tournament: Tournament, cast: Any) -> None:
-    from tournaments.permissions import Role, role_of, roles_of
+    from tournaments.permissions import Role, roles_of
 
-    assert role_of(cast["organizer"], tournament) is Role.ORGANIZER
-    assert role_of(cast["chief"], tournament) is Role.CHIEF_REFEREE
-    assert Role.REFEREE in roles_of(cast["chief"], tournament)
-    assert role_of(cast["referee"], tournament) is Role.REFEREE
-    assert role_of(cast["other_ref"], tournament) is Role.PUBLIC
-    assert role_of(cast["other_ref"], cast["other_tournament"]) is Role.REFEREE
-    assert role_of(cast["outsider"], tournament) is Role.PUBLIC
-    assert role_of(None, tournament) is Role.PUBLIC
+    assert roles_of(cast["organizer"], tournament) == {Role.ORGANIZER}
+    assert roles_of(cast["chief"], tournament) == {Role.CHIEF_REFEREE, Role.REFEREE}
+    assert roles_of(cast["referee"], tournament) == {Role.REFEREE}
+    assert roles_of(cast["other_ref"], tournament) == set()
+    assert roles_of(cast["other_ref"], cast["other_tournament"]) == {Role.REFEREE}
+    assert roles_of(cast["outsider"], tournament) == set()
+    assert roles_of(None, tournament) == set()
+
+
+@pytest.mark.django_db
+def test_one_role_check_for_services_and_views(tournament: Tournament, cast: Any) -> None:
+    """``require_role`` refuses with the one error type; the system (``None``) always passes."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from tournaments.errors import ForbiddenError, ServiceError
+    from tournaments.permissions import ROUND_ROLES, Role, require_role
+
+    require_role(None, tournament, Role.ORGANIZER)
+    require_role(cast["chief"], tournament, *ROUND_ROLES)
+    require_role(cast["chief"], tournament, Role.REFEREE)  # a chief referee is a referee
+    for user in (cast["referee"], cast["outsider"], cast["other_ref"], AnonymousUser()):
+        with pytest.raises(ForbiddenError) as refused:
+            require_role(user, tournament, *ROUND_ROLES)
+        assert isinstance(refused.value, ServiceError)
+        assert refused.value.code == "forbidden"

@@ -23,8 +23,8 @@ from pairing import services as pairing_services
 from reports.demo import CITIES, CITY_CODES, person_name
 from rules.ruleset import preset_settings
 from tournaments import services as tournament_services
+from tournaments.errors import ServiceError
 from tournaments.models import Pair, Tournament
-from tournaments.services import ServiceError
 
 from ._base import PlainCommand, refusal
 from ._play import play_round, play_table, round_tables

@@ -14,8 +14,8 @@ from django.core.management.base import CommandParser
 from django.utils.translation import gettext
 
 from pairing import services as pairing_services
+from tournaments.errors import ServiceError
 from tournaments.models import Table
-from tournaments.services import ServiceError
 
 from ._base import PlainCommand, get_tournament, refusal
 

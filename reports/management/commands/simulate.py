@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.utils.translation import gettext
 
-from tournaments.services import ServiceError
+from tournaments.errors import ServiceError
 
 from ._base import PlainCommand, get_tournament, refusal
 from ._play import play_round
