@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
+from django.utils import translation
 
 from pairing import services as pairing_services
 from tournaments.forms import SettingsForm, preset_initial
@@ -37,7 +38,64 @@ def test_create_from_the_jiangsu_preset(cast: Any, client_as: Any) -> None:
     assert tournament.rules.scale.key == "26:0"
     assert tournament.rules.a_rule == "continue"
     assert tournament.rules.tiebreak_preset == "jiangsu2017"
+    # The preset's extra deal on a level tie is kept (it was dropped by the form before).
+    assert tournament.rules.tie == "extra_deal"
+    assert "seed 001" in page.content.decode()  # the page says which seed the preset follows
     assert cast["organizer"] in tournament.organizers.all()
+
+
+@pytest.mark.django_db
+def test_revised_rule_settings_are_saved_from_the_page(
+    tournament: Tournament, client_as: Any
+) -> None:
+    """RULES.md §1–§3 (issue 12): the A variants, the tie rule, forfeit and bye by the scale,
+    who may impose which penalty — each set on the settings page and read back by the engine."""
+    initial = SettingsForm.initial_from(tournament.settings)
+    assert initial["forfeit_by_scale"] is True  # the regulation's forfeit is the scale's
+    data = form_data(
+        initial,
+        scale="28",
+        a_rule="reset_to_2",
+        a_fail_count="stage",
+        a_pass="double_only",
+        tie="extra_deal",
+        authority_foul="referee",
+    )
+    response = client_as("organizer").post(
+        reverse("tournaments:settings", args=[tournament.slug]), data
+    )
+    assert response.status_code == 302
+    tournament.refresh_from_db()
+    rules = tournament.rules
+    assert (rules.a_fail_count, rules.a_pass, rules.tie) == ("stage", "double_only", "extra_deal")
+    # "forfeit and bye worth the scale's 4-level win by default (18 on the 28 scale)"
+    assert rules.forfeit_award is None and rules.forfeit.jcf == 18 and rules.bye.jcf == 18
+    assert "forfeit" not in tournament.settings
+    assert rules.may_impose("foul") == "referee"
+    assert tournament.settings["penalty_authority"] == {"foul": "referee"}
+    # Unticked, the figures typed are written as they are.
+    data = form_data(
+        SettingsForm.initial_from(tournament.settings), forfeit_by_scale="", forfeit_jcf="16"
+    )
+    client_as("organizer").post(reverse("tournaments:settings", args=[tournament.slug]), data)
+    tournament.refresh_from_db()
+    assert tournament.settings["forfeit"] == {"cf": 2, "jcf": 16}
+
+
+def test_the_form_offers_every_preset_of_the_rules() -> None:
+    from rules.ruleset import PRESETS as RULE_PRESETS
+    from tournaments.forms import PRESETS as FORM_PRESETS
+
+    labels = dict(FORM_PRESETS)
+    assert set(labels) == {*RULE_PRESETS, "custom"}
+    with translation.override("zh-hans"):
+        assert {key: str(labels[key]) for key in RULE_PRESETS} == {
+            key: preset.label_zh for key, preset in RULE_PRESETS.items()
+        }
+    with translation.override("en"):
+        assert {key: str(labels[key]) for key in RULE_PRESETS} == {
+            key: preset.label_en for key, preset in RULE_PRESETS.items()
+        }
 
 
 @pytest.mark.django_db
