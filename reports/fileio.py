@@ -36,9 +36,10 @@ from reports.fileformat import (
     parse_tournament,
     to_dict,
 )
-from rules.events import Side, parse_event
+from rules.events import parse_event
 from rules.levels import LOWEST
-from scoring.engine import End, Start
+from scoring.engine import Start
+from scoring.facts import MatchFacts, tokens_by_table
 from scoring.models import Penalty, TableEvent, Via
 from tournaments.models import (
     PAIR_CODE_ALPHABET,
@@ -347,13 +348,7 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
         .values_list("pk", "code", "name")
     )
 
-    tokens: dict[int, list[str]] = defaultdict(list)
-    for table_id, token in (
-        TableEvent.objects.filter(table__round__tournament_id=t_id)
-        .order_by("table_id", "position")
-        .values_list("table_id", "token")
-    ):
-        tokens[table_id].append(token)
+    tokens = tokens_by_table(TableEvent.objects.filter(table__round__tournament_id=t_id))
     tables_of: dict[int, list[TableSpec]] = defaultdict(list)
     table_number: dict[int, int | None] = {}
     for row in (
@@ -380,11 +375,14 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
             tables_of[round_id].append(TableSpec(None, None, None, bye=number_of[ns]))
             table_number[pk] = None
             continue
-        start = None if (start_ns, start_ew) == (LOWEST, LOWEST) else Start(start_ns, start_ew)
-        end = End(end_kind, Side(end_side)) if end_kind else None
-        events = tuple(parse_event(token) for token in tokens.get(pk, ()))
+        facts = MatchFacts.from_columns(start_ns, start_ew, end_kind, end_side, tokens.get(pk, ()))
+        # The file leaves a default start out (TOURNAMENT_FILE.md).
+        start = None if facts.start == Start(LOWEST, LOWEST) else facts.start
+        events = tuple(parse_event(token) for token in facts.tokens)
         tables_of[round_id].append(
-            TableSpec(number, number_of[ns], number_of[ew], events, start, end, None, match, entry)
+            TableSpec(
+                number, number_of[ns], number_of[ew], events, start, facts.end, None, match, entry
+            )
         )
         table_number[pk] = number
     rounds = tuple(

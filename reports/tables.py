@@ -30,7 +30,8 @@ from django.utils.translation import gettext_lazy as _
 from scoring.standings import CRITERIA, StandingRow
 from tournaments.models import Pair
 from tournaments.queries import names_by_pair
-from tournaments.templatetags.tourney import criterion_label, num, signed
+from tournaments.templatetags.tourney import num, signed
+from tournaments.wording import criterion_label
 
 STANDINGS_PER_PAGE = 50
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,27 +14,22 @@ from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 
 from rules.errors import RuleError
 from rules.ruleset import RuleSet
-from scoring.engine import End, Start, score_match
+from scoring.facts import FACT_COLUMNS, MatchFacts, score_table, tokens_by_table
 from scoring.models import Penalty, TableEvent
-from scoring.penalties import escalation_from_counts
-from scoring.sheet import TableStatus, _end_of, match_finished
+from scoring.penalties import Escalation, escalation_from_counts
+from scoring.sheet import TableStatus, match_finished
 from tournaments.models import Pair, Player, Round, Table
+from tournaments.wording import penalty_kind_label
 
 PROBLEMS_CACHE_SECONDS = 600
 
 
-def is_problem(
-    entry_status: str,
-    tokens: list[str] | tuple[str, ...],
-    rules: RuleSet,
-    start: Start,
-    end: End | None,
-) -> bool:
+def is_problem(entry_status: str, facts: MatchFacts, rules: RuleSet) -> bool:
     """Pure: the "problem" half of ``table_status`` without wording a sheet (the round-wide
     scan): the engine refuses the stored events, or the table is marked entered/confirmed but
     its match is not finished."""
     try:
-        result = score_match(tokens, rules, start, end, complete=False)
+        result = score_table(facts, rules)
     except RuleError:
         return True
     return entry_status in ("entered", "confirmed") and not match_finished(result, rules)
@@ -103,20 +99,16 @@ def round_problems(rnd: Round, rules: RuleSet, overview: RoundOverview) -> dict[
     if cached is not None:
         return cached
     rows = Table.objects.filter(round=rnd, is_bye=False).values_list(
-        "pk", "entry_status", "start_ns", "start_ew", "end_kind", "end_side"
+        "pk", "entry_status", *FACT_COLUMNS
     )
-    tokens: dict[int, list[str]] = {}
-    events = TableEvent.objects.filter(table__round=rnd).order_by("table_id", "position")
-    for table_id, token in events.values_list("table_id", "token"):
-        tokens.setdefault(table_id, []).append(token)
+    tokens = tokens_by_table(TableEvent.objects.filter(table__round=rnd))
     problems: dict[int, str] = {}
-    for pk, entry_status, start_ns, start_ew, end_kind, end_side in rows:
-        table_tokens = tokens.get(pk, [])
-        end = _end_of(end_kind, end_side)
-        if is_problem(entry_status, table_tokens, rules, Start(start_ns, start_ew), end):
+    for pk, entry_status, *columns in rows:
+        facts = MatchFacts.from_columns(*columns, tokens=tokens.get(pk, ()))
+        if is_problem(entry_status, facts, rules):
             if entry_status in (TableStatus.CONFIRMED, TableStatus.ENTERED):
                 problems[pk] = entry_status
-            elif table_tokens or end_kind:
+            elif facts.has_facts:
                 problems[pk] = TableStatus.IN_PROGRESS
             else:
                 problems[pk] = TableStatus.NOT_STARTED
@@ -145,31 +137,37 @@ def _filtered_tables(
     return tables.order_by("number")
 
 
-def round_suggestions(rnd: Round) -> list[dict[str, Any]]:
-    """Every escalation due in a round, from one aggregate query (the rule is the pure
-    ``escalation_from_counts``)."""
+def escalations_due(rnd: Round, pair_ids: Iterable[int] | None = None) -> dict[int, Escalation]:
+    """The escalation due for each pair of a round (only ``pair_ids`` when given), from one
+    aggregate query (the rule is the pure ``escalation_from_counts``)."""
     counts: dict[int, dict[tuple[str, bool], int]] = {}
-    rows = (
-        Penalty.objects.filter(round=rnd)
-        .values_list("pair_id", "kind", "escalation")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
+    penalties = Penalty.objects.filter(round=rnd)
+    if pair_ids is not None:
+        penalties = penalties.filter(pair_id__in=list(pair_ids))
+    rows = penalties.values_list("pair_id", "kind", "escalation").annotate(n=Count("id")).order_by()
     for pair_id, kind, escalated, n in rows:
         counts.setdefault(pair_id, {})[(kind, escalated)] = n
     due = {pk: escalation_from_counts(c) for pk, c in counts.items()}
-    due = {pk: s for pk, s in due.items() if s is not None}
+    return {pk: s for pk, s in due.items() if s is not None}
+
+
+def suggestion_row(pair: Pair, due: Escalation) -> dict[str, Any]:
+    """One escalation suggestion as the pages show it."""
+    return {
+        "pair": pair,
+        "kind": due.kind,
+        "kind_label": penalty_kind_label(due.kind),
+        "because_label": penalty_kind_label(due.because_of),
+        "count": due.count,
+    }
+
+
+def round_suggestions(rnd: Round) -> list[dict[str, Any]]:
+    """Every escalation due in a round (two queries: the counts, then the pairs concerned)."""
+    due = escalations_due(rnd)
     if not due:
         return []
     pairs = Pair.objects.filter(pk__in=due).prefetch_related(
         Prefetch("players", queryset=Player.objects.order_by("position"))
     )
-    return [
-        {
-            "pair": pair,
-            "kind_label": Penalty.Kind(due[pair.pk].kind).label,
-            "because_label": Penalty.Kind(due[pair.pk].because_of).label,
-            "count": due[pair.pk].count,
-        }
-        for pair in sorted(pairs, key=lambda p: p.number)
-    ]
+    return [suggestion_row(pair, due[pair.pk]) for pair in sorted(pairs, key=lambda p: p.number)]

@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.models import Pair, Player, Round, Table, Tournament
+from tournaments.wording import PENALTY_KINDS
 
 
 class Via(models.TextChoices):
@@ -59,14 +60,14 @@ class TableEvent(models.Model):
 class Penalty(models.Model):
     """A referee's record (RULES.md §3). Only deductions change scores through this record."""
 
-    class Kind(models.TextChoices):
-        WARNING = "warning", _("警告")
-        VIOLATION = "violation", _("违例")
-        FOUL = "foul", _("犯规")
-        PENALTY_LOSS = "penalty_loss", _("判负")
-        DISQUALIFICATION = "disqualification", _("取消资格")
-        DEDUCTION = "deduction", _("级差分扣分")
-        LEVEL_AWARD = "level_award", _("升级调整")
+    class Kind(models.TextChoices):  # the words: tournaments.wording.PENALTY_KINDS
+        WARNING = "warning", _(PENALTY_KINDS["warning"])
+        VIOLATION = "violation", _(PENALTY_KINDS["violation"])
+        FOUL = "foul", _(PENALTY_KINDS["foul"])
+        PENALTY_LOSS = "penalty_loss", _(PENALTY_KINDS["penalty_loss"])
+        DISQUALIFICATION = "disqualification", _(PENALTY_KINDS["disqualification"])
+        DEDUCTION = "deduction", _(PENALTY_KINDS["deduction"])
+        LEVEL_AWARD = "level_award", _(PENALTY_KINDS["level_award"])
 
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="penalties", verbose_name=_("赛事")

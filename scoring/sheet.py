@@ -12,45 +12,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from rules.errors import RuleError
-from rules.events import PARTNER_PLACE_UPGRADE, Event, EventKind, Side, deal_from_places
+from rules.events import Event, Side, deal_from_places
 from rules.levels import PAST_ACE, level_label
 from rules.ruleset import RuleSet
-from scoring.engine import End, MatchResult, Start, score_match
+from scoring.engine import MatchResult
+from scoring.facts import MatchFacts, score_table
 from tournaments.messages import describe_rule_error
 from tournaments.models import AuditEntry
-
-
-def side_label(side: Side | str | None) -> str:
-    """南北 / 东西 (an em dash for nobody)."""
-    if side is None or side == "":
-        return "—"
-    return _("南北") if Side(side) is Side.NS else _("东西")
-
-
-def place_label(place: int) -> str:
-    """The partner's finishing place: 二游 / 三游 / 末游 (RULES.md §1)."""
-    return {2: _("二游"), 3: _("三游"), 4: _("末游")}[place]
-
-
-def describe_event(event: Event) -> str:
-    """One event as a referee reads it off the sheet: "南北上游，对家二游 +3"."""
-    if event.kind is EventKind.DEAL:
-        place = next(p for p, up in PARTNER_PLACE_UPGRADE.items() if up == event.upgrade)
-        return _("%(side)s上游，对家%(place)s +%(up)s") % {
-            "side": side_label(event.side),
-            "place": place_label(place),
-            "up": event.upgrade,
-        }
-    if event.kind is EventKind.FOUL:
-        # RULES.md §3: a foul ends the deal, scored as the innocent side's +3.
-        return _("%(side)s犯规（%(other)s +3）") % {
-            "side": side_label(event.side),
-            "other": side_label(event.side.other),
-        }
-    return _("%(side)s升级调整 +%(up)s") % {"side": side_label(event.side), "up": event.upgrade}
+from tournaments.wording import (
+    describe_event,
+    end_label,
+    place_label,
+    side_label,
+    table_state_label,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,10 +132,6 @@ def match_finished(result: MatchResult, rules: RuleSet) -> bool:
     return result.finished or (max_deals is not None and result.deals_played >= max_deals)
 
 
-def _end_of(kind: str, side: str) -> End | None:
-    return End(kind, Side(side)) if kind and side else None
-
-
 def _note(step_event: Event, attempt: Side | None, reset: Side | None, after: int) -> str:
     if reset is not None:
         return _("%(side)s打A三次未过，回到2") % {"side": side_label(reset)}
@@ -242,30 +215,19 @@ def sheet_from_result(
     )
 
 
-def build_sheet(
-    tokens: list[str] | tuple[str, ...],
-    rules: RuleSet,
-    start_ns: int = 2,
-    start_ew: int = 2,
-    end_kind: str = "",
-    end_side: str = "",
-    *,
-    with_rows: bool = True,
-) -> Sheet:
-    """Score a table's stored facts and word them. A sequence the engine refuses (it can only
-    happen if the rules changed after entry) is shown as far as it goes, with the refusal."""
-    start = Start(start_ns, start_ew)
-    end = _end_of(end_kind, end_side)
+def build_sheet(facts: MatchFacts, rules: RuleSet, *, with_rows: bool = True) -> Sheet:
+    """Score a table's stored facts (``scoring.facts``) and word them. A sequence the engine
+    refuses (it can only happen if the rules changed after entry) is shown as far as it goes,
+    with the refusal."""
     try:
-        result = score_match(tokens, rules, start, end, complete=False)
-        return sheet_from_result(result, rules, with_rows=with_rows)
+        return sheet_from_result(score_table(facts, rules), rules, with_rows=with_rows)
     except RuleError as error:
-        good = list(tokens[: error.position or 0])
+        good = facts.tokens[: error.position or 0]
         message = rule_error_message(error)
         try:
-            partial = score_match(good, rules, start, None, complete=False)
+            partial = score_table(MatchFacts(facts.start, None, good), rules)
         except RuleError:
-            partial = score_match([], rules, Start(), None, complete=False)
+            partial = score_table(MatchFacts.from_columns(), rules)
         return sheet_from_result(partial, rules, error=message, with_rows=with_rows)
 
 
@@ -289,18 +251,10 @@ class TableStatus:
     BYE = "bye"
     ORDER = (NOT_STARTED, IN_PROGRESS, ENTERED, CONFIRMED, PROBLEM)
 
-    LABELS = {
-        NOT_STARTED: gettext_lazy("未开始"),
-        IN_PROGRESS: gettext_lazy("录入中"),
-        ENTERED: gettext_lazy("待确认"),
-        CONFIRMED: gettext_lazy("已确认"),
-        PROBLEM: gettext_lazy("有问题"),
-        BYE: gettext_lazy("轮空"),
-    }
-
     @staticmethod
     def label(status: str) -> str:
-        return str(TableStatus.LABELS[status])
+        """The status in words (``tournaments.wording.TABLE_STATES``)."""
+        return table_state_label(status)
 
 
 def table_status(entry_status: str, is_bye: bool, has_facts: bool, sheet: Sheet | None) -> str:
@@ -339,7 +293,7 @@ def describe_snapshot(snapshot: Any) -> str:
     end = snapshot.get("end")
     if isinstance(end, dict) and end:
         ((kind, side),) = list(end.items())[:1]
-        word = _("弃权") if kind == "forfeit" else _("判负")
+        word = end_label("forfeit" if kind == "forfeit" else "penalty_loss")
         parts.append(f"{side_label(str(side).upper())}{word}")
     known = {"start", "deals", "end", "status", "version"}
     for key, value in snapshot.items():

@@ -26,6 +26,7 @@ from rules.ruleset import (
 )
 from tournaments.messages import describe_problem
 from tournaments.models import Unit
+from tournaments.wording import criterion_label
 
 # The presets of ``rules.ruleset.PRESETS`` (labels are their ``label_zh``, translated), each with
 # the seed text it follows (RULES.md §4), plus "custom".
@@ -69,8 +70,6 @@ TIEBREAK_SLOTS = len(CRITERION_KEYS)
 
 
 def _criterion_choices() -> list[tuple[str, str]]:
-    from tournaments.templatetags.tourney import criterion_label
-
     return [("", "—")] + [(key, criterion_label(key)) for key in CRITERION_KEYS]
 
 

@@ -32,7 +32,9 @@ from guandan_tourney.redirects import safe_next
 from pairing.forms import TableFilterForm
 from pairing.queries import round_progress, round_tables, table_names
 from reports.tables import STANDINGS_PER_PAGE, StandingsData, StandingsTable
+from rules.events import Side
 from scoring.cache import CompactStandings, cached_standings
+from scoring.facts import score_table, table_facts
 from tournaments.forms import FindForm
 from tournaments.models import Pair, Player, Round, Table, Tournament
 from tournaments.permissions import Role, roles_of
@@ -337,10 +339,6 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
     Results are shown for confirmed tables only (what the standings count); a table still
     being played shows as such. Three queries whatever the number of rounds.
     """
-    from rules.events import Side
-    from scoring.engine import score_match
-    from scoring.services import table_end, table_start
-
     tables = list(
         Table.objects.filter(Q(ns=pair) | Q(ew=pair), round__status__in=VISIBLE_ROUNDS)
         .select_related("round", "ns", "ew")
@@ -364,11 +362,8 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
         entry["opponent"] = table.ew if mine is Side.NS else table.ns
         entry["confirmed"] = table.entry_status == Table.EntryStatus.CONFIRMED
         if entry["confirmed"]:
-            tokens = [e.token for e in sorted(table.events.all(), key=lambda e: e.position)]
             try:
-                result = score_match(
-                    tokens, rules, start=table_start(table), end=table_end(table), complete=False
-                )
+                result = score_table(table_facts(table), rules)
             except Exception:  # a bad record must not break a public page
                 entry["confirmed"] = False
                 history.append(entry)

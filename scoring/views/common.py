@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 
 from rules.ruleset import RuleSet
+from scoring.facts import table_facts
 from scoring.models import TableEvent
 from scoring.sheet import Sheet, build_sheet
 from tournaments.errors import ConflictError, ServiceError
@@ -35,29 +36,22 @@ def _round(tournament: Tournament, number: int) -> Round:
 
 
 def _table(tournament: Tournament, number: int, table_number: int) -> Table:
-    rnd = _round(tournament, number)
-    table = get_object_or_404(
+    """A match table of a round referees may see, with its round, pairs, players and events
+    (the table and its round in one query)."""
+    return get_object_or_404(
         _tables_qs().prefetch_related(
             Prefetch("events", queryset=TableEvent.objects.order_by("position"))
         ),
-        round=rnd,
+        round__tournament=tournament,
+        round__number=number,
+        round__status__in=(Round.Status.PUBLISHED, Round.Status.FINISHED),
         number=table_number,
         is_bye=False,
     )
-    return table
 
 
 def _sheet_of(table: Table, rules: RuleSet, *, with_rows: bool = True) -> Sheet:
-    tokens = [event.token for event in table.events.all()]
-    return build_sheet(
-        tokens,
-        rules,
-        table.start_ns,
-        table.start_ew,
-        table.end_kind,
-        table.end_side,
-        with_rows=with_rows,
-    )
+    return build_sheet(table_facts(table), rules, with_rows=with_rows)
 
 
 def _can_change(table: Table) -> bool:

@@ -15,7 +15,7 @@ from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -24,9 +24,11 @@ from django.views.decorators.http import require_POST
 from rules.levels import PAST_ACE, level_label
 from scoring.dashboard import (
     _filtered_tables,
+    escalations_due,
     round_overview,
     round_problems,
     round_suggestions,
+    suggestion_row,
 )
 from scoring.forms import (
     AwardForm,
@@ -39,8 +41,8 @@ from scoring.forms import (
     VersionForm,
 )
 from scoring.models import Penalty, TableEvent, Via
-from scoring.penalties import suggest_escalation
 from scoring.services import (
+    TableAt,
     confirm_table,
     correct_result,
     enter_event,
@@ -249,20 +251,12 @@ def table_page(
     pairs = [obj.ns, obj.ew]
     suggestions = []
     if referee:
-        for pair in pairs:
-            suggestion = suggest_escalation(pair, obj.round)
-            if suggestion is not None:
-                suggestions.append(
-                    {
-                        "pair": pair,
-                        "side": "NS" if pair.pk == obj.ns_id else "EW",
-                        "kind": suggestion.kind,
-                        "kind_label": Penalty.Kind(suggestion.kind).label,
-                        "because_label": Penalty.Kind(suggestion.because_of).label,
-                        "count": suggestion.count,
-                    }
-                )
+        due = escalations_due(obj.round, obj.pair_ids)
+        for pair, side in zip(pairs, ("NS", "EW"), strict=True):
+            if pair.pk in due:
+                suggestions.append({**suggestion_row(pair, due[pair.pk]), "side": side})
     tokens = " ".join(event.token for event in obj.events.all())
+    status = table_status(obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet)
     version = {"version": obj.version}
     return render(
         request,
@@ -278,12 +272,8 @@ def table_page(
             "chief": chief,
             "changeable": changeable,
             "can_enter": changeable and not sheet.finished and not obj.end_kind,
-            "status": table_status(
-                obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet
-            ),
-            "status_label": TableStatus.label(
-                table_status(obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet)
-            ),
+            "status": status,
+            "status_label": TableStatus.label(status),
             "history": [history_row(entry) for entry in history],
             "penalties": penalties,
             "suggestions": suggestions,
@@ -295,10 +285,7 @@ def table_page(
             ),
             "correction_form": CorrectionForm(initial=version, auto_id="correct_%s"),
             "correction_tokens": tokens,
-            "penalty_form": PenaltyForm(
-                pairs=Pair.objects.filter(pk__in=obj.pair_ids).order_by("number"),
-                auto_id="penalty_%s",
-            ),
+            "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
             "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
         },
     )
@@ -310,18 +297,23 @@ def _table_action(
     number: int,
     table_number: int,
     form_class: type[forms.Form],
-    call: Callable[[Table, Any], Any],
+    call: Callable[[TableAt, Any], Any],
     success: str,
 ) -> HttpResponse:
     """The shape of every table POST: validate the form, call ONE service with the version the
-    page was rendered with, say what happened, redirect back to the sheet (PRG)."""
-    table = _table(tournament, number, table_number)
+    page was rendered with, say what happened, redirect back to the sheet (PRG).
+
+    The view does not load the table: the service reads it once, locked (``TableAt``); an
+    unknown table, a bye or a draft round is a 404 as on the page itself."""
     form = form_class(request.POST)
     if not form.is_valid():
+        _table(tournament, number, table_number)  # 404 before any form message
         _form_errors(request, form)
     else:
         try:
-            call(table, form)
+            call(TableAt.desk(tournament, number, table_number), form)
+        except Table.DoesNotExist:
+            raise Http404 from None
         except ServiceError as error:
             _service_message(request, error)
         else:
@@ -343,7 +335,7 @@ def table_event(
         table,
         EventForm,
         lambda t, f: enter_event(
-            t, f.cleaned_data["token"], request.user, f.cleaned_data["version"], Via.REFEREE
+            t, f.cleaned_data["event"], request.user, f.cleaned_data["version"], Via.REFEREE
         ),
         "",
     )
@@ -357,7 +349,7 @@ def table_foul(
     """犯规 in one step: the deal ends (the other side +3) and the 犯规 penalty is recorded for
     the offending pair (RULES.md §3), both or neither."""
 
-    def call(t: Table, f: Any) -> None:
+    def call(t: TableAt, f: Any) -> None:
         record_foul(
             t,
             f.cleaned_data["side"],

@@ -17,7 +17,9 @@ from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -28,6 +30,7 @@ from scoring.forms import (
 )
 from scoring.models import TableEvent, Via
 from scoring.services import (
+    TableAt,
     confirm_table_by_pair_code,
     enter_event,
     mark_entered,
@@ -122,12 +125,13 @@ def tableside(request: HttpRequest, table: Table) -> HttpResponse:
 
 def _tableside_action(
     request: HttpRequest,
-    table: Table,
-    form_class: type[forms.Form],
-    call: Callable[[Table, Any], Any],
-    success: str,
+    table: Table | TableAt,
+    token: str,
+    form: forms.Form,
+    call: Callable[[Any, Any], Any],
+    success: str | Promise,
 ) -> HttpResponse:
-    form = form_class(request.POST)
+    """Call ONE service with a valid form, say what happened, redirect back to the link."""
     if not form.is_valid():
         _form_errors(request, form)
     else:
@@ -137,48 +141,53 @@ def _tableside_action(
             _service_message(request, error)
         else:
             if success:
-                messages.success(request, success)
-    return redirect("tableside:tableside", table.entry_token)
+                messages.success(request, str(success))
+    return redirect("tableside:tableside", token)
 
 
-@require_POST
-@_tableside
-def tableside_event(request: HttpRequest, table: Table) -> HttpResponse:
-    """South taps a deal (deals only; fouls and awards are the referee's)."""
-    return _tableside_action(
-        request,
-        table,
-        DealForm,
-        lambda t, f: enter_event(
-            t, f.cleaned_data["token"], None, f.cleaned_data["version"], Via.TABLE
-        ),
-        "",
-    )
+def _tableside_write(
+    form_class: type[forms.Form], call: Callable[[TableAt, Any], Any], success: str | Promise
+) -> Callable[..., HttpResponse]:
+    """A table-side POST that does not load the table: the service reads it once, locked, by
+    the link (``TableAt.link``: a match table of a published round). When there is none — or
+    the form is invalid, which needs no service — the link is resolved as the page does it:
+    404, or 410 for a finished round."""
+
+    def view(request: HttpRequest, token: str) -> HttpResponse:
+        form = form_class(request.POST)
+        try:
+            if not form.is_valid():
+                _tableside_table(token)
+            try:
+                return _tableside_action(request, TableAt.link(token), token, form, call, success)
+            except Table.DoesNotExist:
+                _tableside_table(token)  # 404 or 410 …
+                raise Http404 from None  # … or published since: let South reload the page
+        except LinkGone as gone:
+            return _gone(request, gone.table)
+
+    return never_cache(require_POST(view))
 
 
-@require_POST
-@_tableside
-def tableside_undo(request: HttpRequest, table: Table) -> HttpResponse:
-    return _tableside_action(
-        request,
-        table,
-        VersionForm,
-        lambda t, f: undo_last_event(t, None, f.cleaned_data["version"], Via.TABLE),
-        _("已撤销最后一副"),
-    )
-
-
-@require_POST
-@_tableside
-def tableside_submit(request: HttpRequest, table: Table) -> HttpResponse:
-    """South hands the sheet to West for confirmation."""
-    return _tableside_action(
-        request,
-        table,
-        VersionForm,
-        lambda t, f: mark_entered(t, None, f.cleaned_data["version"], Via.TABLE),
-        _("已提交。请西家输入东西方的对号密码确认。"),
-    )
+# South taps a deal (deals only; fouls and awards are the referee's).
+tableside_event = _tableside_write(
+    DealForm,
+    lambda t, f: enter_event(
+        t, f.cleaned_data["event"], None, f.cleaned_data["version"], Via.TABLE
+    ),
+    "",
+)
+tableside_undo = _tableside_write(
+    VersionForm,
+    lambda t, f: undo_last_event(t, None, f.cleaned_data["version"], Via.TABLE),
+    gettext_lazy("已撤销最后一副"),
+)
+# South hands the sheet to West for confirmation.
+tableside_submit = _tableside_write(
+    VersionForm,
+    lambda t, f: mark_entered(t, None, f.cleaned_data["version"], Via.TABLE),
+    gettext_lazy("已提交。请西家输入东西方的对号密码确认。"),
+)
 
 
 @require_POST
@@ -204,5 +213,10 @@ def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
             raise
 
     return _tableside_action(
-        request, table, PairCodeForm, confirm, _("成绩已确认。谢谢！如需更改，请联系裁判。")
+        request,
+        table,
+        table.entry_token,
+        PairCodeForm(request.POST),
+        confirm,
+        _("成绩已确认。谢谢！如需更改，请联系裁判。"),
     )

@@ -16,6 +16,7 @@ from reports.demo import complete_match, play_match, strength
 from rules.events import Side
 from scoring import services as scoring_services
 from scoring.engine import Start
+from scoring.facts import table_facts
 from tournaments.models import Round, Table
 
 FOUL_REASONS = ("越序出牌", "出牌后收回", "看同伴的牌", "暗示同伴")
@@ -44,8 +45,8 @@ def play_table(
     rules = tournament.rules
     ns, ew = table.ns.number, table.ew.number
     chance = strength(_skill(ns, seed), _skill(ew, seed))
-    tokens = scoring_services.table_tokens(table)
-    start = scoring_services.table_start(table)
+    facts = table_facts(table)
+    tokens, start = list(facts.tokens), facts.start
     end = None
     fouls: tuple[tuple[int, Side], ...] = ()
     late = None

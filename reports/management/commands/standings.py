@@ -16,9 +16,9 @@ from django.utils.translation import gettext
 
 from reports.fileformat import standings_payload
 from scoring.cache import cached_standings
-from scoring.standings import CRITERIA
 from tournaments.messages import sentence
 from tournaments.models import Pair, Round
+from tournaments.wording import criterion_label
 
 from ._base import PlainCommand, get_tournament, plain, refusal
 
@@ -88,7 +88,6 @@ class Command(PlainCommand):
             ),
         ]
         for row in payload["rows"]:
-            criterion = CRITERIA.get(row["decided_by"]) if row["decided_by"] else None
             lines.append(
                 "\t".join(
                     str(plain(v))
@@ -104,7 +103,7 @@ class Command(PlainCommand):
                         row["level_difference"],
                         row["opponents_cf"],
                         row["deductions"],
-                        gettext(criterion.label_zh) if criterion else "",
+                        criterion_label(row["decided_by"]),
                     )
                 )
             )
