@@ -63,7 +63,9 @@ class MatchSummary:
     ew_jcf: float
     ns_cf: float  # 场分
     ew_cf: float
-    note: str = ""  # "东西弃权", "南北判负", "南北过A" …
+    note: str = ""  # "东西弃权", "南北判负", "南北迟交记分表（按弃权记分）", "南北过A" …
+    end: str = ""  # how the match ended other than by its deals: 弃权 / 判负 / 迟交记分表
+    extra_deal: bool = False  # decided by the extra deal of a level tie (加打一副)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +140,9 @@ class Standings:
     lines: tuple[StandingLine, ...]
     preset: str = ""  # "竞赛规程" / "江苏2017" / "自定义"
     criteria: tuple[str, ...] = ()  # every criterion's label in order, 场分 … 抽签
+    # The scoring settings (label, value): preset, scale, A rules, tie, forfeit and bye awards.
+    settings: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()  # footnotes, e.g. what 升级数 counts
 
 
 @dataclass(frozen=True, slots=True)
