@@ -42,6 +42,7 @@ from tournaments.wording import (
     PRINTED_A_RULES,
     PRINTED_EXTRA_DEAL,
     PRINTED_PRESETS,
+    PRINTED_SHEET_HINTS,
     PRINTED_TIES,
     PRINTED_UPGRADES_NOTE,
     ROUND_FORMATS,
@@ -325,6 +326,7 @@ def score_sheets(
                 result=summary,
                 confirmed=confirmed,
                 round_format=fmt,
+                hint=PRINTED_SHEET_HINTS[rules.a_pass],
             )
         )
     return sheets

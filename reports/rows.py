@@ -85,6 +85,8 @@ class ScoreSheet:
     result: MatchSummary | None = None
     confirmed: str = ""  # "2026-11-29 14:05 裁判 王五" on a filled sheet
     round_format: str = ""  # "计副制 每轮8副" …
+    # The rule hint above the deal grid (how A is passed, ``tournaments.wording``).
+    hint: str = "上游方升级：对家二游 +3，三游 +2，末游 +1；A 必打，打 A 时对家二游或三游方可过 A"
 
     @property
     def filled(self) -> bool:

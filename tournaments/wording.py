@@ -207,6 +207,12 @@ PRINTED_A_PASSES = {
     "double_only": "只有对方双下才算过A",
 }
 PRINTED_TIES = {"draw": "平局", "extra_deal": "加打一副决定胜负"}
+# The hint printed above a score sheet's deal grid, by how A is passed (``a_pass``).
+_UPGRADE_HINT = "上游方升级：对家二游 +3，三游 +2，末游 +1；"
+PRINTED_SHEET_HINTS = {
+    "partner_2_or_3": _UPGRADE_HINT + "A 必打，打 A 时对家二游或三游方可过 A",
+    "double_only": _UPGRADE_HINT + "A 必打，打 A 时须对方双下（对家二游）方可过 A",
+}
 # RULES.md §2 升级数, printed under a standings table that shows it.
 PRINTED_UPGRADES_NOTE = (
     "升级数 = 每场最终级数 − 2（过A计13；迟到领先的级数计入，判负降级与打A失败降回2扣除；"

@@ -161,14 +161,7 @@ def _draw_frame(c: Canvas, lay: SheetLayout, sheet: ScoreSheet, printed_at: str)
     c.setStrokeColor(RULE)
     c.line(left + half, pair_top, left + half, pair_top - 4 * row_h)
 
-    _text(
-        c,
-        left + 130,
-        lay.hint_y,
-        "上游方升级：对家二游 +3，三游 +2，末游 +1；A 必打，打 A 时对家二游或三游方可过 A",
-        8.5,
-        color=MUTED,
-    )
+    _text(c, left + 130, lay.hint_y, sheet.hint, 8.5, color=MUTED)
 
     # The deal grid.
     widths, line_h, grid_top = lay.deal_widths, lay.line_h, lay.grid_top
@@ -321,6 +314,7 @@ def _frame_key(sheet: ScoreSheet, rows: int, printed_at: str) -> tuple:
         sheet.tournament,
         sheet.round_number,
         sheet.round_format,
+        sheet.hint,
         rows,
         sheet.filled,
         bool(sheet.entry_url),

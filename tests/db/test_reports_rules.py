@@ -154,3 +154,14 @@ def test_the_settings_block_names_the_preset_and_the_values_used(
         assert block[label] == value, label
     if "a_rule" not in given:
         assert "打A失败计数" not in block  # only meaningful with reset_to_2
+
+
+def test_the_score_sheet_hint_follows_how_a_is_passed(
+    organizer: Any, chief: Any, referee: Any
+) -> None:
+    settings = {**preset_settings("regulation"), "a_pass": "double_only", "seed": 1}
+    tournament = build_tournament(organizer, chief, [referee], settings=settings)
+    next_round(tournament, organizer)
+    sheet = collect.score_sheets(tournament, 1)[0]
+    assert sheet.hint.endswith("打 A 时须对方双下（对家二游）方可过 A")
+    assert "须对方双下" in pages(pdf.render_scoresheets([sheet]))[0]
