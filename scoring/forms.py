@@ -117,7 +117,11 @@ END_CHOICES = [(END_NONE, _("正常（无弃权/判负）")), *END_KIND_CHOICES]
 
 
 class EndForm(VersionForm):
-    """弃权 / 判负 (RULES.md §2), or clearing an end recorded by mistake."""
+    """弃权 / 判负 / 迟交记分表 (RULES.md §2), or clearing an end recorded by mistake.
+
+    ``passed_a``: a side has passed A, so the match is over and 判负 is no longer offered (the
+    engine refuses it, ``penalty_loss_after_past_a``); a late scoresheet still may be recorded
+    (the sheet is late, the play stands)."""
 
     kind = forms.ChoiceField(
         label=_("结束方式"),
@@ -125,6 +129,12 @@ class EndForm(VersionForm):
         required=False,
     )
     side = forms.ChoiceField(label=_("责任方"), choices=[("", "—"), *SIDE_CHOICES], required=False)
+
+    def __init__(self, *args: Any, passed_a: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if passed_a:
+            field = self.fields["kind"]
+            field.choices = [(k, v) for k, v in field.choices if k != "penalty_loss"]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

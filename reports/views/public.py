@@ -369,17 +369,24 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
                 history.append(entry)
                 continue
             other = mine.other
+            # A forfeit or a late scoresheet (RULES.md §2) is a loss for the side responsible
+            # whatever the levels say (0 CF, 0 JCF, 0 级差); the other side keeps the result of
+            # the deals.
+            lost_by_end = result.lost_by_end(mine)
             entry.update(
                 {
                     "my_level": result.level(mine),
                     "their_level": result.level(other),
-                    "jc": result.level(mine) - result.level(other),
+                    "jc": 0
+                    if lost_by_end or result.forfeit
+                    else result.level(mine) - result.level(other),
                     "jcf": result.jcf(mine),
                     "cf": result.cf(mine),
-                    "won": result.winner is mine,
-                    "lost": result.winner is other,
+                    "won": result.winner is mine and not lost_by_end,
+                    "lost": lost_by_end or result.winner is other,
                     "forfeit": result.forfeit,
                     "penalty_loss": result.penalty_loss,
+                    "late_sheet": result.late_sheet,
                     "steps": [
                         {
                             "deal": step.deal_number,
