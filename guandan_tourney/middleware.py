@@ -12,8 +12,9 @@ May touch: the database only through ``SELECT 1`` in the health check; the cache
   ``CONN_HEALTH_CHECKS`` drops a dead kept connection), so the site recovers by itself as soon
   as the database is back. The page is rendered without the request context, because the
   context processors (the logged-in user, the session) would go to the database again.
-- ``LoginThrottleMiddleware``: after too many failed logins for an account from one client (or
-  from one client overall) the login pages answer 429 without checking the password.
+- ``LoginThrottleMiddleware``: after too many failed logins for an account from one address, for
+  an account from anywhere, or from one address overall, the login pages answer 429 without
+  checking the password (limits and the shared store: ``tournaments/throttle.py``).
 """
 
 from __future__ import annotations
@@ -138,14 +139,21 @@ class LoginThrottleMiddleware:
         if request.path not in self._paths:
             return self.get_response(request)
         username = str(request.POST.get("username", ""))[:150]
-        if throttle.login_blocked(request, username):
+        reservation = throttle.login_attempt(request, username)
+        if reservation.blocked:
             logger.info("login throttled for %r", username)
             return _too_many_attempts(request)
-        response = self.get_response(request)
+        try:
+            response = self.get_response(request)
+        except BaseException:
+            reservation.settle()
+            raise
         if response.status_code == 200:
-            throttle.login_failed(request, username)
+            throttle.login_failed(request, username, reservation)
         elif response.status_code in (301, 302, 303) and request.user.is_authenticated:
-            throttle.login_succeeded(request, username)
+            throttle.login_succeeded(request, username, reservation)
+        else:
+            reservation.settle()
         return response
 
 
