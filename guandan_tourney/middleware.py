@@ -12,6 +12,10 @@ May touch: the database only through ``SELECT 1`` in the health check; the cache
   ``CONN_HEALTH_CHECKS`` drops a dead kept connection), so the site recovers by itself as soon
   as the database is back. The page is rendered without the request context, because the
   context processors (the logged-in user, the session) would go to the database again.
+- ``InputGuardMiddleware``: a path or query string with NUL or another control character is
+  answered 400 with a plain page (PostgreSQL cannot even compare such text: it was a 500), and a
+  URL's whole number beyond what a column holds (``/pairs/99999999999/``) is a 404, not an
+  "integer out of range" 500 (``tournaments.bounds``).
 - ``LoginThrottleMiddleware``: after too many failed logins for an account from one address, for
   an account from anywhere, or from one address overall, the login pages answer 429 without
   checking the password (limits and the shared store: ``tournaments/throttle.py``).
@@ -21,14 +25,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.template import loader
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext as _
 
 from tournaments import throttle
+from tournaments.bounds import INT_MAX
 
 logger = logging.getLogger("guandan_tourney.db")
 
@@ -108,6 +114,49 @@ def _connection_usable() -> bool:
         return connection.connection is not None and connection.is_usable()
     except Exception:
         return False
+
+
+# C0 controls and DEL. In query values tab, line feed and carriage return are ordinary text
+# (a pasted name, a textarea sent by GET); in a path nothing of the kind belongs.
+_PATH_CONTROLS = frozenset(chr(c) for c in (*range(0x20), 0x7F))
+_QUERY_CONTROLS = _PATH_CONTROLS - {"\t", "\n", "\r"}
+
+
+def _has(text: str, controls: frozenset[str]) -> bool:
+    return not controls.isdisjoint(text)
+
+
+def bad_request_response(message: str) -> HttpResponse:
+    """A plain 400 page (rendered without the request: nothing of the bad input is used)."""
+    body = loader.render_to_string("403.html", {"title": _("请求无效"), "message": message})
+    response = HttpResponse(body, status=400)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class InputGuardMiddleware:
+    """Control characters in the path or the query string → 400; oversized URL numbers → 404."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if _has(request.path, _PATH_CONTROLS) or any(
+            _has(key, _QUERY_CONTROLS) or any(_has(value, _QUERY_CONTROLS) for value in values)
+            for key, values in request.GET.lists()
+        ):
+            return bad_request_response(
+                _("网址中含有控制字符（如 NUL），无法处理。请检查链接是否完整、正确。")
+            )
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view: Any, args: Any, kwargs: dict[str, Any]
+    ) -> HttpResponse | None:
+        for value in (*args, *kwargs.values()):
+            if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INT_MAX:
+                raise Http404
+        return None
 
 
 def _login_paths() -> frozenset[str]:

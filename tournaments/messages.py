@@ -42,6 +42,7 @@ MESSAGES: dict[str, Any] = {
     "empty_text": _("不能为空"),
     "text_too_long": _("太长（最多 %(limit)s 个字符，现有 %(length)s 个）"),
     "not_positive": _("应为正整数，而不是 %(value)s"),
+    "out_of_range": _("应为 %(min)s 到 %(max)s 之间的整数，而不是 %(value)s"),
     "not_one_of": _("“%(value)s”无效，可选：%(options)s"),
     # Units, pairs, teams
     "duplicate_unit": _("单位代码“%(id)s”重复"),

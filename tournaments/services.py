@@ -45,7 +45,7 @@ MESSAGES: dict[str, Any] = {
     "settings_locked": _("已有公布的轮次，不能再修改赛事设置"),
     "bad_players": _("每对须有两名选手，姓名不能为空"),
     "unit_not_found": _("单位“%(unit)s”不存在"),
-    "unit_exists": _("单位代码“%(code)s”已存在"),
+    "unit_exists": _("单位代码“%(unit)s”已存在"),
     "pair_number_taken": _("编号 %(number)s 已被使用"),
     "pair_not_active": _("第%(pair)s对已退赛或被取消资格"),
     "pair_status_unchanged": _("该对状态未改变"),
@@ -342,7 +342,7 @@ def add_unit(tournament: Tournament, code: str, name: str, user: Any = None) -> 
     with transaction.atomic():
         _lock_tournament(tournament)
         if Unit.objects.filter(tournament=tournament, code=code).exists():
-            raise ServiceError("unit_exists", code=code)
+            raise ServiceError("unit_exists", unit=code)  # not code=: ServiceError.code
         return Unit.objects.create(tournament=tournament, code=code, name=(name or code).strip())
 
 
