@@ -16,6 +16,9 @@ May touch: the database only through ``SELECT 1`` in the health check; the cache
   answered 400 with a plain page (PostgreSQL cannot even compare such text: it was a 500), and a
   URL's whole number beyond what a column holds (``/pairs/99999999999/``) is a 404, not an
   "integer out of range" 500 (``tournaments.bounds``).
+- ``ResultsProblemMiddleware``: a page whose stored results the engine refuses (a ``RuleError``
+  escaping a view: results entered under settings that were later changed outside the services)
+  is a 409 page that says what the engine found, logged as an error, instead of a 500.
 - ``LoginThrottleMiddleware``: after too many failed logins for an account from one address, for
   an account from anywhere, or from one address overall, the login pages answer 429 without
   checking the password (limits and the shared store: ``tournaments/throttle.py``).
@@ -157,6 +160,38 @@ class InputGuardMiddleware:
             if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INT_MAX:
                 raise Http404
         return None
+
+
+class ResultsProblemMiddleware:
+    """An uncaught ``rules.errors.RuleError`` → 409 with the engine's sentence (see docstring)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        from rules.errors import RuleError
+        from tournaments.messages import describe_rule_error
+
+        if not isinstance(exception, RuleError):
+            return None
+        logging.getLogger("guandan_tourney.results").error(
+            "stored results refused by the engine on %s: %r", request.path, exception
+        )
+        try:
+            detail = describe_rule_error(exception)
+        except Exception:
+            detail = str(exception)
+        message = _(
+            "本赛事已保存的成绩与当前设置不符，成绩无法计算：%(detail)s。"
+            "请联系裁判长或技术负责人核对赛事设置；已保存的成绩没有改变。"
+        ) % {"detail": detail.rstrip("。")}
+        body = loader.render_to_string("403.html", {"title": _("成绩无法计算"), "message": message})
+        response = HttpResponse(body, status=409)
+        response["Cache-Control"] = "no-store"
+        return response
 
 
 def _login_paths() -> frozenset[str]:

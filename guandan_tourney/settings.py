@@ -121,6 +121,8 @@ MIDDLEWARE = [
     # the session exists, before the view so a throttled attempt never checks the password.
     "guandan_tourney.middleware.LoginThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Stored results the engine refuses → a 409 page saying so, not a 500.
+    "guandan_tourney.middleware.ResultsProblemMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
