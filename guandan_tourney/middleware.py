@@ -19,6 +19,10 @@ May touch: the database only through ``SELECT 1`` in the health check; the cache
 - ``ResultsProblemMiddleware``: a page whose stored results the engine refuses (a ``RuleError``
   escaping a view: results entered under settings that were later changed outside the services)
   is a 409 page that says what the engine found, logged as an error, instead of a 500.
+- ``SecurityHeadersMiddleware``: a Content-Security-Policy on every response (no inline script
+  anywhere: every script is a file under static/js; the two self-contained error pages' inline
+  ``<style>`` blocks are allowed by their hashes), and ``Cache-Control: no-store`` on every page
+  that may show a pair code or a table link (organizer, referee, table-side, printing, admin).
 - ``LoginThrottleMiddleware``: after too many failed logins for an account from one address, for
   an account from anywhere, or from one address overall, the login pages answer 429 without
   checking the password (limits and the shared store: ``tournaments/throttle.py``).
@@ -28,12 +32,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template import loader
 from django.urls import NoReverseMatch, reverse
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 
 from tournaments import throttle
@@ -160,6 +166,68 @@ class InputGuardMiddleware:
             if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INT_MAX:
                 raise Http404
         return None
+
+
+# The namespaces whose pages show pair codes, table links or other people's data.
+PRIVATE_NAMESPACES = frozenset(
+    {"tournaments", "pairing", "referee", "penalties", "tableside", "reports", "admin"}
+)
+
+
+def _inline_style_hashes() -> list[str]:
+    """``'sha256-…'`` sources for the ``<style>`` blocks of the self-contained error pages
+    (rendered without static files, so they carry their own few rules)."""
+    import base64
+    import hashlib
+    import re
+
+    from django.conf import settings
+
+    sources = []
+    for name in ("500.html", "503.html"):
+        for directory in settings.TEMPLATES[0]["DIRS"]:
+            path = Path(directory) / name
+            if path.exists():
+                text = path.read_text(encoding="utf-8")
+                for block in re.findall(r"<style>(.*?)</style>", text, re.S):
+                    digest = hashlib.sha256(block.encode("utf-8")).digest()
+                    sources.append(f"'sha256-{base64.b64encode(digest).decode()}'")
+    return sorted(set(sources))
+
+
+def content_security_policy() -> str:
+    styles = " ".join(["'self'", *_inline_style_hashes()])
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self'",
+            f"style-src {styles}",
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        ]
+    )
+
+
+class SecurityHeadersMiddleware:
+    """Content-Security-Policy everywhere; ``no-store`` on private pages (see docstring)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.policy = content_security_policy()
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        response.setdefault("Content-Security-Policy", self.policy)
+        match = getattr(request, "resolver_match", None)
+        namespaces = set(match.namespaces) if match is not None else set()
+        if namespaces & PRIVATE_NAMESPACES or request.path.startswith("/admin/"):
+            add_never_cache_headers(response)
+        return response
 
 
 class ResultsProblemMiddleware:

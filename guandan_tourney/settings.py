@@ -109,6 +109,8 @@ MIDDLEWARE = [
     # NUL/control characters in the path or query → 400; URL numbers beyond a column → 404.
     "guandan_tourney.middleware.InputGuardMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on every page; no-store on pages with pair codes or table links.
+    "guandan_tourney.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Turns "the database is unreachable" into a clear 503 page (see its docstring).
     "guandan_tourney.middleware.DatabaseUnavailableMiddleware",
