@@ -23,7 +23,7 @@ The limits (settings, env) and why:
 - pair codes: 10 wrong codes per table from one address, 50 per table from anywhere, in 10
   minutes. A stranger who found the link and guesses locks out *their own* address; the real
   West, on the venue's network, still has the table's remaining attempts. (31⁶ ≈ 887 million
-  codes: 50 guesses per 10 minutes for a whole day is ~1 in 3 million.)
+  codes: 50 guesses every 10 minutes for 12 hours is ~1 chance in 250,000.)
 
 If the store fails, the attempt is let through (fail open) and logged: a broken Redis must not
 lock every referee out on tournament day.
