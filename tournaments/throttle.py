@@ -208,8 +208,8 @@ def _refund(keys: list[str]) -> None:
         backend = store()
         for key in keys:
             backend.refund(key)
-    except Exception:
-        logger.warning("throttle store unavailable; reservation not returned", exc_info=True)
+    except Exception as error:  # one line, no traceback: the database may simply be down
+        logger.warning("throttle store unavailable; reservation not returned: %s", error)
 
 
 def attempt(counters: list[tuple[str, int]], window: int) -> Attempt:
@@ -222,8 +222,8 @@ def attempt(counters: list[tuple[str, int]], window: int) -> Attempt:
             result._counted.append(key)
             if count > limit:
                 result.blocked = True
-    except Exception:  # the store is down: fail open (see module docstring)
-        logger.warning("throttle store unavailable; not throttling", exc_info=True)
+    except Exception as error:  # the store is down: fail open (see module docstring)
+        logger.warning("throttle store unavailable; not throttling: %s", error)
         return Attempt(counters, window)
     if result.blocked:
         _refund(result._counted)
@@ -235,8 +235,8 @@ def attempt(counters: list[tuple[str, int]], window: int) -> Attempt:
 def clear(key: str) -> None:
     try:
         store().clear(key)
-    except Exception:
-        logger.warning("throttle store unavailable; counter not reset", exc_info=True)
+    except Exception as error:
+        logger.warning("throttle store unavailable; counter not reset: %s", error)
 
 
 # --------------------------------------------------------------------------------------------

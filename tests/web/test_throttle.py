@@ -313,3 +313,13 @@ def test_check_deploy_warns_without_a_shared_store() -> None:
         timeout=120,
     )
     assert broken.returncode != 0 and "guandan.E002" in broken.stderr + broken.stdout
+
+
+def test_a_broken_store_fails_open_with_one_line_in_the_log(
+    settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A dead Redis must not lock every referee out on tournament day (nor print a traceback)."""
+    settings.THROTTLE_STORE, settings.THROTTLE_REDIS_URL = "redis", "redis://127.0.0.1:1/0"
+    assert not any(throttle.attempt([("test-dead-store", 1)], 60).blocked for _ in range(3))
+    assert "throttle store unavailable" in caplog.text
+    assert all(record.exc_info is None for record in caplog.records)
