@@ -106,11 +106,11 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # /healthz answers before anything else touches the session or the database.
     "guandan_tourney.middleware.HealthCheckMiddleware",
-    # NUL/control characters in the path or query → 400; URL numbers beyond a column → 404.
-    "guandan_tourney.middleware.InputGuardMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy on every page; no-store on pages with pair codes or table links.
     "guandan_tourney.middleware.SecurityHeadersMiddleware",
+    # NUL/control characters in the path or query → 400; URL numbers beyond a column → 404.
+    "guandan_tourney.middleware.InputGuardMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Turns "the database is unreachable" into a clear 503 page (see its docstring).
     "guandan_tourney.middleware.DatabaseUnavailableMiddleware",

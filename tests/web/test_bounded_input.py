@@ -83,6 +83,7 @@ def test_control_characters_in_a_path_are_a_clear_400(table: Table, char: str) -
     response = anonymous().get(f"/table/{table.entry_token[:4]}{char}x/")
     assert response.status_code == 400
     assert "控制字符" in response.content.decode()
+    assert "script-src 'self'" in response["Content-Security-Policy"]
     response = anonymous().post(f"/table/a{char}/confirm/", {"code": "AAAAAA", "version": 0})
     assert response.status_code == 400
     assert snapshot() == before
