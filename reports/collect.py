@@ -427,6 +427,7 @@ def standings(
     latest = latest_round_number(tournament)
     if after_round is None or final:
         after_round = latest
+    after_round = max(0, min(after_round, latest))  # ?round=1000000 is the latest round
     rows = cached_standings(tournament, after_round)
     infos = {info.number: info for info in pair_infos(tournament).values()}
     columns = standings_columns(rules)
