@@ -150,7 +150,7 @@ def round_suggestions(rnd: Round) -> list[dict[str, Any]]:
     ``escalation_from_counts``)."""
     counts: dict[int, dict[tuple[str, bool], int]] = {}
     rows = (
-        Penalty.objects.filter(round=rnd)
+        Penalty.objects.filter(round=rnd, withdrawn_at=None)
         .values_list("pair_id", "kind", "escalation")
         .annotate(n=Count("id"))
         .order_by()

@@ -1,5 +1,8 @@
-"""Table-side entry (RULES.md §7): the secret link on the score sheet, no login. South enters,
-West confirms with the East–West pair's code.
+"""Table-side entry (RULES.md §7): the secret link on the score sheet, no login. Both pairs
+have a say: the side that enters proves itself with its pair code when it opens the page (kept
+in the session for this table), the other side confirms with its own code. A logged-in user
+acting through the link is recorded as an enterer; once a referee has submitted the sheet the
+link is read-only.
 
 Thin views: the link is the key; every write is one service call.
 """
@@ -26,17 +29,25 @@ from scoring.forms import (
     PairCodeForm,
     VersionForm,
 )
-from scoring.models import TableEvent, Via
+from scoring.models import Signoff, TableEvent, Via
 from scoring.services import (
     confirm_table_by_pair_code,
     enter_event,
     mark_entered,
+    new_once_key,
+    pair_for_code,
     undo_last_event,
 )
 from scoring.sheet import tap_grid
-from scoring.views.common import _form_errors, _service_message, _sheet_of, _tables_qs
+from scoring.views.common import (
+    _form_errors,
+    _once_table,
+    _service_message,
+    _sheet_of,
+    _tables_qs,
+)
 from tournaments.errors import ServiceError
-from tournaments.models import Round, Table
+from tournaments.models import Pair, Round, Table
 
 CODE_ATTEMPTS = 10  # wrong pair codes per table before the link refuses codes for a while
 CODE_LOCK_SECONDS = 600
@@ -91,13 +102,49 @@ def _code_key(table: Table) -> str:
     return f"tableside-code-failures:{table.pk}"
 
 
+def _codes_refused(table: Table) -> bool:
+    return cache.get(_code_key(table), 0) >= CODE_ATTEMPTS
+
+
+def _count_bad_code(table: Table) -> None:
+    key = _code_key(table)
+    cache.add(key, 0, CODE_LOCK_SECONDS)
+    try:
+        cache.incr(key)
+    except ValueError:  # expired in between
+        cache.set(key, 1, CODE_LOCK_SECONDS)
+
+
+def _pair_key(table: Table) -> str:
+    return f"tableside-pair:{table.pk}"
+
+
+def _link_pair(request: HttpRequest, table: Table) -> Pair | None:
+    """The pair this browser proved itself as at this table (its code, typed once)."""
+    pk = request.session.get(_pair_key(table))
+    if pk is not None and pk == table.ns_id:
+        return table.ns
+    if pk is not None and pk == table.ew_id:
+        return table.ew
+    return None
+
+
+def _link_user(request: HttpRequest) -> Any:
+    """A logged-in user acting through the link is recorded as an enterer (two-person rule)."""
+    return request.user if request.user.is_authenticated else None
+
+
 @_tableside
 def tableside(request: HttpRequest, table: Table) -> HttpResponse:
     """South's entry page and West's confirmation, on one phone at the table."""
     rules = table.round.tournament.rules
     sheet = _sheet_of(table, rules)
     token = table.entry_token
-    open_ = table.entry_status == Table.EntryStatus.OPEN
+    read_only = Signoff.objects.filter(
+        table=table, step=Signoff.Step.SUBMIT, via=Via.REFEREE
+    ).exists()
+    pair = _link_pair(request, table)
+    open_ = table.entry_status == Table.EntryStatus.OPEN and not read_only and pair is not None
     return render(
         request,
         "scoring/tableside.html",
@@ -110,14 +157,54 @@ def tableside(request: HttpRequest, table: Table) -> HttpResponse:
             "undo_url": reverse("tableside:tableside_undo", args=[token]),
             "submit_url": reverse("tableside:tableside_submit", args=[token]),
             "confirm_url": reverse("tableside:tableside_confirm", args=[token]),
+            "identify_url": reverse("tableside:tableside_identify", args=[token]),
             "can_enter": open_ and not sheet.finished and not table.end_kind,
             "can_undo": open_ and bool(sheet.rows) and not table.end_kind,
             "can_submit": open_ and sheet.closable and not sheet.error,
-            "can_confirm": table.entry_status == Table.EntryStatus.ENTERED,
+            "can_confirm": table.entry_status == Table.EntryStatus.ENTERED and not read_only,
+            "can_identify": table.entry_status == Table.EntryStatus.OPEN
+            and not read_only
+            and pair is None,
+            "read_only": read_only and not table.is_confirmed,
+            "link_pair": pair,
+            "link_side": "" if pair is None else ("NS" if pair.pk == table.ns_id else "EW"),
             "locked": table.is_confirmed,
+            "once": new_once_key(),
             "code_form": PairCodeForm(initial={"version": table.version}, auto_id="code_%s"),
+            "identify_form": PairCodeForm(
+                initial={"version": table.version}, auto_id="identify_%s"
+            ),
         },
     )
+
+
+@require_POST
+@_tableside
+def tableside_identify(request: HttpRequest, table: Table) -> HttpResponse:
+    """The entering side proves itself once with its own pair code (RULES.md §7); the answer
+    is kept in this browser's session for this table. Wrong codes count as at confirmation."""
+    if _codes_refused(table):
+        messages.error(request, _("密码错误次数过多，请稍后再试或联系裁判。"))
+        return redirect("tableside:tableside", table.entry_token)
+    form = PairCodeForm(request.POST)
+    if not form.is_valid():
+        _form_errors(request, form)
+        return redirect("tableside:tableside", table.entry_token)
+    try:
+        pair = pair_for_code(table, form.cleaned_data["code"])
+    except ServiceError as error:
+        if error.code == "bad_pair_code":
+            _count_bad_code(table)
+        _service_message(request, error)
+    else:
+        request.session[_pair_key(table)] = pair.pk
+        side = _("南北") if pair.pk == table.ns_id else _("东西")
+        messages.success(
+            request,
+            _("已确认：%(side)s（第%(n)s对）录入。录入完成后由另一方确认。")
+            % {"side": side, "n": pair.number},
+        )
+    return redirect("tableside:tableside", table.entry_token)
 
 
 def _tableside_action(
@@ -149,8 +236,17 @@ def tableside_event(request: HttpRequest, table: Table) -> HttpResponse:
         request,
         table,
         DealForm,
-        lambda t, f: enter_event(
-            t, f.cleaned_data["token"], None, f.cleaned_data["version"], Via.TABLE
+        lambda t, f: _once_table(
+            request,
+            "tableside_event",
+            lambda: enter_event(
+                t,
+                f.cleaned_data["token"],
+                _link_user(request),
+                f.cleaned_data["version"],
+                Via.TABLE,
+                pair=_link_pair(request, t),
+            ),
         ),
         "",
     )
@@ -163,7 +259,13 @@ def tableside_undo(request: HttpRequest, table: Table) -> HttpResponse:
         request,
         table,
         VersionForm,
-        lambda t, f: undo_last_event(t, None, f.cleaned_data["version"], Via.TABLE),
+        lambda t, f: undo_last_event(
+            t,
+            _link_user(request),
+            f.cleaned_data["version"],
+            Via.TABLE,
+            pair=_link_pair(request, t),
+        ),
         _("已撤销最后一副"),
     )
 
@@ -176,31 +278,39 @@ def tableside_submit(request: HttpRequest, table: Table) -> HttpResponse:
         request,
         table,
         VersionForm,
-        lambda t, f: mark_entered(t, None, f.cleaned_data["version"], Via.TABLE),
-        _("已提交。请西家输入东西方的对号密码确认。"),
+        lambda t, f: mark_entered(
+            t,
+            _link_user(request),
+            f.cleaned_data["version"],
+            Via.TABLE,
+            pair=_link_pair(request, t),
+        ),
+        _("已提交。请另一方输入自己的对号密码确认。"),
     )
 
 
 @require_POST
 @_tableside
 def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
-    """West confirms with the East–West pair's code; then only a referee can change the table.
-    Wrong codes are counted per table (a shared cache) so the code cannot be guessed."""
-    key = _code_key(table)
-    if cache.get(key, 0) >= CODE_ATTEMPTS:
+    """The pair that did not enter confirms with its own code; then only a referee can change
+    the table. Wrong codes are counted per table (a shared cache) so a code cannot be guessed.
+    A repeated confirmation (the same one-time key) gets the first answer."""
+    if _codes_refused(table):
         messages.error(request, _("密码错误次数过多，请稍后再试或联系裁判。"))
         return redirect("tableside:tableside", table.entry_token)
 
     def confirm(t: Table, f: Any) -> None:
         try:
-            confirm_table_by_pair_code(t, f.cleaned_data["code"], f.cleaned_data["version"])
+            _once_table(
+                request,
+                "tableside_confirm",
+                lambda: confirm_table_by_pair_code(
+                    t, f.cleaned_data["code"], f.cleaned_data["version"], user=_link_user(request)
+                ),
+            )
         except ServiceError as error:
             if error.code == "bad_pair_code":
-                cache.add(key, 0, CODE_LOCK_SECONDS)
-                try:
-                    cache.incr(key)
-                except ValueError:  # expired in between
-                    cache.set(key, 1, CODE_LOCK_SECONDS)
+                _count_bad_code(table)
             raise
 
     return _tableside_action(
