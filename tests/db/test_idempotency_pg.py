@@ -1,8 +1,8 @@
 """Concurrent duplicate submissions on PostgreSQL (issue 11, finding 4): the same form posted
-three times at once — a penalty, a deal tap, a confirmation — leaves exactly one row, every
-post answered with the first result. The negative controls switch the one-time keys off
-(``settings.IDEMPOTENCY_KEYS = False``) and see the duplicate rows (or the conflicts) come back,
-so the tests above them mean something.
+three times at once — a penalty, a deal tap, a confirmation, a registration import — leaves
+exactly one row (one import), every post answered with the first result. The negative controls
+switch the one-time keys off (``settings.IDEMPOTENCY_KEYS = False``) and see the duplicate rows
+(or the conflicts and refusals) come back, so the tests above them mean something.
 
 Real threads, each with its own connection, through the real pages (as
 ``tests/db/test_concurrency.py``); skipped on SQLite, which serialises every writer.
@@ -10,6 +10,7 @@ Real threads, each with its own connection, through the real pages (as
 
 from __future__ import annotations
 
+import io
 import re
 from typing import Any
 
@@ -147,3 +148,36 @@ def test_control_without_keys_copies_of_a_confirmation_are_refused(
     table, results = _confirm_at_once(round1, referee, referee2)
     assert AuditEntry.objects.filter(table=table, action="confirm").count() == 1
     assert sum(1 for _, r in results if any("成绩已确认" in m for m in _messages(r))) == 1
+
+
+def _import_at_once(organizer: Any) -> tuple[Any, list[tuple[str, Any]]]:
+    """The same registration upload posted three times at once (a phone's retries)."""
+    from tests.db.test_reports import template_with
+    from tournaments import services as tournament_services
+
+    t = tournament_services.create_tournament("春季赛", "spring-import", organizer)
+    sheet = template_with([[1, "", "张三", "李四"], [2, "", "王五", "赵六"]])
+    url = reverse("reports:import", args=[t.slug])
+    clients = _chiefs(organizer)
+    key = _once(clients[0], url)
+
+    def post(client: Client) -> Any:
+        upload = io.BytesIO(sheet)
+        upload.name = "报名.xlsx"
+        return client.post(url, {"file": upload, "once": key})
+
+    return t, race(*(lambda c=c: post(c) for c in clients))
+
+
+def test_an_import_posted_three_times_at_once_imports_once(organizer: Any) -> None:
+    t, results = _import_at_once(organizer)
+    assert all(kind == "ok" and r.status_code == 302 for kind, r in results), results
+    assert t.pairs.count() == 2
+
+
+def test_control_without_keys_the_import_copies_are_refused(organizer: Any, settings: Any) -> None:
+    settings.IDEMPOTENCY_KEYS = False
+    t, results = _import_at_once(organizer)
+    assert t.pairs.count() == 2  # the numbers are unique: the copies fail instead of doubling
+    refused = [r for kind, r in results if kind == "error" or r.status_code != 302]
+    assert len(refused) == COPIES - 1, results
