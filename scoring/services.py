@@ -464,7 +464,7 @@ def confirm_table_by_pair_code(
             raise ServiceError("table_link_read_only")
         pair = _pair_of_code(locked, code)
         if pair.pk in _entering_pairs(locked):
-            raise ServiceError("same_pair")
+            raise ServiceError("confirmer_entered")
         if _user_or_none(user) is not None and user.pk in _enterer_ids(locked):
             raise ServiceError("same_person")
         _confirm(locked, user, Via.TABLE, pair)

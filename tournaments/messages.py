@@ -113,7 +113,7 @@ MESSAGES: dict[str, Any] = {
     "bad_pair_code": _("对号密码不正确"),
     "pair_code_required": _("请先输入您这一方的对号密码，再录入"),
     "table_link_read_only": _("裁判已提交本桌记分表，桌边链接只能查看"),
-    "same_pair": _("须由另一方确认：录入或提交的一方不能确认"),
+    "confirmer_entered": _("须由另一方确认：录入或提交的一方不能确认"),
     "penalty_withdrawn": _("该判罚已撤销"),
     "bad_once_key": _("表单已失效，请刷新页面后重试"),
     "no_table_for_pair": _("第%(pair)s对本轮没有对局，无法判负"),

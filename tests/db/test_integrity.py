@@ -46,7 +46,7 @@ def test_finding1_the_pair_that_entered_cannot_confirm(round1: Round) -> None:
     table = _enter_at_the_table(_t1(round1), _t1(round1).ew)  # an East–West-only session
     with pytest.raises(ServiceError) as err:
         services.confirm_table_by_pair_code(table, table.ew.code, table.version)
-    assert _code(err) == "same_pair"
+    assert _code(err) == "confirmer_entered"
     assert _fresh(table).entry_status == Table.EntryStatus.ENTERED
     table = services.confirm_table_by_pair_code(table, table.ns.code, table.version)
     assert table.entry_status == Table.EntryStatus.CONFIRMED
@@ -74,7 +74,7 @@ def test_finding1_a_table_side_write_needs_a_proven_pair(round1: Round, round2_p
     for code in (table.ns.code, table.ew.code):
         with pytest.raises(ServiceError) as err:
             services.confirm_table_by_pair_code(table, code, table.version)
-        assert _code(err) == "same_pair"
+        assert _code(err) == "confirmer_entered"
 
 
 @pytest.fixture

@@ -206,7 +206,7 @@ def test_table_side_entry_by_south_and_confirmation_by_west_with_the_pair_code(r
         assert err.value.code == "bad_pair_code"
     with pytest.raises(ServiceError) as err:  # North–South cannot confirm its own entry
         services.confirm_table_by_pair_code(table, table.ns.code)
-    assert err.value.code == "same_pair"
+    assert err.value.code == "confirmer_entered"
     table = services.confirm_table_by_pair_code(table, table.ew.code.lower(), table.version)
     assert table.entry_status == Table.EntryStatus.CONFIRMED
     assert (table.confirmed_by, table.confirmed_via) == (None, "table")
