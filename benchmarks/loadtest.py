@@ -259,6 +259,7 @@ class TablePlan:
     number: int
     token: str  # the table-side link's secret
     ew_code: str
+    ns_code: str  # South proves North–South with it before entering (RULES.md §7)
     sheet: tuple[str, ...]
     mode: str  # "tableside" or "referee"
     enterer: int = 0  # referee indices
@@ -294,7 +295,9 @@ def prepare(config: Config, env: dict[str, str]) -> tuple[str, list[TablePlan], 
     pairing_services.publish_round(rnd, organizer)
     rng = random.Random(7)
     plans = []
-    tables = Table.objects.filter(round=rnd, is_bye=False).select_related("ew").order_by("number")
+    tables = (
+        Table.objects.filter(round=rnd, is_bye=False).select_related("ns", "ew").order_by("number")
+    )
     for table in tables[: config.tables]:
         enterer = rng.randrange(REFEREES)
         plans.append(
@@ -302,6 +305,7 @@ def prepare(config: Config, env: dict[str, str]) -> tuple[str, list[TablePlan], 
                 number=table.number,
                 token=table.entry_token,
                 ew_code=table.ew.code,
+                ns_code=table.ns.code,
                 sheet=rng.choice(SHEETS),
                 mode="tableside" if table.number % 2 else "referee",
                 enterer=enterer,
@@ -432,6 +436,15 @@ def play_tableside(rec: Recorder, port: int, plan: TablePlan, saved: dict[int, l
     south = Http(port)
     page = f"/table/{plan.token}/"
     version, _ = _page(rec, south, "table page", page)
+    version, _ = _post(
+        rec,
+        south,
+        "identify",
+        page + "identify/",
+        {"code": plan.ns_code, "version": version},
+        page,
+        "table page",
+    )
     for token in plan.sheet:
         version, _ = _post(
             rec,

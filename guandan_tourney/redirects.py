@@ -11,6 +11,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 def safe_next(request: HttpRequest, target: str | None, fallback: str) -> str:
     if (
         target
+        # A path on this site: "NS9" would be read by ``redirect()`` as a view name (a 500).
+        and target.startswith("/")
         and target.isprintable()
         and url_has_allowed_host_and_scheme(
             target, allowed_hosts={request.get_host()}, require_https=request.is_secure()

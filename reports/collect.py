@@ -475,7 +475,7 @@ def standings(
 
 def penalty_report(tournament: Tournament, round_number: int | None = None) -> PenaltyReport:
     """Every penalty record of a round, or of the whole event (``round_number`` None)."""
-    qs = Penalty.objects.filter(tournament=tournament)
+    qs = Penalty.objects.filter(tournament=tournament, withdrawn_at=None)
     if round_number:
         qs = qs.filter(round__number=round_number)
     infos = pair_infos(tournament)

@@ -403,7 +403,7 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
             referee_name or (referee or ""),
         )
         for pair_id, kind, round_number, table_id, deal, jcf, reason, referee_name, referee in (
-            Penalty.objects.filter(tournament_id=t_id)
+            Penalty.objects.filter(tournament_id=t_id, withdrawn_at=None)
             .order_by("pk")
             .values_list(
                 "pair_id",

@@ -198,7 +198,7 @@ def standings_source(
     deductions = sorted(
         (number or 0, count, last, str(total))
         for number, count, last, total in Penalty.objects.filter(
-            tournament_id=tournament_id, kind=Penalty.Kind.DEDUCTION
+            tournament_id=tournament_id, kind=Penalty.Kind.DEDUCTION, withdrawn_at=None
         )
         .order_by()
         .values_list("round__number")

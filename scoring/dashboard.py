@@ -141,7 +141,7 @@ def escalations_due(rnd: Round, pair_ids: Iterable[int] | None = None) -> dict[i
     """The escalation due for each pair of a round (only ``pair_ids`` when given), from one
     aggregate query (the rule is the pure ``escalation_from_counts``)."""
     counts: dict[int, dict[tuple[str, bool], int]] = {}
-    penalties = Penalty.objects.filter(round=rnd)
+    penalties = Penalty.objects.filter(round=rnd, withdrawn_at=None)
     if pair_ids is not None:
         penalties = penalties.filter(pair_id__in=list(pair_ids))
     rows = penalties.values_list("pair_id", "kind", "escalation").annotate(n=Count("id")).order_by()

@@ -43,6 +43,15 @@ class TableEvent(models.Model):
     entered_via = models.CharField(
         _("录入方式"), max_length=16, choices=Via.choices, default=Via.REFEREE
     )
+    # At the table (RULES.md §7): the pair that proved itself with its code and entered this.
+    entered_pair = models.ForeignKey(
+        Pair,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("录入对"),
+    )
     created_at = models.DateTimeField(_("录入时间"), auto_now_add=True)
 
     class Meta:
@@ -115,6 +124,17 @@ class Penalty(models.Model):
     )
     referee_name = models.CharField(_("裁判姓名"), max_length=100, blank=True)
     created_at = models.DateTimeField(_("时间"), auto_now_add=True)
+    # Never deleted: withdrawn (撤销) with a reason, by the chief referee or by undoing its foul.
+    withdrawn_at = models.DateTimeField(_("撤销时间"), null=True, blank=True)
+    withdrawn_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("撤销人"),
+    )
+    withdraw_reason = models.TextField(_("撤销原因"), blank=True)
 
     class Meta:
         verbose_name = _("判罚")
@@ -145,3 +165,70 @@ class Penalty(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.pair.number}"
+
+    @property
+    def is_withdrawn(self) -> bool:
+        return self.withdrawn_at is not None
+
+
+class Signoff(models.Model):
+    """A submission (提交) or a confirmation (确认) of a table's sheet: who (an account, or the
+    pair that proved itself with its code at the table) and how (referee desk, table link,
+    import). RULES.md §7: the pair that confirms at the table is never one that entered."""
+
+    class Step(models.TextChoices):
+        SUBMIT = "submit", _("提交")
+        CONFIRM = "confirm", _("确认")
+
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="signoffs", verbose_name=_("桌")
+    )
+    step = models.CharField(_("步骤"), max_length=16, choices=Step.choices)
+    via = models.CharField(_("方式"), max_length=16, choices=Via.choices)
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("操作人"),
+    )
+    pair = models.ForeignKey(
+        Pair,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("对"),
+    )
+    version = models.PositiveIntegerField(_("版本"))  # the table's version after this step
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("提交与确认")
+        verbose_name_plural = _("提交与确认")
+        ordering = ["table", "created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.table} {self.step} {self.via}"
+
+
+class UsedKey(models.Model):
+    """A one-time key of a form that creates something (a penalty, a deal, a confirmation …).
+
+    Inserted in the same transaction as the row it guards (``scoring.services.once``); the
+    unique key makes a repeated or concurrent second submission wait for the first and then
+    get the first's ``result`` instead of writing a second row.
+    """
+
+    key = models.CharField(_("键"), max_length=100, unique=True)  # "<action>:<key>"
+    action = models.CharField(_("操作"), max_length=32)
+    result = models.JSONField(_("结果"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("时间"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("一次性键")
+        verbose_name_plural = _("一次性键")
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.key}"

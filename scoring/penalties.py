@@ -54,7 +54,7 @@ def escalation_from_counts(
 
 def _counts(pair: Pair, rnd: Round) -> dict[tuple[str, bool], int]:
     rows = (
-        Penalty.objects.filter(pair=pair, round=rnd)
+        Penalty.objects.filter(pair=pair, round=rnd, withdrawn_at=None)
         .values("kind", "escalation")
         .annotate(n=Count("id"))
         .order_by()
@@ -79,10 +79,12 @@ def apply_escalation(
     """The referee confirms the current suggestion: record it (``escalation=True``).
 
     With ``table`` given the score effect is applied too: a foul adds ``foul:<side>`` to the
-    table's events, a 判负 sets the table's end — both through the scoring services, with the
-    table's compare-and-swap on ``expected_version``.
+    table's events — through the scoring services, with the table's compare-and-swap on
+    ``expected_version``. A 判负 always applies its result (``apply_penalty_loss``: the pair's
+    table of the round, found when not given, ends ``penalty_loss`` for its side), in the same
+    transaction as the penalty record, so the standings move once the table is confirmed.
     """
-    from .services import enter_event, record_penalty, set_end
+    from .services import apply_penalty_loss, enter_event, record_penalty
 
     with transaction.atomic():
         # Lock the pair row so two referees confirming at once record one escalation.
@@ -100,10 +102,16 @@ def apply_escalation(
             table=table,
             escalation=True,
         )
-        if table is not None:
+        if suggestion.kind == Kind.PENALTY_LOSS:
+            apply_penalty_loss(
+                rnd,
+                pair,
+                user,
+                table=table,
+                expected_version=expected_version,
+                reason=penalty.reason,
+            )
+        elif table is not None and suggestion.kind == Kind.FOUL:
             side = "NS" if table.ns_id == pair.pk else "EW"
-            if suggestion.kind == Kind.FOUL:
-                enter_event(table, f"foul:{side}", user, expected_version)
-            elif suggestion.kind == Kind.PENALTY_LOSS:
-                set_end(table, Table.EndKind.PENALTY_LOSS, side, user, expected_version)
+            enter_event(table, f"foul:{side}", user, expected_version)
     return penalty

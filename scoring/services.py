@@ -19,18 +19,20 @@ entered table), every confirmation and every correction writes an ``AuditEntry``
 
 from __future__ import annotations
 
+import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db import transaction
-from django.db.models import F
+from django.conf import settings as django_settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from rules.errors import RuleError
-from rules.events import Event, Side, parse_event
+from rules.events import Event, EventKind, Side, parse_event
 from rules.ruleset import RuleSet
 from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes
 from scoring.facts import (
@@ -46,10 +48,10 @@ from scoring.facts import (
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError, from_rule_error
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
-from tournaments.permissions import CORRECTION_ROLES, PENALTY_ROLES, RESULT_ROLES, require_role
+from tournaments.permissions import CORRECTION_ROLES, RESULT_ROLES, Role, require_role
 from tournaments.services import audit, bump_results_version
 
-from .models import Penalty, TableEvent, Via
+from .models import Penalty, Signoff, TableEvent, UsedKey, Via
 
 COUNTED_ROUNDS = (Round.Status.PUBLISHED, Round.Status.FINISHED)
 
@@ -204,6 +206,8 @@ def enter_event(
     user: Any,
     expected_version: int | None,
     via: str = Via.REFEREE,
+    *,
+    pair: Pair | int | None = None,
 ) -> Table:
     """Append one event (``NS3``, ``foul:EW``, ``adjust:NS+2``) to a table of a published round.
 
@@ -217,9 +221,11 @@ def enter_event(
     """
     with transaction.atomic():
         locked = _lock_table(table)
+        pair = _own_pair(locked, pair)
         _check_actor(locked, user, via)
         _check_version(locked, expected_version)
         _require_open_for_entry(locked)
+        _check_table_party(locked, via, pair)
         if locked.end_kind:
             raise ServiceError("table_ended")
         facts = table_facts(locked)
@@ -231,6 +237,7 @@ def enter_event(
                 event = parse_event(token, len(tokens))
             except RuleError as exc:
                 raise from_rule_error(exc) from exc
+        _check_event_authority(locked, event, user, via)
         new_tokens = [*tokens, event.token]
         rules = locked.round.tournament.rules
         _score(rules, facts.with_tokens(new_tokens), complete=False)
@@ -242,10 +249,12 @@ def enter_event(
             token=event.token,
             entered_by=_user_or_none(user),
             entered_via=via,
+            entered_pair=pair,
         )
         fields = {"entry_status": Table.EntryStatus.OPEN} if was_entered else {}
         _cas(locked, **_touched_by(locked, user, fields))
-        if was_entered:
+        # After a submission every change is audited, the replacing deal as well as the undo.
+        if was_entered or locked.entered_at is not None:
             audit(
                 locked.round.tournament_id,
                 AuditEntry.Action.ENTER_EVENT,
@@ -259,20 +268,34 @@ def enter_event(
 
 
 def undo_last_event(
-    table: Table | TableAt, user: Any, expected_version: int | None, via: str = Via.REFEREE
+    table: Table | TableAt,
+    user: Any,
+    expected_version: int | None,
+    via: str = Via.REFEREE,
+    *,
+    pair: Pair | int | None = None,
 ) -> Table:
-    """Remove the last event, before confirmation only (afterwards: ``correct_result``)."""
+    """Remove the last event, before confirmation only (afterwards: ``correct_result``).
+
+    Undoing a foul withdraws its 犯规 penalty record in the same transaction; removing a foul,
+    a 本副判负 or a level award needs the authority to impose it (never the table link)."""
     with transaction.atomic():
         locked = _lock_table(table)
+        pair = _own_pair(locked, pair)
         _check_actor(locked, user, via)
         _check_version(locked, expected_version)
         _require_open_for_entry(locked)
+        _check_table_party(locked, via, pair)
         tokens = table_tokens(locked)
         if not tokens:
             raise ServiceError("no_events")
+        last = parse_event(tokens[-1], len(tokens) - 1)
+        _check_event_authority(locked, last, user, via)
         before = _snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         TableEvent.objects.filter(table=locked, position=len(tokens) - 1).delete()
+        if last.kind is EventKind.FOUL:
+            _withdraw_foul_penalty(locked, last, user)
         fields = {"entry_status": Table.EntryStatus.OPEN} if was_entered else {}
         _cas(locked, **_touched_by(locked, user, fields))
         if was_entered:
@@ -329,6 +352,12 @@ def set_end(
     The events already listed stay (判负 is "after the listed deals", RULES.md §2).
     """
     kind, side_text = _parse_end(kind, side)
+
+    def authorise(locked: Table) -> None:
+        # Setting or lifting a 判负 is the chief referee's (RULES.md §3 "Who may impose what").
+        if Table.EndKind.PENALTY_LOSS in (kind, locked.end_kind):
+            require_authority(user, locked.round.tournament, Penalty.Kind.PENALTY_LOSS)
+
     return _change_start_or_end(
         table,
         user,
@@ -336,6 +365,7 @@ def set_end(
         {"end_kind": kind, "end_side": side_text},
         AuditEntry.Action.SET_END,
         end=end_of(kind, side_text),
+        authorise=authorise,
     )
 
 
@@ -351,12 +381,15 @@ def _change_start_or_end(
     *,
     start: Start = _UNCHANGED,
     end: End | None = _UNCHANGED,
+    authorise: Callable[[Table], None] | None = None,
 ) -> Table:
     """Change a table's start levels or its end, checked by the engine against the events
     already listed. An entered sheet goes back to open, audited (before/after)."""
     with transaction.atomic():
         locked = _lock_table(table)
         _check_actor(locked, user, Via.REFEREE)
+        if authorise is not None:
+            authorise(locked)
         _check_version(locked, expected_version)
         _require_open_for_entry(locked)
         facts = table_facts(locked)
@@ -386,7 +419,12 @@ def _change_start_or_end(
 
 
 def mark_entered(
-    table: Table | TableAt, user: Any, expected_version: int | None, via: str = Via.REFEREE
+    table: Table | TableAt,
+    user: Any,
+    expected_version: int | None,
+    via: str = Via.REFEREE,
+    *,
+    pair: Pair | int | None = None,
 ) -> Table:
     """The enterer declares the sheet complete (South at the table, or a referee).
 
@@ -395,13 +433,18 @@ def mark_entered(
     """
     with transaction.atomic():
         locked = _lock_table(table)
+        pair = _own_pair(locked, pair)
         _check_actor(locked, user, via)
         _check_version(locked, expected_version)
         _require_open_for_entry(locked)
+        _check_table_party(locked, via, pair)
         if locked.entry_status != Table.EntryStatus.OPEN:
             raise ServiceError("table_not_open")
         rules = locked.round.tournament.rules
-        _score(rules, table_facts(locked), complete=True)
+        facts = table_facts(locked)
+        tokens = facts.tokens
+        _score(rules, facts, complete=True)
+        before = _snapshot(locked, tokens)
         fields: dict[str, Any] = {
             "entry_status": Table.EntryStatus.ENTERED,
             "entered_at": timezone.now(),
@@ -409,6 +452,7 @@ def mark_entered(
         if _user_or_none(user) is not None:
             fields["entered_by"] = user
         _cas(locked, **_touched_by(locked, user, fields))
+        _sign(locked, Signoff.Step.SUBMIT, via, user, pair, before, tokens)
     return locked
 
 
@@ -423,7 +467,7 @@ def _enterer_ids(locked: Table) -> set[int]:
     return ids | set(locked.enterers)
 
 
-def _confirm(locked: Table, user: Any, via: str) -> None:
+def _confirm(locked: Table, user: Any, via: str, pair: Pair | None = None) -> None:
     facts = table_facts(locked)
     tokens = facts.tokens
     rules = locked.round.tournament.rules
@@ -436,15 +480,7 @@ def _confirm(locked: Table, user: Any, via: str) -> None:
         confirmed_via=via,
         confirmed_at=timezone.now(),
     )
-    audit(
-        locked.round.tournament_id,
-        AuditEntry.Action.CONFIRM,
-        user,
-        table=locked,
-        before=before,
-        after=_snapshot(locked, tokens),
-        via=via,
-    )
+    _sign(locked, Signoff.Step.CONFIRM, via, user, pair, before, tokens)
     bump_results_version(locked.round.tournament_id)
 
 
@@ -463,21 +499,141 @@ def confirm_table(table: Table | TableAt, user: Any, expected_version: int | Non
 
 
 def confirm_table_by_pair_code(
-    table: Table | TableAt, code: str, expected_version: int | None = None
+    table: Table | TableAt, code: str, expected_version: int | None = None, *, user: Any = None
 ) -> Table:
-    """West confirms at the table with the East–West pair's code (RULES.md §7: South enters,
-    West confirms). Only a sheet South has submitted (``entered``) can be confirmed this way."""
+    """The other pair confirms at the table with its own code (RULES.md §7: both pairs must
+    have a say). Only a sheet submitted at the table (``entered``) can be confirmed this way,
+    and only by a pair that entered none of its events and did not submit it; a logged-in
+    ``user`` who entered through the link is refused too (two-person rule)."""
     with transaction.atomic():
         locked = _lock_table(table)
         _check_version(locked, expected_version)
         _require_open_for_entry(locked)
         if locked.entry_status != Table.EntryStatus.ENTERED:
             raise ServiceError("table_not_entered")
-        given = (code or "").strip().upper()
-        if not secrets.compare_digest(given.encode(), locked.ew.code.upper().encode()):
-            raise ServiceError("bad_pair_code")
-        _confirm(locked, None, Via.TABLE)
+        if _referee_submitted(locked):
+            raise ServiceError("table_link_read_only")
+        pair = _pair_of_code(locked, code)
+        if pair.pk in _entering_pairs(locked):
+            raise ServiceError("confirmer_entered")
+        if _user_or_none(user) is not None and user.pk in _enterer_ids(locked):
+            raise ServiceError("same_person")
+        _confirm(locked, user, Via.TABLE, pair)
     return locked
+
+
+# --------------------------------------------------------------------------------------------
+# Two parties behind every result (RULES.md §7)
+
+
+def _pair_of_code(locked: Table, code: str) -> Pair:
+    """The table's pair whose code this is (compared in constant time), else ``bad_pair_code``."""
+    given = (code or "").strip().upper().encode()
+    found = None
+    for pair in (locked.ns, locked.ew):
+        if pair is not None and secrets.compare_digest(given, pair.code.upper().encode()):
+            found = pair
+    if found is None or not given:
+        raise ServiceError("bad_pair_code")
+    return found
+
+
+def pair_for_code(table: Table, code: str) -> Pair:
+    """Which of the table's pairs is entering at the table link: the one whose code this is.
+
+    The link's page asks for it once (the first code typed when the page is opened); the
+    views keep the answer in the session and pass it as ``pair`` to every table-side write."""
+    if table.is_bye:
+        raise ServiceError("table_is_bye")
+    return _pair_of_code(table, code)
+
+
+def _referee_submitted(locked: Table) -> bool:
+    return Signoff.objects.filter(table=locked, step=Signoff.Step.SUBMIT, via=Via.REFEREE).exists()
+
+
+def _own_pair(locked: Table, pair: Pair | int | None) -> Pair | None:
+    """The table's own pair for ``pair`` (an instance or an id, as the link's session keeps
+    it), or None when it is neither of the table's pairs."""
+    pk = pair.pk if isinstance(pair, Pair) else pair
+    if pk is not None and pk == locked.ns_id:
+        return locked.ns
+    if pk is not None and pk == locked.ew_id:
+        return locked.ew
+    return None
+
+
+def _check_table_party(locked: Table, via: str, pair: Pair | None) -> None:
+    """A write through the table link needs the pair that proved itself with its code, and the
+    link is read-only once a referee has submitted the sheet."""
+    if via != Via.TABLE:
+        return
+    if pair is None or pair.pk not in (locked.ns_id, locked.ew_id):
+        raise ServiceError("pair_code_required")
+    if _referee_submitted(locked):
+        raise ServiceError("table_link_read_only")
+
+
+def _entering_pairs(locked: Table) -> set[int | None]:
+    """The pairs that entered the table's events at the link or submitted its sheet there
+    (``None`` when an event came through the link without a proven pair: nobody can then
+    confirm at the table)."""
+    pairs = set(
+        TableEvent.objects.filter(table=locked, entered_via=Via.TABLE).values_list(
+            "entered_pair_id", flat=True
+        )
+    )
+    last = (
+        Signoff.objects.filter(table=locked, step=Signoff.Step.SUBMIT)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if last is not None and last.via == Via.TABLE:
+        pairs.add(last.pair_id)
+    if None in pairs:
+        pairs.update((locked.ns_id, locked.ew_id))
+    return pairs
+
+
+def _party(user: Any, pair: Pair | None, locked: Table) -> dict[str, Any] | None:
+    if pair is None:
+        return None
+    side = "NS" if pair.pk == locked.ns_id else "EW"
+    return {"pair": pair.number, "side": side}
+
+
+def _sign(
+    locked: Table,
+    step: str,
+    via: str,
+    user: Any,
+    pair: Pair | None,
+    before: dict[str, Any],
+    tokens: Sequence[str],
+) -> None:
+    """Record who submitted or confirmed (an account or a pair) and how, and audit it."""
+    Signoff.objects.create(
+        table=locked, step=step, via=via, user=_user_or_none(user), pair=pair,
+        version=locked.version,
+    )  # fmt: skip
+    after = _snapshot(locked, tokens)
+    party = _party(user, pair, locked)
+    if party is not None:
+        after["by_pair"] = party
+    action = (
+        AuditEntry.Action.CONFIRM
+        if step == Signoff.Step.CONFIRM
+        else AuditEntry.Action.MARK_ENTERED
+    )
+    audit(
+        locked.round.tournament_id,
+        action,
+        user,
+        table=locked,
+        before=before,
+        after=after,
+        via=via if party is None else f"{via}:{party['side']}",
+    )
 
 
 def _as_start(start: Start | tuple[int, int] | dict[str, int] | None) -> Start:
@@ -592,10 +748,10 @@ def record_penalty(
     """Record a penalty (RULES.md §3). Only a deduction changes the standings through this
     record; a foul's or a 判负's score effect is the table's events/end (``enter_event`` with
     ``foul:XX``, ``set_end``). A disqualification also sets the pair's status (it plays no
-    further rounds; its results stand)."""
-    require_role(user, tournament, *PENALTY_ROLES)
+    further rounds; its results stand). Who may impose which kind: ``require_authority``."""
     if kind not in Penalty.Kind.values:
         raise ServiceError("bad_penalty", detail="kind")
+    require_authority(user, tournament, kind)
     if pair.tournament_id != tournament.pk:
         raise ServiceError("wrong_tournament")
     if table is not None:
@@ -711,6 +867,216 @@ def record_foul(
     return locked, penalty
 
 
+def apply_penalty_loss(
+    rnd: Round,
+    pair: Pair,
+    user: Any,
+    *,
+    table: Table | None = None,
+    expected_version: int | None = None,
+    reason: str = "",
+) -> Table:
+    """判负 of ``pair`` in ``rnd`` applied to its result (RULES.md §2–§3): its table's end
+    becomes ``penalty_loss`` for its side, audited. An open or submitted table is changed
+    like ``set_end``; a confirmed one through ``correct_result`` (the chief referee's, as a
+    判负 is), so the standings move at once. The caller's transaction holds the penalty."""
+    if table is None:
+        table = (
+            Table.objects.select_related("round__tournament", "ns", "ew")
+            .filter(round=rnd, is_bye=False)
+            .filter(Q(ns=pair) | Q(ew=pair))
+            .first()
+        )
+        if table is None:
+            raise ServiceError("no_table_for_pair", pair=pair.number)
+    if pair.pk not in (table.ns_id, table.ew_id) or table.round_id != rnd.pk:
+        raise ServiceError("no_table_for_pair", pair=pair.number)
+    side = Side.NS.value if table.ns_id == pair.pk else Side.EW.value
+    with transaction.atomic():
+        locked = _lock_table(table)
+        tokens = table_tokens(locked)
+        if locked.entry_status == Table.EntryStatus.CONFIRMED:
+            return correct_result(
+                locked,
+                tokens,
+                start_of(locked.start_ns, locked.start_ew),
+                (Table.EndKind.PENALTY_LOSS, side),
+                user,
+                reason or Penalty.Kind.PENALTY_LOSS.label,
+                expected_version,
+            )
+        before = _snapshot(locked, tokens)
+        was_entered = locked.entry_status == Table.EntryStatus.ENTERED
+        changed = set_end(locked, Table.EndKind.PENALTY_LOSS, side, user, expected_version)
+        if not was_entered:  # set_end audits a change of a submitted sheet itself
+            audit(
+                changed.round.tournament_id,
+                AuditEntry.Action.SET_END,
+                user,
+                table=changed,
+                before=before,
+                after=_snapshot(changed, tokens),
+                reason=reason,
+            )
+    return changed
+
+
+# The role each authority level of ``RuleSet.may_impose`` names (a chief referee also holds
+# ``Role.REFEREE``; an organizer is not a referee unless also listed as one).
+AUTHORITY_ROLES = {
+    "referee": Role.REFEREE,
+    "chief_referee": Role.CHIEF_REFEREE,
+    "organizer": Role.ORGANIZER,
+}
+# A table event that is a penalty's score effect → the penalty kind it needs authority for.
+EVENT_PENALTY_KIND = {
+    EventKind.FOUL: "foul",
+    EventKind.LOSE: "deal_loss",
+    EventKind.ADJUST: "level_award",
+}
+
+
+def require_authority(user: Any, tournament: Tournament, kind: str) -> None:
+    """RULES.md §3 "Who may impose what": the tournament's ``RuleSet.may_impose(kind)`` names
+    the role (by default warning/violation — any referee; foul, 本副判负, 判负, deductions,
+    level awards — the chief referee; disqualification — the organizers). ``user=None`` is the
+    system (an import, a command) and passes, as in ``require_role``."""
+    try:
+        authority = tournament.rules.may_impose(str(kind))
+    except KeyError:
+        raise ServiceError("bad_penalty", detail="kind") from None
+    require_role(user, tournament, AUTHORITY_ROLES[authority])
+
+
+def _check_event_authority(locked: Table, event: Event, user: Any, via: str) -> None:
+    """A foul, a 本副判负 or a level award is a penalty's score effect: never at the table link,
+    and at the desk only by whoever may impose that penalty."""
+    kind = EVENT_PENALTY_KIND.get(event.kind)
+    if kind is None:
+        return
+    if via == Via.TABLE:
+        raise ForbiddenError
+    require_authority(user, locked.round.tournament, kind)
+
+
+def _withdraw_foul_penalty(locked: Table, event: Event, user: Any) -> None:
+    """Undoing ``foul:<side>`` withdraws the latest live 犯规 record of that pair at this table."""
+    offender_id = locked.ns_id if event.side == Side.NS else locked.ew_id
+    penalty = (
+        Penalty.objects.filter(
+            table=locked, pair_id=offender_id, kind=Penalty.Kind.FOUL, withdrawn_at=None
+        )
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if penalty is not None:
+        Pair.objects.select_for_update().get(pk=offender_id)
+        _withdraw(penalty, user, "撤销犯规记录")
+
+
+def _withdraw(penalty: Penalty, user: Any, reason: str) -> None:
+    penalty.withdrawn_at = timezone.now()
+    penalty.withdrawn_by = _user_or_none(user)
+    penalty.withdraw_reason = reason
+    penalty.save(update_fields=["withdrawn_at", "withdrawn_by", "withdraw_reason"])
+    described = {
+        "pair": penalty.pair.number,
+        "kind": penalty.kind,
+        "deal": penalty.deal,
+        "jcf": str(penalty.jcf) if penalty.jcf is not None else None,
+    }
+    audit(
+        penalty.tournament_id,
+        AuditEntry.Action.PENALTY,
+        user,
+        round=penalty.round,
+        table=penalty.table,
+        before={**described, "withdrawn": False},
+        after={**described, "withdrawn": True},
+        reason=reason,
+    )
+    if penalty.kind == Penalty.Kind.DEDUCTION:
+        bump_results_version(penalty.tournament_id)
+
+
+def withdraw_penalty(penalty: Penalty, user: Any, reason: str) -> Penalty:
+    """The chief referee withdraws a penalty record (never deleted): reason required, audited,
+    shown struck through; escalations and deductions count live records only. A withdrawn
+    foul's event or 判负's end stays on the table (change those on the table page)."""
+    if not (reason or "").strip():
+        raise ServiceError("reason_required")
+    require_role(user, penalty.tournament, *CORRECTION_ROLES)
+    with transaction.atomic():
+        Pair.objects.select_for_update().get(pk=penalty.pair_id)
+        locked = Penalty.objects.select_related("pair", "round", "table").get(pk=penalty.pk)
+        if locked.withdrawn_at is not None:
+            raise ServiceError("penalty_withdrawn")
+        _withdraw(locked, user, reason.strip())
+    return locked
+
+
+# --------------------------------------------------------------------------------------------
+# One-time keys (idempotent writes)
+
+T = TypeVar("T")
+ONCE_KEY = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+
+def new_once_key() -> str:
+    """A fresh one-time key for a form (a hidden field, generated when the form is rendered)."""
+    return secrets.token_urlsafe(18)
+
+
+def once(
+    key: str | None,
+    action: str,
+    write: Callable[[], T],
+    remember: Callable[[T], dict[str, Any]],
+    recall: Callable[[dict[str, Any]], T],
+) -> T:
+    """Run ``write`` at most once per ``key``; a repeat (a phone's retry, a double tap, a
+    concurrent duplicate) gets the first result back (``recall``) and writes nothing.
+
+    The key is inserted in the same transaction as what ``write`` creates: a concurrent
+    duplicate's insert waits on the unique index until the first commits (then it reads the
+    first result) or rolls back (then it writes). A refused ``write`` rolls its key back, so
+    the form can be posted again. No key (or ``settings.IDEMPOTENCY_KEYS = False``, the tests'
+    negative control): no protection."""
+    if not key or not getattr(django_settings, "IDEMPOTENCY_KEYS", True):
+        return write()
+    if not ONCE_KEY.match(key):
+        raise ServiceError("bad_once_key")
+    stored = f"{action}:{key}"  # one key per rendered page serves each of its forms once
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                used = UsedKey.objects.create(key=stored, action=action)
+        except IntegrityError:
+            first = UsedKey.objects.filter(key=stored).first()
+            if first is None or not first.result:
+                raise ServiceError("bad_once_key") from None
+            return recall(first.result)
+        result = write()
+        UsedKey.objects.filter(pk=used.pk).update(result=remember(result))
+    return result
+
+
+def remember_table(table: Table) -> dict[str, Any]:
+    return {"table": table.pk}
+
+
+def recall_table(result: dict[str, Any]) -> Table:
+    return Table.objects.select_related("round__tournament", "ns", "ew").get(pk=result["table"])
+
+
+def remember_penalty(penalty: Penalty) -> dict[str, Any]:
+    return {"penalty": penalty.pk}
+
+
+def recall_penalty(result: dict[str, Any]) -> Penalty:
+    return Penalty.objects.select_related("pair").get(pk=result["penalty"])
+
+
 # --------------------------------------------------------------------------------------------
 # Standings
 
@@ -765,7 +1131,7 @@ def standings_from_db(
     deductions = [
         Deduction(number, pair, float(jcf))
         for number, pair, jcf in Penalty.objects.filter(
-            tournament_id=tournament_id, kind=Penalty.Kind.DEDUCTION
+            tournament_id=tournament_id, kind=Penalty.Kind.DEDUCTION, withdrawn_at=None
         ).values_list("round__number", "pair__number", "jcf")
     ]
     criteria = rules.tiebreak_preset or rules.tiebreaks

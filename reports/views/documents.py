@@ -25,6 +25,7 @@ from reports.registrations import (
     import_registrations,
     parse_registrations,
 )
+from scoring.services import new_once_key, once
 from tournaments.bounds import parse_int
 from tournaments.models import Pair, Round, Tournament
 from tournaments.permissions import organizer_required
@@ -167,10 +168,22 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             ]
         else:
             data = upload.read(MAX_BYTES + 1)
-            try:
+
+            def write() -> int:
                 taken = Pair.objects.filter(tournament=tournament).values_list("number", flat=True)
                 lines = parse_registrations(data, taken)
-                count = import_registrations(tournament, lines, request.user)
+                return import_registrations(tournament, lines, request.user)
+
+            try:
+                # One-time key (issue 11): a doubled upload imports once, the repeat is told
+                # the first import's count.
+                count = once(
+                    request.POST.get("once") or None,
+                    "import",
+                    write,
+                    lambda n: {"count": n},
+                    lambda first: int(first["count"]),
+                )
             except RegistrationError as error:
                 problems = error.messages
             else:
@@ -185,6 +198,7 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             "problems": problems,
             "max_mb": MAX_BYTES // 1024 // 1024,
             "pair_count": Pair.objects.filter(tournament=tournament).count(),
+            "once": new_once_key(),
         },
         status=400 if problems else 200,
     )

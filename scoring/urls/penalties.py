@@ -14,4 +14,9 @@ urlpatterns = [
         views.penalty_escalate,
         name="penalty_escalate",
     ),
+    path(
+        "t/<slug:slug>/referee/penalties/withdraw/",
+        views.penalty_withdraw,
+        name="penalty_withdraw",
+    ),
 ]

@@ -12,4 +12,5 @@ urlpatterns = [
     path("table/<str:token>/undo/", views.tableside_undo, name="tableside_undo"),
     path("table/<str:token>/submit/", views.tableside_submit, name="tableside_submit"),
     path("table/<str:token>/confirm/", views.tableside_confirm, name="tableside_confirm"),
+    path("table/<str:token>/identify/", views.tableside_identify, name="tableside_identify"),
 ]

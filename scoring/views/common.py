@@ -3,6 +3,8 @@ table (reads only) and turning a refusal into a message."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
 from django.contrib import messages
 from django.db.models import Prefetch, QuerySet
@@ -13,6 +15,7 @@ from django.utils.translation import gettext as _
 from rules.ruleset import RuleSet
 from scoring.facts import table_facts
 from scoring.models import TableEvent
+from scoring.services import once, recall_table, remember_table
 from scoring.sheet import Sheet, build_sheet
 from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import Player, Round, Table, Tournament
@@ -74,3 +77,9 @@ def _form_errors(request: HttpRequest, form: forms.Form) -> None:
     for errors in form.errors.values():
         for error in errors:
             messages.error(request, error)
+
+
+def _once_table(request: HttpRequest, action: str, write: Callable[[], Table]) -> Table:
+    """Run a table write at most once per the form's one-time key (hidden field ``once``,
+    generated when the page was rendered): a repeat gets the first result, not a second row."""
+    return once(request.POST.get("once") or None, action, write, remember_table, recall_table)

@@ -24,7 +24,12 @@ from scoring.forms import (
 from scoring.models import Penalty
 from scoring.penalties import apply_escalation
 from scoring.services import (
+    new_once_key,
+    once,
+    recall_penalty,
     record_penalty,
+    remember_penalty,
+    withdraw_penalty,
 )
 from scoring.views.common import _form_errors, _round, _service_message
 from scoring.views.referee import VIEW_ROLES, _round_pairs
@@ -32,6 +37,8 @@ from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Table, Tournament
 from tournaments.permissions import (
+    chief_referee_required,
+    is_chief_referee,
     referee_required,
     role_required,
 )
@@ -82,16 +89,23 @@ def penalty_new(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         return redirect(target)
     data = form.cleaned_data
     try:
-        penalty = record_penalty(
-            tournament,
-            data["pair"],
-            data["kind"],
-            request.user,
-            reason=data["reason"],
-            round=rnd,
-            table=table,
-            deal=data["deal"],
-            jcf=data["jcf"],
+        # One-time key (hidden ``once``): a retried or doubled post records one penalty.
+        penalty = once(
+            request.POST.get("once") or None,
+            "penalty",
+            lambda: record_penalty(
+                tournament,
+                data["pair"],
+                data["kind"],
+                request.user,
+                reason=data["reason"],
+                round=rnd,
+                table=table,
+                deal=data["deal"],
+                jcf=data["jcf"],
+            ),
+            remember_penalty,
+            recall_penalty,
         )
     except ServiceError as error:
         _service_message(request, error)
@@ -119,8 +133,14 @@ def penalty_escalate(request: HttpRequest, tournament: Tournament) -> HttpRespon
     pair = get_object_or_404(_scope_pairs(tournament, rnd, table), number=data["pair"])
     target = safe_next(request, data["next"], fallback)
     try:
-        penalty = apply_escalation(
-            pair, rnd, request.user, table=table, expected_version=data["version"]
+        penalty = once(
+            request.POST.get("once") or None,
+            "escalation",
+            lambda: apply_escalation(
+                pair, rnd, request.user, table=table, expected_version=data["version"]
+            ),
+            remember_penalty,
+            recall_penalty,
         )
     except ServiceError as error:
         _service_message(request, error)
@@ -129,6 +149,30 @@ def penalty_escalate(request: HttpRequest, tournament: Tournament) -> HttpRespon
             request,
             _("已按累计升级判罚：第%(pair)s对 %(kind)s")
             % {"pair": pair.number, "kind": penalty.get_kind_display()},
+        )
+    return redirect(target)
+
+
+@require_POST
+@chief_referee_required
+def penalty_withdraw(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The chief referee withdraws a penalty with a reason (never deleted; struck through)."""
+    fallback = reverse("penalties:penalties", args=[tournament.slug])
+    target = safe_next(request, request.POST.get("next"), fallback)
+    penalty = get_object_or_404(
+        Penalty.objects.select_related("tournament", "pair"),
+        tournament=tournament,
+        pk=_positive(request.POST.get("penalty")),
+    )
+    try:
+        withdraw_penalty(penalty, request.user, (request.POST.get("reason") or "")[:1000])
+    except ServiceError as error:
+        _service_message(request, error)
+    else:
+        messages.success(
+            request,
+            _("已撤销判罚：第%(pair)s对 %(kind)s")
+            % {"pair": penalty.pair.number, "kind": penalty.get_kind_display()},
         )
     return redirect(target)
 
@@ -165,5 +209,7 @@ def penalties(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "filters": filters,
             "page": page,
             "query": query.urlencode(),
+            "chief": is_chief_referee(request.user, tournament),
+            "once": new_once_key(),
         },
     )

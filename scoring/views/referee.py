@@ -47,6 +47,8 @@ from scoring.services import (
     correct_result,
     enter_event,
     mark_entered,
+    new_once_key,
+    once,
     record_foul,
     set_end,
     set_start_levels,
@@ -56,6 +58,7 @@ from scoring.sheet import TableStatus, history_row, table_status, tap_grid
 from scoring.views.common import (
     _can_change,
     _form_errors,
+    _once_table,
     _round,
     _service_message,
     _sheet_of,
@@ -201,6 +204,7 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
             "confirmed": confirmed,
             "percent": round(100 * confirmed / total) if total else 0,
             "can_record": is_referee(request.user, tournament),
+            "once": new_once_key(),
             "suggestions": round_suggestions(rnd),
             "penalty_form": PenaltyForm(
                 pairs=Pair.objects.none(), by_number=True, auto_id="penalty_%s"
@@ -301,6 +305,7 @@ def table_page(
             "correction_tokens": tokens,
             "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
             "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
+            "once": new_once_key(),
         },
     )
 
@@ -348,8 +353,12 @@ def table_event(
         number,
         table,
         EventForm,
-        lambda t, f: enter_event(
-            t, f.cleaned_data["event"], request.user, f.cleaned_data["version"], Via.REFEREE
+        lambda t, f: _once_table(
+            request,
+            "table_event",
+            lambda: enter_event(
+                t, f.cleaned_data["event"], request.user, f.cleaned_data["version"], Via.REFEREE
+            ),
         ),
         "",
     )
@@ -364,12 +373,18 @@ def table_foul(
     the offending pair (RULES.md §3), both or neither."""
 
     def call(t: TableAt, f: Any) -> None:
-        record_foul(
-            t,
-            f.cleaned_data["side"],
-            request.user,
-            f.cleaned_data["version"],
-            reason=f.cleaned_data["reason"],
+        once(
+            request.POST.get("once") or None,
+            "table_foul",
+            lambda: record_foul(
+                t,
+                f.cleaned_data["side"],
+                request.user,
+                f.cleaned_data["version"],
+                reason=f.cleaned_data["reason"],
+            ),
+            lambda done: {"table": done[0].pk, "penalty": done[1].pk},
+            lambda first: (first["table"], first["penalty"]),
         )
 
     return _table_action(
@@ -485,7 +500,11 @@ def table_confirm(
         number,
         table,
         VersionForm,
-        lambda t, f: confirm_table(t, request.user, f.cleaned_data["version"]),
+        lambda t, f: _once_table(
+            request,
+            "table_confirm",
+            lambda: confirm_table(t, request.user, f.cleaned_data["version"]),
+        ),
         _("成绩已确认"),
     )
 

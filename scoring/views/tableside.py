@@ -1,5 +1,8 @@
-"""Table-side entry (RULES.md §7): the secret link on the score sheet, no login. South enters,
-West confirms with the East–West pair's code.
+"""Table-side entry (RULES.md §7): the secret link on the score sheet, no login. Both pairs
+have a say: the side that enters proves itself with its pair code when it opens the page (kept
+in the session for this table), the other side confirms with its own code. A logged-in user
+acting through the link is recorded as an enterer; once a referee has submitted the sheet the
+link is read-only.
 
 Thin views: the link is the key; every write is one service call.
 """
@@ -27,19 +30,27 @@ from scoring.forms import (
     PairCodeForm,
     VersionForm,
 )
-from scoring.models import TableEvent, Via
+from scoring.models import Signoff, TableEvent, Via
 from scoring.services import (
     TableAt,
     confirm_table_by_pair_code,
     enter_event,
     mark_entered,
+    new_once_key,
+    pair_for_code,
     undo_last_event,
 )
 from scoring.sheet import tap_grid
-from scoring.views.common import _form_errors, _service_message, _sheet_of, _tables_qs
+from scoring.views.common import (
+    _form_errors,
+    _once_table,
+    _service_message,
+    _sheet_of,
+    _tables_qs,
+)
 from tournaments import throttle
 from tournaments.errors import ServiceError
-from tournaments.models import Round, Table
+from tournaments.models import Pair, Round, Table
 
 
 class LinkGone(Exception):
@@ -87,13 +98,42 @@ def _tableside(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
     return never_cache(wrapper)
 
 
+def _pair_key(token: str) -> str:
+    return f"tableside-pair:{token}"
+
+
+def _link_pair_id(request: HttpRequest, token: str) -> int | None:
+    """The pair this browser proved itself as at this table (its code, typed once); the service
+    checks it against the locked table."""
+    pk = request.session.get(_pair_key(token))
+    return pk if isinstance(pk, int) else None
+
+
+def _link_pair(request: HttpRequest, table: Table) -> Pair | None:
+    pk = _link_pair_id(request, table.entry_token)
+    if pk is not None and pk == table.ns_id:
+        return table.ns
+    if pk is not None and pk == table.ew_id:
+        return table.ew
+    return None
+
+
+def _link_user(request: HttpRequest) -> Any:
+    """A logged-in user acting through the link is recorded as an enterer (two-person rule)."""
+    return request.user if request.user.is_authenticated else None
+
+
 @_tableside
 def tableside(request: HttpRequest, table: Table) -> HttpResponse:
     """South's entry page and West's confirmation, on one phone at the table."""
     rules = table.round.tournament.rules
     sheet = _sheet_of(table, rules)
     token = table.entry_token
-    open_ = table.entry_status == Table.EntryStatus.OPEN
+    read_only = Signoff.objects.filter(
+        table=table, step=Signoff.Step.SUBMIT, via=Via.REFEREE
+    ).exists()
+    pair = _link_pair(request, table)
+    open_ = table.entry_status == Table.EntryStatus.OPEN and not read_only and pair is not None
     return render(
         request,
         "scoring/tableside.html",
@@ -106,14 +146,62 @@ def tableside(request: HttpRequest, table: Table) -> HttpResponse:
             "undo_url": reverse("tableside:tableside_undo", args=[token]),
             "submit_url": reverse("tableside:tableside_submit", args=[token]),
             "confirm_url": reverse("tableside:tableside_confirm", args=[token]),
+            "identify_url": reverse("tableside:tableside_identify", args=[token]),
             "can_enter": open_ and not sheet.finished and not table.end_kind,
             "can_undo": open_ and bool(sheet.rows) and not table.end_kind,
             "can_submit": open_ and sheet.closable and not sheet.error,
-            "can_confirm": table.entry_status == Table.EntryStatus.ENTERED,
+            "can_confirm": table.entry_status == Table.EntryStatus.ENTERED and not read_only,
+            "can_identify": table.entry_status == Table.EntryStatus.OPEN
+            and not read_only
+            and pair is None,
+            "read_only": read_only and not table.is_confirmed,
+            "link_pair": pair,
+            "link_side": "" if pair is None else ("NS" if pair.pk == table.ns_id else "EW"),
             "locked": table.is_confirmed,
+            "once": new_once_key(),
             "code_form": PairCodeForm(initial={"version": table.version}, auto_id="code_%s"),
+            "identify_form": PairCodeForm(
+                initial={"version": table.version}, auto_id="identify_%s"
+            ),
         },
     )
+
+
+@require_POST
+@_tableside
+def tableside_identify(request: HttpRequest, table: Table) -> HttpResponse:
+    """The entering side proves itself once with its own pair code (RULES.md §7); the answer
+    is kept in this browser's session for this table. Wrong codes count as at confirmation."""
+    attempt = throttle.pair_code_attempt(request, table.pk)
+    if attempt.blocked:
+        messages.error(request, _("密码错误次数过多，请稍后再试或联系裁判。"))
+        return redirect("tableside:tableside", table.entry_token)
+    try:
+        return _identify(request, table, attempt)
+    finally:
+        attempt.settle()
+
+
+def _identify(request: HttpRequest, table: Table, attempt: Any) -> HttpResponse:
+    form = PairCodeForm(request.POST)
+    if not form.is_valid():
+        _form_errors(request, form)
+        return redirect("tableside:tableside", table.entry_token)
+    try:
+        pair = pair_for_code(table, form.cleaned_data["code"])
+    except ServiceError as error:
+        if error.code == "bad_pair_code":
+            attempt.keep()  # a wrong guess stays counted
+        _service_message(request, error)
+    else:
+        request.session[_pair_key(table.entry_token)] = pair.pk
+        side = _("南北") if pair.pk == table.ns_id else _("东西")
+        messages.success(
+            request,
+            _("已确认：%(side)s（第%(n)s对）录入。录入完成后由另一方确认。")
+            % {"side": side, "n": pair.number},
+        )
+    return redirect("tableside:tableside", table.entry_token)
 
 
 def _tableside_action(
@@ -139,20 +227,27 @@ def _tableside_action(
 
 
 def _tableside_write(
-    form_class: type[forms.Form], call: Callable[[TableAt, Any], Any], success: str | Promise
+    form_class: type[forms.Form],
+    action: str,
+    call: Callable[[HttpRequest, str, TableAt, Any], Any],
+    success: str | Promise,
 ) -> Callable[..., HttpResponse]:
     """A table-side POST that does not load the table: the service reads it once, locked, by
-    the link (``TableAt.link``: a match table of a published round). When there is none — or
-    the form is invalid, which needs no service — the link is resolved as the page does it:
-    404, or 410 for a finished round."""
+    the link (``TableAt.link``: a match table of a published round), at most once per the
+    page's one-time key. When there is none — or the form is invalid, which needs no service —
+    the link is resolved as the page does it: 404, or 410 for a finished round."""
 
     def view(request: HttpRequest, token: str) -> HttpResponse:
         form = form_class(request.POST)
+
+        def write(t: TableAt, f: Any) -> Any:
+            return _once_table(request, action, lambda: call(request, token, t, f))
+
         try:
             if not form.is_valid():
                 _tableside_table(token)
             try:
-                return _tableside_action(request, TableAt.link(token), token, form, call, success)
+                return _tableside_action(request, TableAt.link(token), token, form, write, success)
             except Table.DoesNotExist:
                 _tableside_table(token)  # 404 or 410 …
                 raise Http404 from None  # … or published since: let South reload the page
@@ -162,33 +257,54 @@ def _tableside_write(
     return never_cache(require_POST(view))
 
 
-# South taps a deal (deals only; fouls and awards are the referee's).
+# The entering side taps a deal (deals only; fouls and awards are the referee's).
 tableside_event = _tableside_write(
     DealForm,
-    lambda t, f: enter_event(
-        t, f.cleaned_data["event"], None, f.cleaned_data["version"], Via.TABLE
+    "tableside_event",
+    lambda request, token, t, f: enter_event(
+        t,
+        f.cleaned_data["event"],
+        _link_user(request),
+        f.cleaned_data["version"],
+        Via.TABLE,
+        pair=_link_pair_id(request, token),
     ),
     "",
 )
 tableside_undo = _tableside_write(
     VersionForm,
-    lambda t, f: undo_last_event(t, None, f.cleaned_data["version"], Via.TABLE),
+    "tableside_undo",
+    lambda request, token, t, f: undo_last_event(
+        t,
+        _link_user(request),
+        f.cleaned_data["version"],
+        Via.TABLE,
+        pair=_link_pair_id(request, token),
+    ),
     gettext_lazy("已撤销最后一副"),
 )
-# South hands the sheet to West for confirmation.
+# The entering side hands the sheet to the other pair for confirmation.
 tableside_submit = _tableside_write(
     VersionForm,
-    lambda t, f: mark_entered(t, None, f.cleaned_data["version"], Via.TABLE),
-    gettext_lazy("已提交。请西家输入东西方的对号密码确认。"),
+    "tableside_submit",
+    lambda request, token, t, f: mark_entered(
+        t,
+        _link_user(request),
+        f.cleaned_data["version"],
+        Via.TABLE,
+        pair=_link_pair_id(request, token),
+    ),
+    gettext_lazy("已提交。请另一方输入自己的对号密码确认。"),
 )
 
 
 @require_POST
 @_tableside
 def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
-    """West confirms with the East–West pair's code; then only a referee can change the table.
-    Wrong codes are counted per table and per (table, address) in a shared store
-    (tournaments/throttle.py), reserved before the code is checked, so no race gets extra tries."""
+    """The pair that did not enter confirms with its own code; then only a referee can change
+    the table. Wrong codes are counted per table and per (table, address) in a shared store
+    (tournaments/throttle.py), reserved before the code is checked, so no race gets extra
+    tries. A repeated confirmation (the same one-time key) gets the first answer."""
     attempt = throttle.pair_code_attempt(request, table.pk)
     if attempt.blocked:
         messages.error(request, _("密码错误次数过多，请稍后再试或联系裁判。"))
@@ -196,7 +312,13 @@ def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
 
     def confirm(t: Table, f: Any) -> None:
         try:
-            confirm_table_by_pair_code(t, f.cleaned_data["code"], f.cleaned_data["version"])
+            _once_table(
+                request,
+                "tableside_confirm",
+                lambda: confirm_table_by_pair_code(
+                    t, f.cleaned_data["code"], f.cleaned_data["version"], user=_link_user(request)
+                ),
+            )
         except ServiceError as error:
             if error.code == "bad_pair_code":
                 attempt.keep()  # a wrong guess stays counted

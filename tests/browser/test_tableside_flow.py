@@ -1,5 +1,6 @@
-"""Browser flow (2) of issue 5: table-side entry by South through the table's secret link and
-confirmation by West with the East–West pair's code (RULES.md §7). Screenshots:
+"""Browser flow (2) of issue 5: table-side entry by South through the table's secret link (the
+North–South pair's code typed once) and confirmation by West with the East–West pair's code
+(RULES.md §7, issue 11: both pairs have a say). Screenshots:
 ``docs/screenshots/tableside-*.png``.
 """
 
@@ -38,6 +39,8 @@ def test_south_enters_and_west_confirms_with_the_pair_code(
     page = phone_page
     table = _table()
     page.goto(f"/table/{table.entry_token}/")
+    page.get_by_label("本方对号密码").fill(table.ns.code)
+    page.get_by_test_id("identify").click()
     page.get_by_test_id("tap-NS3").wait_for()
     screenshot(page, "tableside-1-start")
 
@@ -52,14 +55,14 @@ def test_south_enters_and_west_confirms_with_the_pair_code(
     screenshot(page, "tableside-3-eight-deals")
 
     page.get_by_test_id("submit").click()
-    page.get_by_label("西家对号密码").wait_for()
-    page.get_by_label("西家对号密码").fill("ZZZZZZ" if table.ew.code != "ZZZZZZ" else "YYYYYY")
+    page.get_by_label("本方对号密码").wait_for()
+    page.get_by_label("本方对号密码").fill("ZZZZZZ" if table.ew.code != "ZZZZZZ" else "YYYYYY")
     page.get_by_test_id("confirm").click()
     page.locator(".messages li.error").wait_for()
     assert "密码不正确" in page.locator(".messages").inner_text()
     screenshot(page, "tableside-4-west-confirms", full_page=False)
 
-    page.get_by_label("西家对号密码").fill(table.ew.code.lower())
+    page.get_by_label("本方对号密码").fill(table.ew.code.lower())
     page.get_by_test_id("confirm").click()
     page.get_by_test_id("locked").wait_for()
     assert page.get_by_test_id("tap-NS3").count() == 0

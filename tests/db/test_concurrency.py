@@ -275,7 +275,7 @@ def test_confirmation_racing_a_correction_ends_consistent(
 # Table-side entry and a referee on the same table
 
 
-def _enter_sheet(table: Table, sheet: Sequence[str], user: Any, via: str) -> int:
+def _enter_sheet(table: Table, sheet: Sequence[str], user: Any, via: str, pair: Any = None) -> int:
     """Enter the paper sheet the way a person at a screen does: look at what is stored, enter
     the next deal with the version seen, and on a conflict reload and look again. Returns the
     number of conflicts met."""
@@ -287,7 +287,9 @@ def _enter_sheet(table: Table, sheet: Sequence[str], user: Any, via: str) -> int
         if len(stored) >= len(sheet):
             return conflicts
         try:
-            scoring_services.enter_event(current, sheet[len(stored)], user, current.version, via)
+            scoring_services.enter_event(
+                current, sheet[len(stored)], user, current.version, via, pair=pair
+            )
         except ConflictError:
             conflicts += 1
 
@@ -299,7 +301,7 @@ def test_table_side_and_referee_entering_one_sheet_lose_and_double_nothing(
     total_conflicts = 0
     for table in tables:
         results = race(
-            lambda t=table: _enter_sheet(t, NS_WINS, None, Via.TABLE),  # South's phone
+            lambda t=table: _enter_sheet(t, NS_WINS, None, Via.TABLE, t.ns),  # South's phone
             lambda t=table: _enter_sheet(t, NS_WINS, referee, Via.REFEREE),
         )
         assert all(kind == "ok" for kind, _ in results), results
@@ -322,6 +324,8 @@ def test_table_side_page_and_referee_page_racing_store_one_deal(
         "referee:table_event", args=[round1.tournament.slug, round1.number, table.number]
     )
     south, ref = Client(), Client()
+    identify = reverse("tableside:tableside_identify", args=[table.entry_token])
+    assert south.post(identify, {"code": table.ns.code, "version": 0}).status_code == 302
     ref.force_login(referee)
     for deal, token in enumerate(NS_WINS):
         version = Table.objects.get(pk=table.pk).version

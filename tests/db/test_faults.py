@@ -372,6 +372,17 @@ def test_workers_killed_during_table_side_entry_lose_and_double_nothing(
     server = gunicorn_factory(_database_url(), workers=2)
     table = Table.objects.filter(round=round1, is_bye=False).order_by("number").first()
     page = f"/table/{table.entry_token}/"
+    # South has proved North–South with its code (issue 11): a database session, so it
+    # survives the workers being killed.
+    from django.conf import settings
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from scoring.views.tableside import _pair_key
+
+    session = SessionStore()
+    session[_pair_key(table.entry_token)] = table.ns_id
+    session.create()
+    south_session = f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
     first_workers = server.workers()
     assert len(first_workers) == 2
     kills = 0
@@ -411,7 +422,7 @@ def test_workers_killed_during_table_side_entry_lose_and_double_nothing(
                         "version": str(version),
                         "csrfmiddlewaretoken": csrf,
                     },
-                    cookies=f"csrftoken={csrf}",
+                    cookies=f"csrftoken={csrf}; {south_session}",
                 )
                 # 302: saved (or refused with a message); 503: the database said "busy". A
                 # 500 is a failure of the test, never a "transport error" to retry past.

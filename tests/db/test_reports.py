@@ -121,15 +121,17 @@ def test_standings_after_a_round_and_final(played: Tournament) -> None:
     assert final.final and "最终排名" in pages(pdf.render_standings(final))[0]
 
 
-def test_penalty_report_for_a_round_and_the_event(played: Tournament, referee: Any) -> None:
+def test_penalty_report_for_a_round_and_the_event(played: Tournament, chief: Any) -> None:
     pair = Pair.objects.get(tournament=played, number=3)
     rnd = Round.objects.get(tournament=played, number=1)
-    scoring_services.record_penalty(
-        played, pair, Penalty.Kind.DEDUCTION, referee, reason="越序抓牌", round=rnd, jcf=1
+    scoring_services.record_penalty(  # RULES.md §3: a deduction is the chief referee's
+        played, pair, Penalty.Kind.DEDUCTION, chief, reason="越序抓牌", round=rnd, jcf=1
     )
+    withdrawn = scoring_services.record_penalty(played, pair, "warning", chief, round=rnd)
+    scoring_services.withdraw_penalty(withdrawn, chief, "误判")  # not in the report
     report = collect.penalty_report(played, 1)
     assert len(report.lines) == 1 and report.lines[0].kind == "级差分扣分"
-    assert report.lines[0].jcf == 1.0 and report.lines[0].referee == "referee"
+    assert report.lines[0].jcf == 1.0 and report.lines[0].referee == "chief"
     text = pages(pdf.render_penalties(report))[0]
     assert "越序抓牌" in text and "第 1 轮" in text
     assert collect.penalty_report(played, 2).lines == ()

@@ -36,13 +36,14 @@ def test_escalation_ladder(counts, expected) -> None:
     assert (suggestion and (suggestion.kind, suggestion.because_of)) == expected
 
 
-def test_record_penalty_is_audited_and_validated(round1, referee, outsider) -> None:
+def test_record_penalty_is_audited_and_validated(round1, chief, referee, outsider) -> None:
+    referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
     t = round1.tournament
     p = services.record_penalty(
         t, table.ns, "foul", referee, reason="越序出牌", table=table, deal=4
     )
-    assert (p.round, p.referee, p.referee_name) == (round1, referee, "referee")
+    assert (p.round, p.referee, p.referee_name) == (round1, referee, referee.username)
     assert AuditEntry.objects.filter(action="penalty", table=table).exists()
     other = Pair.objects.filter(tournament=t).exclude(pk__in=table.pair_ids).first()
     for kwargs, code in [
@@ -67,7 +68,11 @@ def test_a_disqualification_penalty_stops_the_pair_being_paired(
     play_round(rnd, referee, referee2)
     pairing_services.finish_round(rnd, organizer)
     pair = tournament.pairs.get(number=4)
-    services.record_penalty(tournament, pair, "disqualification", chief, reason="严重违规")
+    # RULES.md §3: a disqualification is the organizers' (not the chief referee's).
+    with pytest.raises(ServiceError) as err:
+        services.record_penalty(tournament, pair, "disqualification", chief, reason="严重违规")
+    assert err.value.code == "forbidden"
+    services.record_penalty(tournament, pair, "disqualification", organizer, reason="严重违规")
     assert Pair.objects.get(pk=pair.pk).status == Pair.Status.DISQUALIFIED
     rnd2 = pairing_services.generate_round(tournament, organizer)
     assert not Seat.objects.filter(round=rnd2, pair=pair, direction__in=["NS", "EW"]).exists()
@@ -93,7 +98,8 @@ def test_two_warnings_suggest_a_violation_applied_only_on_confirmation(round1, r
     assert err.value.code == "no_escalation"
 
 
-def test_an_escalated_foul_scores_at_the_table(round1, referee) -> None:
+def test_an_escalated_foul_scores_at_the_table(round1, chief, referee) -> None:
+    referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
     pair = table.ew
     for _ in range(2):
@@ -116,7 +122,8 @@ def _tokens(table: Table) -> list[str]:
     return list(table.events.order_by("position").values_list("token", flat=True))
 
 
-def test_record_foul_writes_the_event_and_the_penalty_together(round1, referee) -> None:
+def test_record_foul_writes_the_event_and_the_penalty_together(round1, chief, referee) -> None:
+    referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
     table = services.enter_event(table, "NS2", referee, table.version)
     table, penalty = services.record_foul(table, "EW", referee, table.version, reason="看牌")
@@ -134,7 +141,8 @@ def test_record_foul_writes_the_event_and_the_penalty_together(round1, referee) 
     assert Table.objects.get(pk=table.pk).version == table.version
 
 
-def test_record_foul_with_a_stale_version_stores_nothing(round1, referee, referee2) -> None:
+def test_record_foul_with_a_stale_version_stores_nothing(round1, chief, referee, referee2) -> None:
+    referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
     stale = table.version
     services.enter_event(table, "EW3", referee2, stale)  # somebody tapped meanwhile
@@ -146,7 +154,8 @@ def test_record_foul_with_a_stale_version_stores_nothing(round1, referee, refere
     assert not AuditEntry.objects.filter(action="penalty").exists()
 
 
-def test_record_foul_is_all_or_nothing(round1, referee, outsider, monkeypatch) -> None:
+def test_record_foul_is_all_or_nothing(round1, chief, referee, outsider, monkeypatch) -> None:
+    referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
     with pytest.raises(ServiceError) as err:  # no role: neither written
         services.record_foul(table, "NS", outsider, table.version)
@@ -165,7 +174,8 @@ def test_record_foul_is_all_or_nothing(round1, referee, outsider, monkeypatch) -
     assert Table.objects.get(pk=table.pk).version == table.version
 
 
-def test_record_foul_refused_where_a_deal_is_refused(round1, referee, referee2) -> None:
+def test_record_foul_refused_where_a_deal_is_refused(round1, chief, referee, referee2) -> None:
+    referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
     eight = ["NS3", "NS2", "EW2", "EW1", "NS1", "EW1", "NS1", "EW1"]
     for token in eight:
@@ -179,7 +189,8 @@ def test_record_foul_refused_where_a_deal_is_refused(round1, referee, referee2) 
     assert _tokens(table) == eight and not Penalty.objects.exists()
 
 
-def test_two_fouls_suggest_a_penalty_loss(round1, referee) -> None:
+def test_two_fouls_suggest_a_penalty_loss(round1, chief, referee) -> None:
+    referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
     table, _ = services.record_foul(table, "NS", referee, table.version)
     assert suggest_escalation(table.ns, round1) is None

@@ -25,7 +25,8 @@ def _tokens(table: Table) -> list[str]:
 # --- entry ----------------------------------------------------------------------------------
 
 
-def test_enter_event_appends_in_order_and_bumps_the_version(round1, referee) -> None:
+def test_enter_event_appends_in_order_and_bumps_the_version(round1, chief, referee) -> None:
+    referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = _t1(round1)
     assert table.version == 0
     table = services.enter_event(table, "NS3", referee, 0)
@@ -61,7 +62,8 @@ def test_no_event_after_a_side_passed_a(round1, referee) -> None:
     assert table.events.count() == 5
 
 
-def test_no_more_deals_than_the_round_allows(round1, referee) -> None:
+def test_no_more_deals_than_the_round_allows(round1, chief, referee) -> None:
+    referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = enter_tokens(_t1(round1), ["NS1", "EW1"] * 4, referee)
     with pytest.raises(ServiceError) as err:
         services.enter_event(table, "NS1", referee, table.version)
@@ -88,8 +90,8 @@ def test_entry_needs_a_published_round_and_a_referee(tournament, organizer, refe
         with pytest.raises(ServiceError) as err:
             services.enter_event(_t1(draft), "NS3", user, 0)
         assert err.value.code == "forbidden"
-    # Table-side entry (South, no account): the view has checked the entry link.
-    services.enter_event(_t1(draft), "NS3", None, 0, via="table")
+    # Table-side entry (South, no account, proved by its pair code): the view checked the link.
+    services.enter_event(_t1(draft), "NS3", None, 0, via="table", pair=_t1(draft).ns)
     assert TableEvent.objects.get().entered_via == "table"
 
 
@@ -143,7 +145,8 @@ def test_lateness_start_levels_and_a_forfeit(round1, referee, referee2) -> None:
     assert (result.ns_cf, result.ns_jcf, result.ew_cf, result.ew_jcf) == (2, 17, 0, 0)
 
 
-def test_penalty_loss_end_after_the_listed_deals(round1, referee) -> None:
+def test_penalty_loss_end_after_the_listed_deals(round1, chief, referee) -> None:
+    referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = enter_tokens(_t1(round1), ["EW3", "EW3"], referee)  # EW at 8
     table = services.set_end(table, "penalty_loss", "EW", referee, table.version)
     result = services.table_result(table)
@@ -193,19 +196,22 @@ def test_confirm_needs_a_complete_match(round1, referee, referee2) -> None:
 def test_table_side_entry_by_south_and_confirmation_by_west_with_the_pair_code(round1) -> None:
     table = _t1(round1)
     for token in NS_WINS:
-        table = services.enter_event(table, token, None, table.version, via="table")
+        table = services.enter_event(table, token, None, table.version, via="table", pair=table.ns)
     with pytest.raises(ServiceError) as err:
         services.confirm_table_by_pair_code(table, table.ew.code)
     assert err.value.code == "table_not_entered"
-    table = services.mark_entered(table, None, table.version, via="table")
-    for wrong in ("", "ABCDEF", table.ns.code):  # North–South cannot confirm its own entry
+    table = services.mark_entered(table, None, table.version, via="table", pair=table.ns)
+    for wrong in ("", "ABCDEF"):
         with pytest.raises(ServiceError) as err:
             services.confirm_table_by_pair_code(table, wrong)
         assert err.value.code == "bad_pair_code"
+    with pytest.raises(ServiceError) as err:  # North–South cannot confirm its own entry
+        services.confirm_table_by_pair_code(table, table.ns.code)
+    assert err.value.code == "confirmer_entered"
     table = services.confirm_table_by_pair_code(table, table.ew.code.lower(), table.version)
     assert table.entry_status == Table.EntryStatus.CONFIRMED
     assert (table.confirmed_by, table.confirmed_via) == (None, "table")
-    assert AuditEntry.objects.get(table=table, action="confirm").actor == "table"
+    assert AuditEntry.objects.get(table=table, action="confirm").actor == "table:EW"
 
 
 # --- correction ------------------------------------------------------------------------------
@@ -309,7 +315,7 @@ def test_byes_and_deductions_count(organizer, chief, referee, referee2) -> None:
     bye = rnd.tables.get(is_bye=True)
     rows = {r.pair: r for r in cached_standings(t)}
     assert (rows[bye.ns.number].cf, rows[bye.ns.number].jcf) == (2, 17)
-    services.record_penalty(t, bye.ns, "deduction", referee, jcf=1, reason="越序抓牌", round=rnd)
+    services.record_penalty(t, bye.ns, "deduction", chief, jcf=1, reason="越序抓牌", round=rnd)
     rows = {r.pair: r for r in cached_standings(t)}
     assert (rows[bye.ns.number].jcf, rows[bye.ns.number].deductions) == (16, 1)
 
@@ -328,7 +334,7 @@ def test_standings_take_a_bounded_number_of_queries(
     organizer, chief, referee, referee2, n_pairs, django_assert_max_num_queries
 ) -> None:
     t = _tournament_with_results(organizer, chief, referee, referee2, n_pairs, f"q{n_pairs}")
-    services.record_penalty(t, t.pairs.first(), "deduction", referee, jcf=1)
+    services.record_penalty(t, t.pairs.first(), "deduction", chief, jcf=1)
     from django.core.cache import cache
 
     cache.clear()

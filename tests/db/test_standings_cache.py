@@ -103,20 +103,24 @@ def test_a_correction_in_round_one_invalidates_every_later_round(
 
 
 def test_a_deduction_invalidates_its_round_and_the_later_ones_only(
-    three_rounds: Round, referee: Any, counted: list[int]
+    three_rounds: Round, chief: Any, counted: list[int]
 ) -> None:
     tournament = three_rounds.tournament
     for after in (1, 2, 3):
         cached_standings(tournament, after_round=after)
     round2 = tournament.rounds.get(number=2)
     pair = tournament.pairs.get(number=1)
-    services.record_penalty(
-        tournament, pair, "deduction", referee, jcf=1, reason="迟到", round=round2
+    penalty = services.record_penalty(
+        tournament, pair, "deduction", chief, jcf=1, reason="迟到", round=round2
     )
     for after in (1, 2, 3):
         assert cached_standings(tournament, after_round=after) == fresh(tournament, after)
     assert counted == [1, 2, 3, 2, 3]
     assert cached_standings(tournament, after_round=2).rows_of([1])[1].deductions == 1
+    # Withdrawn (issue 11: never deleted), the deduction stops counting at once.
+    services.withdraw_penalty(penalty, chief, "误判")
+    assert cached_standings(tournament, after_round=2).rows_of([1])[1].deductions == 0
+    assert cached_standings(tournament, after_round=3) == fresh(tournament, 3)
 
 
 def test_a_new_pair_invalidates_every_round(

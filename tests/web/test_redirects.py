@@ -17,6 +17,8 @@ from tests.db.test_fuzz import site  # noqa: F401  (the fuzz tests' small open t
         ("//evil.example/", "/fallback/"),
         ("", "/fallback/"),
         (None, "/fallback/"),
+        ("NS9", "/fallback/"),  # not a path: redirect() would take it for a view name (a 500)
+        ("standings/", "/fallback/"),
     ],
 )
 def test_safe_next(target, expected):

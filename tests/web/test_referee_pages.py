@@ -330,7 +330,7 @@ def test_a_stale_version_is_a_conflict_never_an_overwrite(
 
 
 def test_foul_award_lateness_and_end_through_the_page(cast: dict[str, Any], table: Table) -> None:
-    client = client_for(cast["referee"])
+    client = client_for(cast["chief"])  # RULES.md §3: fouls, awards and 判负 are the chief's
     post(client, table_url(table, "start"), {"version": 0, "late_side": "EW", "minutes": 7})
     table = fresh(table)
     assert (table.start_ns, table.start_ew) == (4, 2)
@@ -489,7 +489,7 @@ def test_penalty_for_a_pair_not_at_the_table_is_refused(
 
 
 def test_deduction_from_the_round_page_needs_points(cast: dict[str, Any], table: Table) -> None:
-    client = client_for(cast["referee"])
+    client = client_for(cast["chief"])  # RULES.md §3: deductions are the chief referee's
     url = reverse("penalties:penalty_new", args=[table.round.tournament.slug])
     data = {"round": 1, "pair": table.ns_id, "kind": "deduction", "next": "https://evil.example/"}
     response = post(client, url, data)
@@ -505,7 +505,7 @@ def test_penalty_list_filters(cast: dict[str, Any], table: Table) -> None:
     t = table.round.tournament
     scoring_services.record_penalty(t, table.ns, "warning", cast["referee"], round=table.round)
     scoring_services.record_penalty(
-        t, table.ew, "deduction", cast["referee"], round=table.round, jcf=1
+        t, table.ew, "deduction", cast["chief"], round=table.round, jcf=1
     )
     client = client_for(cast["chief"])
     url = reverse("penalties:penalties", args=[t.slug])
@@ -634,7 +634,7 @@ def test_round_page_penalty_by_pair_number(cast: dict[str, Any], table: Table) -
 def test_the_foul_button_scores_the_deal_and_records_the_penalty(
     cast: dict[str, Any], table: Table
 ) -> None:
-    client = client_for(cast["referee"])
+    client = client_for(cast["chief"])  # RULES.md §3: a foul is the chief referee's
     html = client.get(table_url(table)).content.decode()
     assert 'data-testid="foul-form"' in html and f'action="{table_url(table, "foul")}"' in html
     post(client, table_url(table, "event"), {"version": table.version, "token": "NS3"})

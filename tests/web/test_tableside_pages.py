@@ -1,6 +1,7 @@
-"""Table-side entry (issue 5 "At the table", RULES.md §7): South enters the deals through the
-table's secret link, West confirms with the East–West pair's code, then only a referee can
-change the table. The link reaches its one table only and dies when the round is finished.
+"""Table-side entry (issue 5 "At the table", RULES.md §7): South proves the North–South pair
+with its code once and enters the deals through the table's secret link, West confirms with the
+East–West pair's code, then only a referee can change the table. The link reaches its one table
+only and dies when the round is finished. (Issue 11's two-party rule: test_two_parties.py.)
 """
 
 from __future__ import annotations
@@ -57,6 +58,15 @@ def link(table: Table, action: str = "") -> str:
     return reverse(name, args=[table.entry_token])
 
 
+def identified(table: Table, side: str = "NS", client: Client | None = None) -> Client:
+    """A browser at the table link that proved itself as ``side`` with that pair's code."""
+    client = client or Client()
+    code = (table.ns if side == "NS" else table.ew).code
+    response = client.post(link(table, "identify"), {"version": fresh(table).version, "code": code})
+    assert response.status_code == 302
+    return client
+
+
 def tap(client: Client, table: Table, token: str) -> Any:
     version = fresh(table).version
     response = client.post(link(table, "event"), {"version": version, "token": token}, follow=True)
@@ -65,7 +75,11 @@ def tap(client: Client, table: Table, token: str) -> Any:
 
 
 def test_the_link_shows_the_tap_grid_without_login(table: Table) -> None:
-    response = Client().get(link(table))
+    client = Client()
+    html = client.get(link(table)).content.decode()
+    assert 'data-testid="identify"' in html and 'data-testid="tap-NS3"' not in html
+    assert_valid_html(html)
+    response = identified(table, "NS", client).get(link(table))
     assert response.status_code == 200
     html = response.content.decode()
     assert 'data-testid="tap-NS3"' in html and "南北上游，对家二游 +3" in html
@@ -87,7 +101,7 @@ def test_unknown_links_bye_and_draft_are_404(cast: dict[str, Any], round1: Round
 
 
 def test_south_enters_west_confirms_with_the_pair_code(cast: dict[str, Any], table: Table) -> None:
-    south = Client()
+    south = identified(table)
     for token in EIGHT:
         response = tap(south, table, token)
     assert tokens_of(table) == EIGHT
@@ -123,7 +137,7 @@ def test_south_enters_west_confirms_with_the_pair_code(cast: dict[str, Any], tab
     assert page_messages(response) and tokens_of(table) == EIGHT
     south.post(link(table, "undo"), {"version": table.version})
     assert tokens_of(table) == EIGHT
-    assert AuditEntry.objects.filter(table=table, action="confirm", actor="table").exists()
+    assert AuditEntry.objects.filter(table=table, action="confirm", actor="table:EW").exists()
     # Only a referee can change it now: the chief's correction works on the confirmed table.
     chief = client_for(cast["chief"])
     data = {"version": table.version, "tokens": " ".join([*EIGHT[:-1], "NS1"]), "reason": "核对"}
@@ -132,7 +146,7 @@ def test_south_enters_west_confirms_with_the_pair_code(cast: dict[str, Any], tab
 
 
 def test_south_may_undo_before_confirmation(table: Table) -> None:
-    south = Client()
+    south = identified(table)
     tap(south, table, "NS3")
     tap(south, table, "EW1")
     south.post(link(table, "undo"), {"version": fresh(table).version})
@@ -140,7 +154,7 @@ def test_south_may_undo_before_confirmation(table: Table) -> None:
 
 
 def test_the_table_side_enters_deals_only(table: Table) -> None:
-    south = Client()
+    south = identified(table)
     for token in ("foul:NS", "adjust:EW+2", "NS7", ""):
         response = tap(south, table, token)
         assert page_messages(response)
@@ -152,7 +166,7 @@ def test_the_table_side_enters_deals_only(table: Table) -> None:
 
 def test_a_link_reaches_its_own_table_only(round1: Round) -> None:
     first, second = round1.tables.filter(is_bye=False).order_by("number")[:2]
-    south = Client()
+    south = identified(first)
     tap(south, first, "NS3")
     assert tokens_of(first) == ["NS3"] and tokens_of(second) == []
     # The page shows its own table and nothing of another.
@@ -184,7 +198,7 @@ def test_the_link_is_dead_after_the_round(cast: dict[str, Any], round1: Round) -
 
 
 def test_stale_version_from_the_table_is_a_conflict(cast: dict[str, Any], table: Table) -> None:
-    south = Client()
+    south = identified(table)
     stale = table.version
     scoring_services.enter_event(table, "NS3", cast["referee"], stale)  # a referee got there first
     response = south.post(link(table, "event"), {"version": stale, "token": "EW3"}, follow=True)
@@ -200,7 +214,7 @@ def test_table_side_posts_need_csrf(table: Table) -> None:
 
 
 def test_guessing_the_pair_code_is_throttled(table: Table) -> None:
-    south = Client()
+    south = identified(table)
     for token in EIGHT:
         tap(south, table, token)
     south.post(link(table, "submit"), {"version": fresh(table).version})
@@ -220,7 +234,7 @@ def test_guessing_the_pair_code_is_throttled(table: Table) -> None:
 def test_a_referee_can_confirm_a_table_side_entry(
     cast: dict[str, Any], table: Table, role: str
 ) -> None:
-    south = Client()
+    south = identified(table)
     for token in EIGHT:
         tap(south, table, token)
     client_for(cast[role]).post(table_url(table, "confirm"), {"version": fresh(table).version})

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -33,6 +32,7 @@ from tests.web.test_referee_pages import (
     make_tournament,
     table_url,
 )
+from tests.web.test_tableside_pages import identified
 from tournaments.models import Table
 
 # The counts (see the module docstring and docs/architecture.md).
@@ -40,8 +40,10 @@ REFEREE_TAP = 10  # session, user, tournament, roles; SAVEPOINT, table (locked),
 #                   INSERT event, UPDATE version (compare-and-swap), RELEASE
 REFEREE_PAGE = 11  # tournament, session, user, roles; table with round and pairs, players ×2,
 #                    events; audit history, penalties, escalation counts
-TABLESIDE_TAP = 6  # SAVEPOINT, table (locked, by the link), events, INSERT, UPDATE, RELEASE
-TABLESIDE_PAGE = 4  # table with round, tournament and pairs; players ×2; events
+TABLESIDE_TAP = 8  # session (the proven pair); SAVEPOINT, table (locked, by the link), referee
+# sign-off (is the link read-only?), events, INSERT, UPDATE, RELEASE
+TABLESIDE_PAGE = 6  # table with round, tournament and pairs; players ×2; events; referee
+# sign-off (read-only?); session (the proven pair)
 
 
 @pytest.fixture(autouse=True)
@@ -129,7 +131,7 @@ def test_a_referee_tap_reads_checks_parses_and_scores_once(
 def test_a_table_side_tap_reads_parses_and_scores_once(
     table: Table, calls: Calls, django_assert_num_queries: Any
 ) -> None:
-    south = Client()
+    south = identified(table)  # South proved itself with the North–South code (issue 11)
     url = reverse("tableside:tableside_event", args=[table.entry_token])
     with django_assert_num_queries(TABLESIDE_TAP) as captured:
         response = south.post(url, {"version": table.version, "token": "EW1"})

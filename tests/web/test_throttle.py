@@ -32,7 +32,7 @@ from tests.web.test_referee_pages import (
     make_tournament,
     page_messages,
 )
-from tests.web.test_tableside_pages import link, tap
+from tests.web.test_tableside_pages import identified, link, tap
 from tournaments import throttle
 from tournaments.models import Table
 
@@ -46,7 +46,8 @@ def table(db: Any) -> Table:
 
 
 def _submitted(table: Table) -> None:
-    south = Client(REMOTE_ADDR="10.0.0.5")
+    # South proves itself with the North–South code first (issue 11: both pairs take part).
+    south = identified(table, "NS", Client(REMOTE_ADDR="10.0.0.5"))
     for token in EIGHT:
         tap(south, table, token)
     south.post(link(table, "submit"), {"version": fresh(table).version})

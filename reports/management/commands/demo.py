@@ -125,7 +125,7 @@ def build_demo(users: dict[str, Any], say: Any = print) -> Tournament:
         if number == 4:
             pair = Pair.objects.get(tournament=tournament, number=rng.randint(1, PAIRS))
             tournament_services.withdraw_pair(pair, organizer, reason="家中有事，退出比赛")
-        rnd = play_round(tournament, rng, organizer, referee, chief)
+        rnd = play_round(tournament, rng, organizer, chief, referee)
         say(gettext("第%(n)s轮已完成") % {"n": rnd.number})
     # Round 6: published and partly entered — what a referee sees in the middle of a round.
     rnd = pairing_services.generate_round(tournament, organizer)
@@ -133,11 +133,11 @@ def build_demo(users: dict[str, Any], say: Any = print) -> Tournament:
     seed = tournament.rules.seed or 0
     for k, table in enumerate(round_tables(rnd)):
         if k % 4 in (0, 1):  # half the tables: entered and confirmed
-            play_table(table, rng, referee, chief, seed=seed)
+            play_table(table, rng, chief, referee, seed=seed)
         elif k % 8 == 2:  # entered, waiting for the second person's confirmation
-            play_table(table, rng, referee, chief, seed=seed, enter_only=True)
+            play_table(table, rng, chief, referee, seed=seed, enter_only=True)
         elif k % 8 in (3, 6):  # still playing: a few deals so far
-            play_table(table, rng, referee, chief, seed=seed, deals=rng.randint(2, 5))
+            play_table(table, rng, chief, referee, seed=seed, deals=rng.randint(2, 5))
         # the rest: not started
     say(gettext("第%(n)s轮已公布，部分桌已录入") % {"n": rnd.number})
     return tournament
