@@ -357,8 +357,8 @@ def _places(values: Sequence[float], higher_is_better: bool) -> tuple[list[int],
         span = int(hi - lo)
         if span <= 4 * len(distinct) + 64:
             if higher_is_better:
-                return list(map(sub, repeat(hi, n), values)), span.bit_length()  # type: ignore[arg-type]
-            return list(map(sub, values, repeat(lo, n))), span.bit_length()  # type: ignore[arg-type]
+                return list(map(sub, repeat(hi, n), values)), span.bit_length()
+            return list(map(sub, values, repeat(lo, n))), span.bit_length()
     ordered = sorted(distinct, reverse=higher_is_better)
     place = {value: k for k, value in enumerate(ordered)}
     return list(map(place.__getitem__, values)), (len(ordered) - 1).bit_length()
@@ -709,9 +709,10 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
     exact = not (any(map(mod, cf, repeat(1, m))) or any(map(mod, jcf, repeat(1, m))))
     if exact:  # whole numbers as ints (see StandingsState)
         cf, jcf = list(map(int, cf)), list(map(int, jcf))
-    wins = list(map(int, map(eq, results, repeat("win", m))))
-    draws = list(map(int, map(eq, results, repeat("draw", m))))
-    losses = list(map(int, map(eq, results, repeat("loss", m))))
+    # Booleans (True adds 1): the cumulative counts start from int 0, so they stay ints.
+    wins = list(map(eq, results, repeat("win", m)))
+    draws = list(map(eq, results, repeat("draw", m)))
+    losses = list(map(eq, results, repeat("loss", m)))
     columns: list[Sequence[Any]] = [cf, jcf, wins, draws, losses, ld, up, theirs]
     if m == n:
         # Everyone has an outcome (a finished round): sorted by entrant, each column is whole.
@@ -724,7 +725,8 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
             for i, value in zip(mine, column, strict=True):
                 full[i] = value
             by_entrant.append(full)
-    return RoundFigures(number, *map(tuple, by_entrant), exact)  # type: ignore[arg-type]
+    cf_, jcf_, wins_, draws_, losses_, ld_, up_, opponent = map(tuple, by_entrant)
+    return RoundFigures(number, cf_, jcf_, wins_, draws_, losses_, ld_, up_, opponent, exact)
 
 
 def _indices(setup: StandingsSetup, ids: list[int]) -> list[int]:
