@@ -65,7 +65,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby, repeat
-from operator import add, attrgetter, eq, is_, itemgetter, lshift, mod, or_, sub, xor
+from operator import add, attrgetter, eq, is_, itemgetter, lshift, or_, sub, xor
 from typing import Any, NamedTuple
 
 from rules.ruleset import TIEBREAK_PRESETS
@@ -539,47 +539,62 @@ class StandingsState:
     def columns(self) -> tuple[tuple[Any, ...], ...]:
         """One tuple per ``StandingRow`` field, in standings order: what a compact cache of the
         standings stores, without a row object per entrant."""
-        order = self.ranking.order
-        n = len(order)
+        n = len(self.setup.entrants)
         if n == 0:
             return tuple(() for _ in STANDING_ROW_FIELDS)
         pick: Callable[[Sequence[Any]], tuple[Any, ...]]
-        pick = itemgetter(*order) if n > 1 else _pick_first
-        figures = [
-            pick(self.shown_cf),
-            pick(self.shown_jcf),
-            pick(self.shown_progressive),
-            pick(self.shown_deducted),
-            pick(self.opponents_cf),
-        ]
-        if self.exact:  # whole numbers kept as ints: the floats they stand for
-            figures = [tuple(map(float, column)) for column in figures]
-            if self.unmet:  # 对手分 of a pair that met nobody: 0, as sum([])
-                opponents_cf = list(figures[4])
-                for p in sorted(map(self.ranking.ranks.__getitem__, self.unmet)):
-                    opponents_cf[p - 1] = 0
-                figures[4] = tuple(opponents_cf)
-        cf, jcf, progressive, deducted, opponents_cf_column = figures
+        pick = itemgetter(*self.ranking.order) if n > 1 else _pick_first
+        by_index = self._by_index()
         return (
             tuple(range(1, n + 1)),
-            pick(self.setup.entrants),
-            cf,
-            jcf,
-            pick(self.wins),
-            pick(self.draws),
-            pick(self.losses),
-            pick(self.level_difference),
-            opponents_cf_column,
-            pick(self.upgrades),
-            progressive,
-            deducted,
-            pick(self.previous_rank),
+            *map(pick, by_index[1:-1]),
             self.ranking.decided_by,
         )
 
     def rows(self) -> tuple[StandingRow, ...]:
-        """The standings as rows, rank 1 first."""
-        return tuple(map(StandingRow, *self.columns()))
+        """The standings as rows, rank 1 first. Built by entrant (columns read in sequence),
+        then put in standings order at once."""
+        n = len(self.setup.entrants)
+        if n < 2:
+            return tuple(map(StandingRow, *self.columns()))
+        rows = list(map(StandingRow, *self._by_index()))
+        ordered: tuple[StandingRow, ...] = itemgetter(*self.ranking.order)(rows)
+        return ordered
+
+    def _by_index(self) -> list[Sequence[Any]]:
+        """The ``StandingRow`` fields as columns by entrant index."""
+        ranking = self.ranking
+        figures: list[Sequence[Any]] = [
+            self.shown_cf,
+            self.shown_jcf,
+            self.opponents_cf,
+            self.shown_progressive,
+            self.shown_deducted,
+        ]
+        if self.exact:  # whole numbers kept as ints: the floats they stand for
+            figures = [list(map(float, column)) for column in figures]
+            for i in self.unmet:  # 对手分 of a pair that met nobody: 0, as sum([])
+                figures[2][i] = 0  # type: ignore[index]
+        cf, jcf, opponents_cf, progressive, deducted = figures
+        decided_by: Sequence[str | None] = ranking.decided_by
+        if len(ranking.ranks) > 1:  # by entrant: the entry at each one's position
+            decided_by = itemgetter(*map(sub, ranking.ranks, repeat(1)))(decided_by)
+        return [
+            ranking.ranks,
+            self.setup.entrants,
+            cf,
+            jcf,
+            self.wins,
+            self.draws,
+            self.losses,
+            self.level_difference,
+            opponents_cf,
+            self.upgrades,
+            progressive,
+            deducted,
+            self.previous_rank,
+            decided_by,
+        ]
 
 
 # The StandingRow fields in order (``StandingsState.columns()``).
@@ -687,37 +702,46 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
     m = len(outcomes)
     if not m:
         return _no_outcomes(n, number)
+    # Entrant order is id order, so outcomes sorted by pair give every column in entrant order
+    # (read in sequence, rather than gathered through a permutation column by column).
+    try:
+        ordered: Sequence[Outcome] = sorted(outcomes, key=_pair_of)
+    except TypeError:
+        ordered = outcomes
     pairs, opponents, kinds, results, cf, jcf, ld, up = (
-        list(map(itemgetter(k), outcomes)) for k in range(1, 9)
+        list(map(itemgetter(k), ordered)) for k in range(1, 9)
     )
     try:
-        mine = _indices(setup, pairs)
-        theirs = list(map(setup.index.__getitem__, opponents))
+        everyone = m == n and pairs == list(setup.entrants)  # each once: a finished round
+        mine: list[int] = list(range(n)) if everyone else _indices(setup, pairs)
+        if setup.contiguous and None not in opponents:
+            theirs = _indices(setup, opponents)
+        else:
+            theirs = list(map(setup.index.__getitem__, opponents))
     except (KeyError, TypeError):
-        mine = theirs = []
+        everyone, mine, theirs = False, [], []
     if (
         len(mine) != m
         or not number >= 1
         or not set(kinds) <= KINDS
         or not set(results) <= RESULTS
-        or len(set(mine)) != m
+        or (not everyone and len(set(mine)) != m)
         # a bye has no opponent and nothing else lacks one; nobody meets itself
         or list(map(eq, kinds, repeat("bye", m))) != list(map(is_, opponents, repeat(None, m)))
         or any(map(eq, pairs, opponents))
     ):
         _reject(outcomes, setup.index)
-    exact = not (any(map(mod, cf, repeat(1, m))) or any(map(mod, jcf, repeat(1, m))))
+    whole_cf, whole_jcf = list(map(int, cf)), list(map(int, jcf))
+    exact = whole_cf == cf and whole_jcf == jcf
     if exact:  # whole numbers as ints (see StandingsState)
-        cf, jcf = list(map(int, cf)), list(map(int, jcf))
+        cf, jcf = whole_cf, whole_jcf
     # Booleans (True adds 1): the cumulative counts start from int 0, so they stay ints.
     wins = list(map(eq, results, repeat("win", m)))
     draws = list(map(eq, results, repeat("draw", m)))
     losses = list(map(eq, results, repeat("loss", m)))
     columns: list[Sequence[Any]] = [cf, jcf, wins, draws, losses, ld, up, theirs]
-    if m == n:
-        # Everyone has an outcome (a finished round): sorted by entrant, each column is whole.
-        pick = itemgetter(*sorted(range(m), key=mine.__getitem__)) if m > 1 else _pick_first
-        by_entrant = [pick(column) for column in columns]
+    if everyone:
+        by_entrant = columns
     else:  # the round in progress: 0 (and no opponent) for those without an outcome yet
         by_entrant = []
         for column, missing in zip(columns, (0, 0, 0, 0, 0, 0, 0, n), strict=True):
@@ -998,6 +1022,7 @@ def _rounded(value: float) -> float:
 
 
 _round_of = attrgetter("round")
+_pair_of = attrgetter("pair")
 
 
 def _reject(bucket: Sequence[Outcome], index: Mapping[int | None, int]) -> None:
