@@ -37,11 +37,11 @@ zeros when it has no outcome. Bad input raises ``StandingsError`` with a stable 
 How it runs (issue 18: linear at any size, incremental after each confirmation):
 
 - ``rank_entrants`` is the ranking alone, for any entrants (pairs, teams, the entrants of a
-  group): one column of numbers per criterion, smaller first, built once per entrant; one sort of
-  the key tuples; ``decided_by`` from one comparison of neighbouring rows per criterion, only
-  over the rows still tied; head-to-head only inside the tie groups that reach it, with the
-  sub-groups it makes handled by a work list, not by recursion. There are no row objects until
-  someone asks for rows.
+  group): each criterion's column becomes small whole numbers (places, best first), packed into
+  one integer key per entrant (a field of bits per criterion); one sort of those integers; the
+  criterion that separates two neighbours is the field of the highest bit in which their keys
+  differ; head-to-head only inside the tie groups that reach it, its sub-groups handled by a work
+  list, not by recursion. There are no row objects until someone asks for rows.
 - ``StandingsState`` is the standings after one round, frozen: the cumulative figures by entrant,
   each earlier round's opponents and CF (对手分 and head-to-head need them), and the ranking.
   ``advance(state, outcomes, deductions)`` gives the state after the next round from the state
@@ -52,7 +52,7 @@ How it runs (issue 18: linear at any size, incremental after each confirmation):
   (the cold start). ``compute_standings`` and ``standings_by_round`` are ``state_after``'s rows.
 - Cumulative figures are whole columns added with ``map``; the per-round opponent columns make
   对手分 a ``map`` per round. Costs grow as n·log n per round for the sort and n·r for 对手分
-  (see docs/benchmarks.md, ``python -m benchmarks.standings``).
+  (see docs/benchmarks.md, ``python -m benchmarks.standings``; docs/core-api.md for the API).
 
 Totals are exact when every value is a whole number; otherwise they are rounded to 9 decimals
 before they are compared or shown (rounding leaves a whole number unchanged, so a state that has
@@ -66,7 +66,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby, repeat
 from operator import add, attrgetter, eq, is_, itemgetter, lshift, or_, sub, xor
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from rules.ruleset import TIEBREAK_PRESETS
 
@@ -288,6 +288,18 @@ def rank_entrants(columns: Sequence[RankColumn], mini_league: MiniLeague | None 
     comparison column by column. Head-to-head then works only inside the tie groups that reach
     it (``_head_to_head``).
     """
+    return _rank(columns, mini_league, None)
+
+
+def _rank(
+    columns: Sequence[RankColumn],
+    mini_league: MiniLeague | None,
+    last_order: Sequence[int] | None,
+) -> Ranking:
+    """``rank_entrants``; ``last_order``, when given, is every entrant sorted by the last column
+    (which must then tell them all apart): the drawing of lots, the same every round, kept by
+    ``StandingsSetup``. The last column then stays out of the key: a stable sort from that order
+    leaves entrants with equal keys in it, and equal keys mean the lot decided."""
     numeric = [c for c in columns if c.values is not None]
     h2h_at = next((k for k, c in enumerate(columns) if c.values is None), None)
     if (
@@ -309,7 +321,8 @@ def rank_entrants(columns: Sequence[RankColumn], mini_league: MiniLeague | None 
     # column whose field holds bit b - 1 (bit_column[0]: keys equal, no column separates).
     key: list[int] = []
     bit_column: list[int] = []
-    for k, column in enumerate(numeric):
+    keyed = numeric if last_order is None else numeric[:-1]
+    for k, column in enumerate(keyed):
         assert column.values is not None
         places, width = _places(column.values, column.higher_is_better)
         if not key:
@@ -317,9 +330,11 @@ def rank_entrants(columns: Sequence[RankColumn], mini_league: MiniLeague | None 
         elif width:
             key = list(map(or_, map(lshift, key, repeat(width, n)), places))
         bit_column[:0] = [k] * width
-    bit_column.insert(0, _TIED)
+    if not key:
+        key = [0] * n
+    bit_column.insert(0, _TIED if last_order is None else len(numeric) - 1)
 
-    order = sorted(range(n), key=key.__getitem__)
+    order = sorted(range(n) if last_order is None else last_order, key=key.__getitem__)
     ranked = itemgetter(*order)(key)
     decided = list(map(bit_column.__getitem__, map(_bit_length, map(xor, ranked, ranked[1:]))))
     if _TIED in decided:
@@ -358,6 +373,8 @@ def _places(values: Sequence[float], higher_is_better: bool) -> tuple[list[int],
         if span <= 4 * len(distinct) + 64:
             if higher_is_better:
                 return list(map(sub, repeat(hi, n), values)), span.bit_length()
+            if lo == 0:
+                return list(values), span.bit_length()  # type: ignore[arg-type]
             return list(map(sub, values, repeat(lo, n))), span.bit_length()
     ordered = sorted(distinct, reverse=higher_is_better)
     place = {value: k for k, value in enumerate(ordered)}
@@ -445,6 +462,7 @@ class StandingsSetup:
     criteria: tuple[str, ...]
     seed: int
     lot_rank: tuple[int, ...]  # by entrant index: place in the drawing of lots, 0 first
+    lot_order: tuple[int, ...]  # entrant indices in the order of the drawing of lots
 
     @property
     def contiguous(self) -> bool:
@@ -468,7 +486,8 @@ def standings_setup(
         lot_rank[i] = place
     index: dict[int | None, int] = {entrant: i for i, entrant in enumerate(ids)}
     index[None] = len(ids)
-    return StandingsSetup(ids, index, resolved, seed, tuple(lot_rank))
+    lot_order = tuple(i for _, i in drawn)
+    return StandingsSetup(ids, index, resolved, seed, tuple(lot_rank), lot_order)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -708,9 +727,8 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
         ordered: Sequence[Outcome] = sorted(outcomes, key=_pair_of)
     except TypeError:
         ordered = outcomes
-    pairs, opponents, kinds, results, cf, jcf, ld, up = (
-        list(map(itemgetter(k), ordered)) for k in range(1, 9)
-    )
+    # One visit to each outcome (they lie scattered in memory once sorted): transposed.
+    _, pairs, opponents, kinds, results, cf, jcf, ld, up = map(list, zip(*ordered, strict=True))
     try:
         everyone = m == n and pairs == list(setup.entrants)  # each once: a finished round
         mine: list[int] = list(range(n)) if everyone else _indices(setup, pairs)
@@ -904,6 +922,8 @@ def _ranked(
     previous_rank: tuple[int | None, ...],
 ) -> StandingsState:
     """The state with these cumulative figures: the figures as compared, 对手分, the ranking."""
+    # All None (after rounds 0 and 1) or all ints: the ranks after the round before.
+    state_ranks = None if not previous_rank or previous_rank[0] is None else previous_rank
     net_jcf = tuple(map(sub, jcf, deducted))
     if exact:
         shown_cf, shown_jcf, shown_progressive, shown_deducted = cf, net_jcf, progressive, deducted
@@ -927,12 +947,14 @@ def _ranked(
         if key in sources:
             columns.append(RankColumn(key, sources[key], higher_is_better=True))
         elif key == "previous_rank":  # lower is better; no previous rank ties everyone
-            columns.append(RankColumn(key, [0 if r is None else r for r in previous_rank]))
+            ranks = (0,) * len(cf) if state_ranks is None else cast("tuple[int, ...]", state_ranks)
+            columns.append(RankColumn(key, ranks))
         elif key == "lot":
             columns.append(RankColumn(key, setup.lot_rank))
         else:
             columns.append(RankColumn(key, None))  # head_to_head
     mini_league = _MiniLeague(opponents, round_cf, exact).points
+    ranking = _rank(columns, mini_league, setup.lot_order)
     return StandingsState(
         setup=setup,
         after_round=after_round,
@@ -955,7 +977,7 @@ def _ranked(
         shown_deducted=shown_deducted,
         shown_progressive=shown_progressive,
         opponents_cf=opponents_cf,
-        ranking=rank_entrants(columns, mini_league),
+        ranking=ranking,
     )
 
 
