@@ -466,7 +466,8 @@ class StandingsSetup:
 
     @property
     def contiguous(self) -> bool:
-        """Ids a run of consecutive whole numbers (entrant index = id - first id)."""
+        """Ids a run of consecutive whole numbers (entrant index = id - first id); a quick test,
+        ``_indices`` checks every index it computes."""
         ids = self.entrants
         return not ids or (type(ids[0]) is int and ids[-1] - ids[0] == len(ids) - 1)
 
