@@ -276,10 +276,10 @@ def prepare(config: Config, env: dict[str, str]) -> tuple[str, list[TablePlan], 
     from django.contrib.auth.hashers import make_password
 
     from pairing import services as pairing_services
-    from pairing.models import Table
+    from reports.fileio import import_tournament
     from tournaments import services as tournament_services
-    from tournaments.fileio import import_tournament
-    from tournaments.models import Player
+    from tournaments.models import Player, Table
+    from tournaments.permissions import Role
 
     users = get_user_model()
     hashed = make_password(PASSWORD)  # hash once (PBKDF2 is slow on purpose), share it
@@ -289,7 +289,7 @@ def prepare(config: Config, env: dict[str, str]) -> tuple[str, list[TablePlan], 
         users(username=f"load-ref{i}", password=hashed) for i in range(REFEREES)
     )
     for ref in referees:
-        tournament_services.grant_role(tournament, ref, tournament_services.REFEREE, organizer)
+        tournament_services.grant_role(tournament, ref, Role.REFEREE, organizer)
     rnd = pairing_services.generate_round(tournament, organizer)
     pairing_services.publish_round(rnd, organizer)
     rng = random.Random(7)
@@ -596,8 +596,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def verify(plans: list[TablePlan], saved: dict[int, list[str]], slug: str) -> dict[str, Any]:
     """Every deal the clients were told was saved is stored exactly once, in order."""
-    from pairing.models import Table
     from scoring.models import TableEvent
+    from tournaments.models import Table
 
     stored: dict[int, list[tuple[int, str]]] = {}
     rows = TableEvent.objects.filter(table__round__tournament__slug=slug).values_list(

@@ -30,9 +30,9 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("benchmarks.standings", "scoring engine and standings (pure)"),
     ("pairing.bench", "Swiss pairing engine (pure)"),
     ("benchmarks.tournament_db", "import, standings from the database, pair_round (issue 4)"),
-    ("tournaments.bench_web", "web pages at size"),
-    ("scoring.bench_web", "referee dashboard at size"),
-    ("reports.bench", "printing and exports"),
+    ("benchmarks.web_tournaments", "web pages at size"),
+    ("benchmarks.web_scoring", "referee dashboard at size"),
+    ("benchmarks.reports", "printing and exports"),
     ("benchmarks.loadtest", "load test (from the last `make loadtest`)"),
 )
 

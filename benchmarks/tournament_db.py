@@ -4,10 +4,10 @@
 (``make bench`` → ``benchmarks/run.py``). In a throw-away test database (SQLite in memory, or a
 test database beside ``DATABASE_URL``) it measures:
 
-1. ``import_tournament`` of a synthetic 2,000-pair, 9-round file (``tournaments.demo``: realistic
+1. ``import_tournament`` of a synthetic 2,000-pair, 9-round file (``reports.demo``: realistic
    deals, fouls, awards, lateness, forfeits, withdrawals, deductions), split into validation
    (the pure parser, every table scored) and writing (``bulk_create``). Goal: under a minute.
-2. ``scoring.services.standings`` after round 9 from the database, cache cleared, for 2,000 and
+2. ``scoring.cache.cached_standings`` after round 9 from the database, cache cleared, for 2,000 and
    10,000 pairs, against the pure engine on the same data (the same events already in memory:
    ``score_match`` + ``match_outcomes`` for every table, then ``compute_standings``). Goal: the
    database within 3× of the pure engine — the difference is reading the rows.
@@ -90,10 +90,10 @@ def _best(repeat: int, work: Callable[[], Any]) -> tuple[float, float, Any]:
 
 
 def pure_standings(spec: Any) -> Any:
-    """What ``scoring.services.standings`` computes, from the parsed file in memory."""
+    """What ``scoring.cache.cached_standings`` computes, from the parsed file in memory."""
+    from reports.fileformat import counts, last_finished_round
     from scoring.engine import bye_outcome, match_outcomes, score_match
     from scoring.standings import Deduction, compute_standings
-    from tournaments.fileformat import counts, last_finished_round
 
     rules = spec.rules
     after = last_finished_round(spec)
@@ -121,8 +121,8 @@ def pure_standings(spec: Any) -> Any:
 def measure_import(data: dict[str, Any], slug: str) -> tuple[ImportResult, Any]:
     from django.db import transaction
 
-    from tournaments.fileformat import parse_tournament
-    from tournaments.fileio import _choose_slug, _write
+    from reports.fileformat import parse_tournament
+    from reports.fileio import _choose_slug, _write
 
     gc.collect()
     cpu = time.process_time()
@@ -147,8 +147,8 @@ def measure_standings(tournament: Any, spec: Any, repeat: int = 3) -> StandingsR
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
-    from scoring.services import standings
-    from tournaments.fileformat import last_finished_round
+    from reports.fileformat import last_finished_round
+    from scoring.cache import cached_standings as standings
 
     after = last_finished_round(spec)
 
@@ -171,8 +171,8 @@ def measure_standings(tournament: Any, spec: Any, repeat: int = 3) -> StandingsR
 
 
 def measure_pairing(tournament: Any) -> PairingResult:
-    from pairing.models import Table
     from pairing.services import generate_round, publish_round
+    from tournaments.models import Table
 
     start = time.perf_counter()
     rnd = generate_round(tournament)
@@ -193,8 +193,8 @@ def run(
     say: Callable[[str], None] | None = None,
 ) -> tuple[ImportResult, list[StandingsResult], PairingResult]:
     """Run the three measurements in the current database."""
-    from tournaments.demo import synthetic_file
-    from tournaments.fileformat import parse_tournament
+    from reports.demo import synthetic_file
+    from reports.fileformat import parse_tournament
 
     say = say or (lambda _text: None)
     imports: ImportResult | None = None
@@ -226,7 +226,7 @@ def report(
         "## Tournaments in the database (issue 4)",
         "",
         f"`benchmarks/tournament_db.py` on {vendor} (a throw-away test database). Synthetic",
-        f"tournament files from `tournaments.demo.synthetic_file`: {ROUNDS} finished rounds of",
+        f"tournament files from `reports.demo.synthetic_file`: {ROUNDS} finished rounds of",
         "realistic deals (fouls, level awards, lateness, forfeits, 判负, withdrawals, deductions).",
         "",
         "### Import (`import_tournament`)",
@@ -241,7 +241,7 @@ def report(
         "",
         "### Standings after the last round: database vs the pure engine",
         "",
-        "Database: `scoring.services.standings` with the cache cleared (reads every confirmed",
+        "Database: `scoring.cache.cached_standings` with the cache cleared (reads every confirmed",
         "table and event, scores every match, ranks). Pure engine: the same scoring and ranking",
         "from the events already in memory. Best of 3 runs in CPU seconds of the benchmark",
         "process (with SQLite the database work is in-process and counted; with PostgreSQL the",

@@ -1,17 +1,21 @@
-"""URL configuration: the admin, accounts, language switching and each app's pages."""
+"""URL configuration: the admin, accounts, and one URL module per audience."""
 
 from django.contrib import admin
 from django.urls import include, path
 
-from tournaments import views as tournament_views
+from reports.views import public
 
 urlpatterns = [
-    path("", tournament_views.home, name="home"),
+    path("", public.home, name="home"),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("", include("tournaments.urls")),
-    path("", include("pairing.urls")),
-    path("", include("scoring.urls")),
-    path("", include("reports.urls")),
+    # One URL module per audience (docs/architecture.md).
+    path("", include("reports.urls.public")),  # players, no login
+    path("", include("tournaments.urls")),  # organizers: registrations, staff, audit
+    path("", include("pairing.urls")),  # organizers and chief referees: rounds
+    path("", include("reports.urls.documents")),  # organizers: printing, Excel
+    path("", include("scoring.urls.referee")),  # referees: desk and score sheets
+    path("", include("scoring.urls.penalties")),  # referees: penalties
+    path("", include("scoring.urls.tableside")),  # players at the table: the secret link
 ]

@@ -19,17 +19,10 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from tournaments.models import Pair, Tournament
-from tournaments.services import (
-    MESSAGES,
-    ROUND_ROLES,
-    ServiceError,
-    audit,
-    bump_results_version,
-    require_role,
-)
-
-from .models import Round, Seat, Table
+from tournaments.errors import ServiceError
+from tournaments.models import Pair, Round, Seat, Table, Tournament
+from tournaments.permissions import ROUND_ROLES, require_role
+from tournaments.services import audit, bump_results_version
 
 
 class PairingWarning(ServiceError):
@@ -150,14 +143,14 @@ def swiss_input(tournament: Tournament, number: int) -> list[Any]:
     """The engine's ``SwissPair`` list for round ``number``: active pairs only (RULES.md §5:
     withdrawn or disqualified pairs are not paired), ranked by the standings after the previous
     round, which count CONFIRMED results only. Pair ids are the pairs' numbers."""
-    from scoring.services import standings
+    from scoring.cache import cached_standings
 
     from .swiss import SwissPair
 
     active = list(
         Pair.objects.filter(tournament=tournament, status=Pair.Status.ACTIVE).select_related("unit")
     )
-    rows = standings(tournament, after_round=number - 1)
+    rows = cached_standings(tournament, after_round=number - 1)
     order = {row.pair: index for index, row in enumerate(rows)}
     points = {row.pair: row.cf for row in rows}
     active.sort(key=lambda p: (order.get(p.number, len(order)), p.number))
@@ -189,7 +182,7 @@ def generate_round(tournament: Tournament, user: Any = None) -> Round:
     """
     from .swiss import PairingError, SwissOptions, pair_round
 
-    require_role(tournament, user, *ROUND_ROLES)
+    require_role(user, tournament, *ROUND_ROLES)
     with transaction.atomic():
         # Lock the tournament row: a second organizer's click waits here, then sees the draft.
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
@@ -245,7 +238,7 @@ def publish_round(rnd: Round, user: Any = None) -> Round:
 
     RULES.md §5: a published pairing is never re-paired, whatever corrections come later.
     """
-    require_role(rnd.tournament, user, *ROUND_ROLES)
+    require_role(user, rnd.tournament, *ROUND_ROLES)
     with transaction.atomic():
         locked = _lock_round(rnd)
         if locked.status != Round.Status.DRAFT:
@@ -264,7 +257,7 @@ def publish_round(rnd: Round, user: Any = None) -> Round:
 
 def finish_round(rnd: Round, user: Any = None) -> Round:
     """Published → finished once every table is confirmed; table links stop working."""
-    require_role(rnd.tournament, user, *ROUND_ROLES)
+    require_role(user, rnd.tournament, *ROUND_ROLES)
     with transaction.atomic():
         locked = _lock_round(rnd)
         if locked.status != Round.Status.PUBLISHED:
@@ -319,7 +312,7 @@ def swap_pairs(rnd: Round, pair_a: Pair, pair_b: Pair, user: Any = None) -> list
     Audited. Returns warnings (not errors) when a resulting table is a rematch or a same-unit
     meeting; the organizer decides. Table versions are bumped so stale screens conflict.
     """
-    require_role(rnd.tournament, user, *ROUND_ROLES)
+    require_role(user, rnd.tournament, *ROUND_ROLES)
     if pair_a.pk == pair_b.pk:
         raise ServiceError("same_pair")
     with transaction.atomic():
@@ -388,7 +381,7 @@ def swap_pairs(rnd: Round, pair_a: Pair, pair_b: Pair, user: Any = None) -> list
 
 def delete_draft(rnd: Round, user: Any = None) -> None:
     """Throw a draft away (its tables and seats); audit entries keep the round number."""
-    require_role(rnd.tournament, user, *ROUND_ROLES)
+    require_role(user, rnd.tournament, *ROUND_ROLES)
     with transaction.atomic():
         locked = _lock_round(rnd)
         if locked.status != Round.Status.DRAFT:
@@ -401,7 +394,6 @@ def delete_draft(rnd: Round, user: Any = None) -> None:
 
 
 __all__ = [
-    "MESSAGES",
     "PairingWarning",
     "TableSpec",
     "create_round",

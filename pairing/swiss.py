@@ -28,6 +28,8 @@ from fractions import Fraction
 from math import lcm
 from typing import Any
 
+from rules.errors import GuandanError
+
 __all__ = [
     "PairingError",
     "Reason",
@@ -102,18 +104,12 @@ class SwissDraw:
     total_gap: float  # Σ|CF(a) − CF(b)| over tables
 
 
-class PairingError(Exception):
+class PairingError(GuandanError):
     """The draw cannot be made. ``code`` is stable; ``params`` explain it.
 
     Codes: ``no_pairing_without_rematch``, ``too_few_pairs``, ``duplicate_pair``,
     ``no_bye_candidate``, ``bad_option``, ``bad_round``.
     """
-
-    def __init__(self, code: str, **params: Any) -> None:
-        self.code = code
-        self.params = params
-        detail = ", ".join(f"{key}={value!r}" for key, value in params.items())
-        super().__init__(code + (f" ({detail})" if detail else ""))
 
 
 _TEXTS: dict[str, str] = {

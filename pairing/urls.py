@@ -1,4 +1,4 @@
-"""URLs of the pairing app: public pairings and round control."""
+"""Round control for organizers and chief referees under ``t/<slug>/manage/rounds/``."""
 
 from django.urls import path
 
@@ -6,8 +6,6 @@ from pairing import views
 
 app_name = "pairing"
 urlpatterns = [
-    path("t/<slug:slug>/rounds/", views.rounds, name="rounds"),
-    path("t/<slug:slug>/rounds/<int:number>/", views.round_public, name="round"),
     path("t/<slug:slug>/manage/rounds/", views.control, name="control"),
     path("t/<slug:slug>/manage/rounds/generate/", views.generate, name="generate"),
     path("t/<slug:slug>/manage/rounds/<int:number>/", views.round_control, name="round_control"),

@@ -1,10 +1,9 @@
-"""Round pages: the public pairings of any published round, and round control for organizers
-and chief referees (generate the draft, review it with the engine's reasons, swap two pairs by
-hand, publish, finish, or throw the draft away).
+"""Round control for organizers and chief referees: generate the draft, review it with the
+engine's reasons, swap two pairs by hand, publish, finish, or throw the draft away.
 
 Thin views (STYLE.md): permission, form, one service from ``pairing.services``, message,
 redirect. Lists are paginated, so every page costs a bounded number of queries whatever the
-size of the round. Draft rounds are never shown on public pages.
+size of the round. The public pairings pages are in ``reports.views.public``.
 """
 
 from __future__ import annotations
@@ -20,13 +19,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from pairing.forms import SwapForm, TableFilterForm
-from pairing.models import Round, Table
+from pairing.queries import round_progress, round_tables, table_names
 from pairing.services import delete_draft, finish_round, generate_round, publish_round, swap_pairs
-from tournaments.models import Pair, Tournament
+from scoring.cache import cached_standings
+from tournaments.errors import ServiceError
+from tournaments.models import Pair, Round, Table, Tournament
 from tournaments.permissions import Role, role_required
-from tournaments.services import ServiceError
-from tournaments.tables import cached_standings, names_by_pair
-from tournaments.views import VISIBLE_ROUNDS, public_page
 
 TABLES_PER_PAGE = 100
 round_staff_required = role_required(Role.ORGANIZER, Role.CHIEF_REFEREE)
@@ -34,91 +32,6 @@ round_staff_required = role_required(Role.ORGANIZER, Role.CHIEF_REFEREE)
 
 def _message(error: Exception) -> str:
     return str(getattr(error, "message", None) or error)
-
-
-def _tables(rnd: Round, query: str = "") -> Any:
-    tables = Table.objects.filter(round=rnd).order_by("number")
-    query = query.strip()
-    if query:
-        condition = Q(ns__players__name__icontains=query) | Q(ew__players__name__icontains=query)
-        if query.isdigit():
-            number = int(query)
-            condition |= Q(number=number) | Q(ns__number=number) | Q(ew__number=number)
-        ids = Table.objects.filter(round=rnd).filter(condition).values("pk")
-        tables = tables.filter(pk__in=ids)
-    return tables.select_related("ns__unit", "ew__unit")
-
-
-def _names(tables: list[Table]) -> dict[int, str]:
-    """The players' names of every pair on the page by pair id (one query)."""
-    return names_by_pair({pid for t in tables for pid in (t.ns_id, t.ew_id) if pid is not None})
-
-
-def _progress(rnd: Round) -> dict[str, int]:
-    return Table.objects.filter(round=rnd, is_bye=False).aggregate(
-        total=Count("pk"),
-        confirmed=Count("pk", filter=Q(entry_status=Table.EntryStatus.CONFIRMED)),
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Public
-
-
-@public_page
-def rounds(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    """Every published round, with its state and progress."""
-    visible = list(
-        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
-        .annotate(
-            table_count=Count("tables", filter=Q(tables__is_bye=False)),
-            confirmed=Count(
-                "tables",
-                filter=Q(tables__is_bye=False, tables__entry_status=Table.EntryStatus.CONFIRMED),
-            ),
-        )
-        .order_by("number")
-    )
-    return render(
-        request,
-        "pairing/rounds.html",
-        {"tournament": tournament, "nav": "rounds", "rounds": visible},
-    )
-
-
-@public_page
-def round_public(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
-    """The pairings of a published round: table, 南北, 东西, state; filter by name or number."""
-    rnd = get_object_or_404(Round, tournament=tournament, number=number, status__in=VISIBLE_ROUNDS)
-    form = TableFilterForm(request.GET or None)
-    query = form.cleaned_data["q"] if form.is_valid() else ""
-    paginator = Paginator(_tables(rnd, query), TABLES_PER_PAGE)
-    page = paginator.get_page(request.GET.get("page"))
-    tables = list(page.object_list)
-    # Labels looked up once: get_entry_status_display() rebuilds the choices dict on each call.
-    labels = {value: str(label) for value, label in Table.EntryStatus.choices}
-    rows = [{"table": t, "status": labels.get(t.entry_status, t.entry_status)} for t in tables]
-    others = list(
-        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
-        .order_by("number")
-        .values_list("number", flat=True)
-    )
-    return render(
-        request,
-        "pairing/round_public.html",
-        {
-            "tournament": tournament,
-            "nav": "rounds",
-            "round": rnd,
-            "page": page,
-            "rows": rows,
-            "names": _names(tables),
-            "form": form,
-            "query": query,
-            "numbers": others,
-            "progress": _progress(rnd),
-        },
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -195,7 +108,7 @@ def round_control(request: HttpRequest, tournament: Tournament, number: int) -> 
     rnd = get_object_or_404(Round, tournament=tournament, number=number)
     form = TableFilterForm(request.GET or None)
     query = form.cleaned_data["q"] if form.is_valid() else ""
-    paginator = Paginator(_tables(rnd, query), TABLES_PER_PAGE)
+    paginator = Paginator(round_tables(rnd, query), TABLES_PER_PAGE)
     page = paginator.get_page(request.GET.get("page"))
     tables = list(page.object_list)
     # Only the rows of the pairs on this page (the standings may have 10,000).
@@ -226,12 +139,12 @@ def round_control(request: HttpRequest, tournament: Tournament, number: int) -> 
             "nav": "round_control",
             "round": rnd,
             "rows": rows,
-            "names": _names(tables),
+            "names": table_names(tables),
             "page": page,
             "form": form,
             "query": query,
             "swap_form": SwapForm(tournament=tournament),
-            "progress": _progress(rnd),
+            "progress": round_progress(rnd),
             "draw_info": rnd.draw_info or {},
         },
     )

@@ -7,7 +7,7 @@ Every query of the printed and exported documents lives here, written to stay a 
 queries whatever the size (``values_list`` and one pass over all events), so 2,000 pairs ×
 9 rounds export in seconds. Nothing here writes; results are derived by the pure scoring engine
 from the stored facts, exactly as ``scoring.services`` does; the standings come from
-``scoring.services.standings`` (confirmed results only).
+``scoring.cache.cached_standings`` (confirmed results only).
 
 May touch: read-only queries on the tournaments, pairing and scoring models; the pure core.
 """
@@ -23,17 +23,27 @@ from typing import Any
 from django.conf import settings
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.translation import gettext
 
-from pairing.models import Round, Table
 from rules.errors import RuleError
-from rules.events import EventKind, Side
+from rules.events import EventKind
 from rules.levels import level_label
 from rules.ruleset import RuleSet
-from scoring.engine import End, MatchResult, Start, score_match
+from scoring.engine import MatchResult
+from scoring.facts import MatchFacts, score_table, tokens_by_table
 from scoring.models import Penalty, TableEvent
 from scoring.standings import CRITERIA, PRESETS, resolve_criteria
-from tournaments.models import Pair, Player, Tournament
+from tournaments.errors import ServiceError
+from tournaments.models import Pair, Player, Round, Table, Tournament
+from tournaments.wording import (
+    CUSTOM_PRESET,
+    ROUND_FORMATS,
+    TIEBREAK_PRESETS,
+    penalty_kind_label,
+    printed_criterion,
+    printed_event_note,
+    printed_place,
+    printed_side,
+)
 
 from .rows import (
     DealLine,
@@ -53,22 +63,14 @@ from .rows import (
     Workbook,
 )
 
-SIDE_LABEL = {Side.NS: "南北", Side.EW: "东西"}
-PLACE_LABEL = {3: "二游", 2: "三游", 1: "末游"}  # upgrade → the partner's place (RULES.md §1)
-FORMAT_LABEL = {"deals": "计副制", "game": "计局制", "timed": "计时制", "timed_deals": "计时计副制"}
-PRESET_LABEL = {"regulation": "竞赛规程", "jiangsu2017": "江苏2017"}
 # Blank lines on a sheet when the round has no fixed number of deals (计局制/计时制).
 OPEN_FORMAT_ROWS = 14
 # The table-side entry page; its QR code goes on the score sheet.
-ENTRY_URL_NAME = "scoring:tableside"
+ENTRY_URL_NAME = "tableside:tableside"
 
 
-class ReportError(Exception):
+class ReportError(ServiceError):
     """A document cannot be produced (no such round …): ``message`` is for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 # --- pairs --------------------------------------------------------------------------------
@@ -96,8 +98,8 @@ def get_round(tournament: Tournament, number: int | None) -> Round:
     rnd = rounds.filter(number=number).first() if number else rounds.order_by("-number").first()
     if rnd is None:
         if number:
-            raise ReportError(gettext("第%(n)s轮不存在") % {"n": number})
-        raise ReportError(gettext("本赛事还没有编排任何轮次"))
+            raise ReportError("unknown_round", round=number)
+        raise ReportError("no_rounds")
     return rnd
 
 
@@ -119,14 +121,12 @@ def deal_lines(result: MatchResult) -> tuple[DealLine, ...]:
         note = ""
         first = place = ""
         if event.kind is EventKind.DEAL:
-            first = SIDE_LABEL[event.side]
-            place = PLACE_LABEL[event.upgrade]
-        elif event.kind is EventKind.FOUL:
-            note = f"{SIDE_LABEL[event.side]}犯规"
+            first = printed_side(event.side)
+            place = printed_place(event.upgrade)
         else:
-            note = f"{SIDE_LABEL[event.side]}升级调整"
+            note = printed_event_note(event)
         if step.attempt_at_a is not None and step.reset_to_2 is not None:
-            note = (note + " " if note else "") + f"{SIDE_LABEL[step.reset_to_2]}打A失败回2"
+            note = (note + " " if note else "") + f"{printed_side(step.reset_to_2)}打A失败回2"
         lines.append(
             DealLine(
                 deal_number=step.deal_number,
@@ -145,13 +145,13 @@ def deal_lines(result: MatchResult) -> tuple[DealLine, ...]:
 def match_summary(result: MatchResult) -> MatchSummary:
     """The result boxes: recorded levels, 级差, 级差分, 场分 and what decided the match."""
     if result.forfeit is not None:
-        note = f"{SIDE_LABEL[result.forfeit]}弃权"
+        note = f"{printed_side(result.forfeit)}弃权"
     elif result.penalty_loss is not None:
-        note = f"{SIDE_LABEL[result.penalty_loss]}判负"
+        note = f"{printed_side(result.penalty_loss)}判负"
     elif result.passed_a is not None:
-        note = f"{SIDE_LABEL[result.passed_a]}过A"
+        note = f"{printed_side(result.passed_a)}过A"
     elif result.winner is not None:
-        note = f"{SIDE_LABEL[result.winner]}胜"
+        note = f"{printed_side(result.winner)}胜"
     else:
         note = "平局"
     return MatchSummary(
@@ -216,18 +216,13 @@ def _tokens(tournament: Tournament, round_number: int | None = None) -> dict[int
     qs = TableEvent.objects.filter(table__round__tournament=tournament)
     if round_number is not None:
         qs = qs.filter(table__round__number=round_number)
-    tokens: dict[int, list[str]] = defaultdict(list)
-    for table_id, token in qs.order_by("table_id", "position").values_list("table_id", "token"):
-        tokens[table_id].append(token)
-    return tokens
+    return tokens_by_table(qs)
 
 
 def _result(t: _TableFacts, tokens: list[str], rules: RuleSet) -> MatchResult | None:
-    end = End(t.end_kind, Side(t.end_side)) if t.end_kind else None
+    facts = MatchFacts.from_columns(t.start_ns, t.start_ew, t.end_kind, t.end_side, tokens)
     try:
-        return score_match(
-            tokens, rules, start=Start(t.start_ns, t.start_ew), end=end, complete=False
-        )
+        return score_table(facts, rules)
     except RuleError:
         # Stored facts are validated on entry; a table that no longer scores (settings changed
         # under it) prints blank rather than stopping the whole run.
@@ -258,7 +253,7 @@ def entry_path(token: str) -> str:
 
 
 def round_format_label(rules: RuleSet) -> str:
-    label = FORMAT_LABEL.get(rules.round_format, "")
+    label = ROUND_FORMATS.get(rules.round_format, "")
     if rules.max_deals:
         label += f" 每轮 {rules.max_deals} 副"
     return label
@@ -337,7 +332,7 @@ def standings_columns(rules: RuleSet) -> tuple[StandingsColumn, ...]:
     """场分 and every criterion of the preset that is a number on the row."""
     criteria = resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
     return tuple(
-        StandingsColumn(key, CRITERIA[key].label_zh)
+        StandingsColumn(key, printed_criterion(key))
         for key in criteria
         if CRITERIA[key].attribute is not None
     )
@@ -347,20 +342,20 @@ def standings(
     tournament: Tournament, after_round: int | None = None, final: bool = False
 ) -> Standings:
     """The standings after a round (default the latest published), or the final ranking."""
+    from scoring.cache import cached_standings
     from scoring.services import latest_round_number
-    from scoring.services import standings as compute
 
     rules = tournament.rules
     latest = latest_round_number(tournament)
     if after_round is None or final:
         after_round = latest
-    rows = compute(tournament, after_round)
+    rows = cached_standings(tournament, after_round)
     infos = {info.number: info for info in pair_infos(tournament).values()}
     columns = standings_columns(rules)
     lines = []
     for row in rows:
         values = {col.key: getattr(row, CRITERIA[col.key].attribute or "") for col in columns}
-        decided = CRITERIA[row.decided_by].label_zh if row.decided_by else ""
+        decided = printed_criterion(row.decided_by) if row.decided_by else ""
         lines.append(
             StandingLine(
                 rank=row.rank,
@@ -375,9 +370,9 @@ def standings(
         )
     preset = rules.tiebreak_preset
     if preset in PRESETS:
-        preset_label = PRESET_LABEL.get(preset, preset)
+        preset_label = TIEBREAK_PRESETS.get(preset, preset)
     else:
-        preset_label = "自定义"
+        preset_label = CUSTOM_PRESET
     return Standings(
         tournament=tournament.name,
         after_round=after_round,
@@ -386,7 +381,7 @@ def standings(
         lines=tuple(lines),
         preset=preset_label,
         criteria=tuple(
-            CRITERIA[key].label_zh
+            printed_criterion(key)
             for key in resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
         ),
     )
@@ -401,7 +396,6 @@ def penalty_report(tournament: Tournament, round_number: int | None = None) -> P
     if round_number:
         qs = qs.filter(round__number=round_number)
     infos = pair_infos(tournament)
-    kinds = dict(Penalty.Kind.choices)
     lines = []
     for row in qs.order_by("round__number", "table__number", "created_at", "pk").values_list(
         "round__number",
@@ -423,7 +417,7 @@ def penalty_report(tournament: Tournament, round_number: int | None = None) -> P
                 table_number=table,
                 pair=infos[pair_id],
                 player=player or "",
-                kind=str(kinds.get(kind, kind)),
+                kind=penalty_kind_label(kind),
                 deal=deal,
                 jcf=float(jcf) if jcf is not None else None,
                 reason=reason,
@@ -474,7 +468,9 @@ def _results_and_deals(
     for t in _tables(tournament):
         ns = infos[t.ns_id]
         if t.is_bye:
-            by_round[t.round_number].append(ResultLine(t.number, ns, None, "轮空", None))
+            by_round[t.round_number].append(
+                ResultLine(t.number, ns, None, printed_side("BYE"), None)
+            )
             continue
         ew = infos[t.ew_id] if t.ew_id else PairInfo(0)
         table_tokens = tokens.get(t.pk, [])

@@ -25,6 +25,8 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
+from rules.errors import GuandanError
+
 from .rows import RegistrationLine
 
 MAX_BYTES = 5 * 1024 * 1024  # an upload; a registration sheet of 5,000 pairs is ~300 KB
@@ -78,12 +80,16 @@ class Problem:
         }
 
 
-class RegistrationError(Exception):
-    """The sheet was refused; ``problems`` says why (every problem, in sheet order)."""
+class RegistrationError(GuandanError):
+    """The sheet was refused; ``problems`` says why (every problem, in sheet order, each already
+    a sentence: the sheet's own wording names the row and the column)."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:
         self.problems = list(problems)
-        super().__init__("; ".join(str(p) for p in self.problems))
+        super().__init__("registration_refused", count=len(self.problems))
+
+    def summary(self) -> str:
+        return "; ".join(str(p) for p in self.problems)
 
     @property
     def messages(self) -> list[str]:
@@ -303,7 +309,8 @@ def import_registrations(
     A refusal by the services (a number taken meanwhile, no permission …) rolls back every
     line and is raised as ``RegistrationError`` naming the line.
     """
-    from tournaments.services import ServiceError, add_unit, register_pair
+    from tournaments.errors import ServiceError
+    from tournaments.services import add_unit, register_pair
 
     with transaction.atomic():
         units, codes = _unit_codes(tournament)

@@ -16,6 +16,20 @@ JACK = 11
 PENALTY_LOSS_LEVELS = 4  # RULES.md §2: 判负 = the offender's level + 4
 LATENESS_START_LEVELS = (2, 3, 4)  # RULES.md §2: the punctual side starts at 3 (0–5 min) or 4
 
+# RULES.md §1 "How A is passed" (``a_pass``): the upgrades that pass A for a side on stage at its
+# own A. ``partner_2_or_3`` (seeds 000/003/004 and Jiangsu): +3 or +2; ``double_only`` (a company
+# sheet in seed 001, "只有对方双下时才算是赢得本局"): only +3. A foul or a deal loss of the other
+# side is scored as +3 (双下), so it passes A under both.
+PARTNER_2_OR_3 = "partner_2_or_3"
+A_PASS_UPGRADES: dict[str, frozenset[int]] = {
+    PARTNER_2_OR_3: frozenset({2, 3}),
+    "double_only": frozenset({3}),
+}
+# RULES.md §1 "Failed attempts at A" (``a_fail_count``): ``deal`` — every deal played at the
+# side's own A (on stage at A) that does not pass A; ``stage`` (seed 002, "第三次上臺又被推翻") — a
+# stay on stage at A that ends by losing a deal.
+A_FAIL_COUNTS = ("deal", "stage")
+
 
 class TableState(NamedTuple):
     """Both sides' levels, who is on stage (None before the first deal), and each side's failed
@@ -53,8 +67,9 @@ class Change(NamedTuple):
     state: TableState
     level_played: int | None  # None for a level award (not a deal)
     on_stage: Side | None  # who was on stage when the deal was played
-    attempt_at_a: Side | None  # the side whose attempt at its own A this deal was
+    attempt_at_a: Side | None  # the side on stage at its own A when this deal was played
     reset_to_2: Side | None  # the side dropped back to 2 (a_rule reset_to_2)
+    a_failure: Side | None = None  # the side whose failed attempt at A this was (a_fail_count)
 
 
 def initial_state(ns: int = LOWEST, ew: int = LOWEST) -> TableState:
@@ -84,9 +99,18 @@ def _with_level(state: TableState, side: Side, level: int) -> TableState:
 
 
 def apply_event(
-    state: TableState, event: Event, a_rule: str = "continue", a_attempts: int = 3
+    state: TableState,
+    event: Event,
+    a_rule: str = "continue",
+    a_attempts: int = 3,
+    a_fail_count: str = "deal",
+    a_pass: str = PARTNER_2_OR_3,
 ) -> Change:
-    """Apply one event. The caller has checked that nobody has passed A yet."""
+    """Apply one event. The caller has checked that nobody has passed A yet.
+
+    ``a_rule``/``a_attempts`` (RULES.md §1 "Failed attempts at A"), ``a_fail_count`` (what
+    counts as a failure) and ``a_pass`` (how A is passed) are the tournament's settings.
+    """
     winner = event.beneficiary
     current = state.level(winner)
     if not event.is_deal:
@@ -100,31 +124,38 @@ def apply_event(
     attempt = on_stage if on_stage is not None and state.level(on_stage) == ACE else None
     if attempt is winner:
         # RULES.md §1 A必打: on stage at its own A, the side passes A only with the partner 2nd
-        # or 3rd (+3/+2); with the partner last it stays at A.
-        new_level = PAST_ACE if event.upgrade >= 2 else ACE
+        # or 3rd (+3/+2; ``double_only``: +3 alone); otherwise it stays at A, on stage.
+        new_level = PAST_ACE if event.upgrade in A_PASS_UPGRADES[a_pass] else ACE
     else:
-        # An upgrade never jumps past A: it stops at A (RULES.md §1).
+        # An upgrade never jumps past A: it stops at A (RULES.md §1). A side at A that wins a
+        # deal played at the other side's level stays at A and goes on stage: no attempt.
         new_level = min(current + event.upgrade, ACE)
     new_state = _with_level(state, winner, new_level)._replace(on_stage=winner)
 
-    reset: Side | None = None
+    failure: Side | None = None
     if attempt is not None and new_level != PAST_ACE:
-        # A failed attempt at A (RULES.md §1). Only counted, and only acted on, for reset_to_2.
-        if a_rule == "reset_to_2":
-            if attempt is Side.NS:
-                failures = state.ns_a_failures + 1
-                new_state = new_state._replace(ns_a_failures=failures)
+        # RULES.md §1: with ``deal`` every deal at its own A that does not pass A is a failed
+        # attempt; with ``stage`` only losing the deal (leaving the stage) is — a win at A that
+        # does not pass A keeps the side on stage.
+        if a_fail_count == "deal" or attempt is not winner:
+            failure = attempt
+    reset: Side | None = None
+    if failure is not None and a_rule == "reset_to_2":
+        # Only counted, and only acted on, for reset_to_2.
+        if failure is Side.NS:
+            failures = state.ns_a_failures + 1
+            new_state = new_state._replace(ns_a_failures=failures)
+        else:
+            failures = state.ew_a_failures + 1
+            new_state = new_state._replace(ew_a_failures=failures)
+        if failures >= a_attempts:
+            reset = failure
+            new_state = _with_level(new_state, failure, LOWEST)
+            if failure is Side.NS:
+                new_state = new_state._replace(ns_a_failures=0)
             else:
-                failures = state.ew_a_failures + 1
-                new_state = new_state._replace(ew_a_failures=failures)
-            if failures >= a_attempts:
-                reset = attempt
-                new_state = _with_level(new_state, attempt, LOWEST)
-                if attempt is Side.NS:
-                    new_state = new_state._replace(ns_a_failures=0)
-                else:
-                    new_state = new_state._replace(ew_a_failures=0)
-    return Change(new_state, level_played, on_stage, attempt, reset)
+                new_state = new_state._replace(ew_a_failures=0)
+    return Change(new_state, level_played, on_stage, attempt, reset, failure)
 
 
 def penalty_loss_levels(offender_level: int, innocent_level: int) -> tuple[int, int]:

@@ -2,7 +2,14 @@
 
 ``RuleSet.from_dict`` takes the file's ``settings`` object and either returns a ``RuleSet`` or
 raises ``RuleSetError`` listing every wrong setting with a stable code; ``to_dict`` gives the
-same object back, so export → import → export is stable.
+same object back, so export → import → export is stable. A setting added after the first files
+were written (``forfeit``/``bye`` by the scale, ``a_fail_count``, ``a_pass``, ``tie``) is written
+back when the file gave it or when it differs from its default, and only then.
+
+Also here, as data the services and pages read: the presets an organizer starts from, each naming
+the seed it follows (``PRESETS``); the penalty escalations the software suggests
+(``ESCALATIONS``, RULES.md §3) and who may impose which penalty (``penalty_authority``, a
+per-tournament setting with seed 003's defaults).
 """
 
 from __future__ import annotations
@@ -20,6 +27,25 @@ A_RULES = ("continue", "reset_to_2")
 SAME_UNIT = ("avoid", "allow")
 ROUND1 = ("lot", "seeding")
 TEAM_SCORING = ("sum_jcf", "sum_levels")
+A_FAIL_COUNTS = ("deal", "stage")  # RULES.md §1 "Failed attempts at A"
+A_PASSES = ("partner_2_or_3", "double_only")  # RULES.md §1 "How A is passed"
+TIES = ("draw", "extra_deal")  # RULES.md §2 "Level tie"
+FORFEIT_LEVELS = 4  # RULES.md §2: a forfeit or a bye is worth the scale's 4-level win
+
+# RULES.md §3 "Who may impose what" (seed 003): the lowest role that may record each kind of
+# penalty. ``deal_loss`` is 本副判负 (a ``lose:`` event), ``level_award`` is 升级调整 (not in the
+# seeds; a score change, so the chief referee's, like the other score changes).
+PENALTY_ROLES = ("referee", "chief_referee", "organizer")
+DEFAULT_PENALTY_AUTHORITY: dict[str, str] = {
+    "warning": "referee",
+    "violation": "referee",
+    "foul": "chief_referee",
+    "deal_loss": "chief_referee",
+    "penalty_loss": "chief_referee",
+    "deduction": "chief_referee",
+    "level_award": "chief_referee",
+    "disqualification": "organizer",
+}
 
 # TOURNAMENT_FILE.md "Criterion keys". Match points always come first, the lot always last.
 CRITERION_KEYS = (
@@ -157,6 +183,39 @@ class Award:
 
 
 @dataclass(frozen=True, slots=True)
+class EscalationRule:
+    """RULES.md §3: ``count`` records of ``counted`` (penalty kinds, or ``forfeit`` for a table
+    the pair forfeited) within ``scope`` suggest ``suggests`` — for the referee to confirm.
+
+    ``scope``: ``round`` (in one round), ``consecutive_rounds`` (in rounds one after another) or
+    ``tournament`` (anywhere in the event). A 本副判负 (``deal_loss``) is not a foul and counts
+    towards nothing.
+    """
+
+    counted: str
+    count: int
+    scope: str
+    suggests: str
+    source: str
+
+
+ESCALATIONS: tuple[EscalationRule, ...] = (
+    EscalationRule("warning", 2, "round", "violation", "RULES.md §3; seed 001"),
+    EscalationRule("violation", 2, "round", "foul", "RULES.md §3; seed 001"),
+    EscalationRule("foul", 2, "round", "penalty_loss", "RULES.md §3; seed 001"),
+    # Seed 001: "连续两轮弃权或被两次判负 … 由裁判长报请赛区组委会取消违规方参赛资格".
+    EscalationRule("forfeit", 2, "consecutive_rounds", "disqualification", "seed 001"),
+    EscalationRule("penalty_loss", 2, "tournament", "disqualification", "seed 001"),
+)
+
+
+def default_award(scale: Scale) -> Award:
+    """RULES.md §2: a forfeit (and by default a bye) is 2 CF and the scale's 4-level win —
+    17 on the 26:0 scale, 18 on the 28 scale."""
+    return Award(2, scale.points(FORFEIT_LEVELS)[0])
+
+
+@dataclass(frozen=True, slots=True)
 class RuleSet:
     """Every per-tournament setting of TOURNAMENT_FILE.md, validated."""
 
@@ -166,16 +225,38 @@ class RuleSet:
     rounds: int | None = None
     scale: Scale = field(default_factory=lambda: SCALE_PRESETS["26:0"])
     match_points: MatchPoints = field(default_factory=MatchPoints)
-    forfeit: Award = field(default_factory=Award)
-    bye: Award = field(default_factory=Award)
+    # None: the scale's 4-level win (``default_award``); read ``forfeit``/``bye``.
+    forfeit_award: Award | None = None
+    bye_award: Award | None = None
     a_rule: str = "continue"
     a_attempts: int = 3
+    a_fail_count: str = "deal"
+    a_pass: str = A_PASSES[0]
+    tie: str = "draw"
     tiebreaks: tuple[str, ...] = TIEBREAK_PRESETS["regulation"]
     tiebreak_preset: str | None = "regulation"
     same_unit: str = "avoid"
     seed: int | None = None
     round1: str = "lot"  # extension: round 1 by lot (default) or by seeding number
     team_scoring: str = "sum_jcf"  # extension, RULES.md §6
+    # Extension (RULES.md §3 "Who may impose what"): penalty kind → the lowest role allowed.
+    penalty_authority: tuple[tuple[str, str], ...] = tuple(DEFAULT_PENALTY_AUTHORITY.items())
+    # Which of a_pass / a_fail_count / tie the file gave even at their default (round trip).
+    written: frozenset[str] = frozenset()
+
+    @property
+    def forfeit(self) -> Award:
+        """What the present pair gets for a forfeit (RULES.md §2 弃权)."""
+        return self.forfeit_award or default_award(self.scale)
+
+    @property
+    def bye(self) -> Award:
+        """What a bye is worth (RULES.md §2 轮空; by default the same as a forfeit win)."""
+        return self.bye_award or default_award(self.scale)
+
+    def may_impose(self, kind: str) -> str:
+        """The lowest role (``PENALTY_ROLES``) allowed to record a penalty of ``kind``."""
+        return dict(self.penalty_authority)[kind]
 
     @property
     def max_deals(self) -> int | None:
@@ -203,6 +284,10 @@ class RuleSet:
             "seed",
             "round1",
             "team_scoring",
+            "a_fail_count",
+            "a_pass",
+            "tie",
+            "penalty_authority",
         }
         for key in data:
             if key not in known:
@@ -213,13 +298,13 @@ class RuleSet:
             if value not in options:
                 problems.append(Problem(key, "not_one_of", {"value": value, "options": options}))
                 return default
-            return value
+            return str(value)
 
         def positive_int(key: str, default: int | None) -> int | None:
             value = data.get(key, default)
             if value is None and default is None:
                 return None
-            if not _is_int(value) or value < 1:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 problems.append(Problem(key, "not_positive_integer", {"value": value}))
                 return default
             return value
@@ -233,6 +318,10 @@ class RuleSet:
         same_unit = choice("same_unit", SAME_UNIT, "avoid")
         round1 = choice("round1", ROUND1, "lot")
         team_scoring = choice("team_scoring", TEAM_SCORING, "sum_jcf")
+        a_fail_count = choice("a_fail_count", A_FAIL_COUNTS, "deal")
+        a_pass = choice("a_pass", A_PASSES, "partner_2_or_3")
+        tie = choice("tie", TIES, "draw")
+        written = frozenset(k for k in ("a_pass", "a_fail_count", "tie") if k in data)
 
         scale = SCALE_PRESETS["26:0"]
         raw_scale = data.get("scale", "26:0")
@@ -264,16 +353,19 @@ class RuleSet:
             else:
                 match_points = MatchPoints(**values)
 
-        def award(key: str) -> Award:
-            raw = data.get(key, {})
-            default = Award()
+        def award(key: str) -> Award | None:
+            """None when the file gives none: the scale's 4-level win (RULES.md §2)."""
+            if key not in data:
+                return None
+            raw = data[key]
+            default = default_award(scale)
             if not isinstance(raw, dict) or set(raw) - {"cf", "jcf"}:
                 problems.append(Problem(key, "award_malformed"))
-                return default
+                return None
             values = {k: raw.get(k, getattr(default, k)) for k in ("cf", "jcf")}
             if not all(_is_number(v) and v >= 0 for v in values.values()):
                 problems.append(Problem(key, "award_malformed"))
-                return default
+                return None
             return Award(**values)
 
         forfeit = award("forfeit")
@@ -310,6 +402,30 @@ class RuleSet:
             problems.append(Problem("seed", "not_integer", {"value": seed}))
             seed = None
 
+        authority = dict(DEFAULT_PENALTY_AUTHORITY)
+        raw_auth = data.get("penalty_authority", {})
+        if not isinstance(raw_auth, dict):
+            problems.append(Problem("penalty_authority", "penalty_authority_malformed"))
+        else:
+            for kind, role in raw_auth.items():
+                if kind not in DEFAULT_PENALTY_AUTHORITY:
+                    options = tuple(DEFAULT_PENALTY_AUTHORITY)
+                    problems.append(
+                        Problem(
+                            "penalty_authority", "not_one_of", {"value": kind, "options": options}
+                        )
+                    )
+                elif role not in PENALTY_ROLES:
+                    problems.append(
+                        Problem(
+                            "penalty_authority",
+                            "not_one_of",
+                            {"value": role, "options": PENALTY_ROLES},
+                        )
+                    )
+                else:
+                    authority[kind] = role
+
         if problems:
             raise RuleSetError(problems)
         return cls(
@@ -319,20 +435,26 @@ class RuleSet:
             rounds=rounds,
             scale=scale,
             match_points=match_points,
-            forfeit=forfeit,
-            bye=bye,
+            forfeit_award=forfeit,
+            bye_award=bye,
             a_rule=a_rule,
             a_attempts=a_attempts,
+            a_fail_count=a_fail_count,
+            a_pass=a_pass,
+            tie=tie,
             tiebreaks=tiebreaks,
             tiebreak_preset=preset,
             same_unit=same_unit,
             seed=seed,
             round1=round1,
             team_scoring=team_scoring,
+            penalty_authority=tuple(authority.items()),
+            written=written,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The file's ``settings`` object (extensions only when they differ from the default)."""
+        """The file's ``settings`` object (extensions only when they differ from the default; the
+        later settings when given or not at their default, in TOURNAMENT_FILE.md's order)."""
         data: dict[str, Any] = {
             "event": self.event,
             "round_format": self.round_format,
@@ -348,8 +470,13 @@ class RuleSet:
                     "draw": _plain(self.match_points.draw),
                     "loss": _plain(self.match_points.loss),
                 },
-                "forfeit": {"cf": _plain(self.forfeit.cf), "jcf": _plain(self.forfeit.jcf)},
-                "bye": {"cf": _plain(self.bye.cf), "jcf": _plain(self.bye.jcf)},
+            }
+        )
+        for key, award in (("forfeit", self.forfeit_award), ("bye", self.bye_award)):
+            if award is not None:
+                data[key] = {"cf": _plain(award.cf), "jcf": _plain(award.jcf)}
+        data.update(
+            {
                 "a_rule": self.a_rule,
                 "a_attempts": self.a_attempts,
                 "tiebreaks": self.tiebreak_preset or list(self.tiebreaks),
@@ -358,23 +485,68 @@ class RuleSet:
         )
         if self.seed is not None:
             data["seed"] = self.seed
+        for key, default in (
+            ("a_pass", "partner_2_or_3"),
+            ("a_fail_count", "deal"),
+            ("tie", "draw"),
+        ):
+            value = getattr(self, key)
+            if key in self.written or value != default:
+                data[key] = value
         if self.round1 != "lot":
             data["round1"] = self.round1
         if self.team_scoring != "sum_jcf":
             data["team_scoring"] = self.team_scoring
+        authority = dict(self.penalty_authority)
+        changed = {k: v for k, v in authority.items() if DEFAULT_PENALTY_AUTHORITY.get(k) != v}
+        if changed:
+            data["penalty_authority"] = changed
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A set of settings an organizer starts from, and the seed text it follows (RULES.md §4)."""
+
+    key: str
+    label_zh: str
+    label_en: str
+    seed: str  # the file(s) in ``shared/seeds/`` this preset follows
+    follows: str  # what of the seed it takes, in a sentence
+    rules: RuleSet
+
+
+PRESETS: dict[str, Preset] = {
+    "regulation": Preset(
+        "regulation",
+        "规程（26:0 级差分，规程名次规则）",
+        "Regulation (26:0 scale, regulation tiebreaks)",
+        "003",
+        "seed 003, the competition regulation (规程): the 26:0 scale, forfeit 2 CF + 17 JCF, "
+        "lateness starts, A must be played with no reset, a level tie is a draw, the "
+        "regulation tiebreaks",
+        RuleSet(),
+    ),
+    "jiangsu2017": Preset(
+        "jiangsu2017",
+        "江苏2017（26分制，A必打不降级，平局加打一副）",
+        "Jiangsu 2017 (26:0 scale, A must be played, no reset, extra deal on a tie)",
+        "001, 004",
+        "seed 001, the Jiangsu 2017 simplified rules (江苏省掼蛋竞赛简易规则): the 26:0 scale "
+        '("按13级26分制计算"), A must be played and no reset, an extra deal on a level tie '
+        '("如升级数相同，可加打一副牌"); the Jiangsu tiebreaks as seed 004 gives them',
+        RuleSet(
+            tie="extra_deal",
+            tiebreaks=TIEBREAK_PRESETS["jiangsu2017"],
+            tiebreak_preset="jiangsu2017",
+            written=frozenset({"a_pass", "a_fail_count", "tie"}),
+        ),
+    ),
+}
 
 
 def preset_settings(name: str) -> dict[str, Any]:
     """Settings dicts for the presets an organizer starts from (regulation / Jiangsu 2017)."""
-    if name == "regulation":
-        return RuleSet().to_dict()
-    if name == "jiangsu2017":
-        rules = RuleSet(
-            scale=SCALE_PRESETS["28"],
-            a_rule="reset_to_2",
-            tiebreaks=TIEBREAK_PRESETS["jiangsu2017"],
-            tiebreak_preset="jiangsu2017",
-        )
-        return rules.to_dict()
-    raise ValueError(f"unknown preset {name!r}")
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}")
+    return PRESETS[name].rules.to_dict()

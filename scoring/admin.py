@@ -1,16 +1,12 @@
-"""Django admin for events, penalties and the audit log: listed, searchable, read-only.
-
-The audit log (操作日志) is append-only: no add, change or delete permission, even for
-superusers (issue 7: it cannot be edited through any page or the admin).
-"""
+"""Django admin for events and penalties: listed, searchable, read-only."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from pairing.admin import ReadOnlyAdmin
+from tournaments.admin import ReadOnlyAdmin
 
-from .models import AuditEntry, Penalty, TableEvent
+from .models import Penalty, TableEvent
 
 
 @admin.register(TableEvent)
@@ -36,11 +32,3 @@ class PenaltyAdmin(ReadOnlyAdmin):
     list_filter = ("kind", "tournament")
     search_fields = ("reason", "referee_name", "pair__players__name", "tournament__name")
     list_select_related = ("tournament", "round", "pair")
-
-
-@admin.register(AuditEntry)
-class AuditEntryAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "tournament", "actor", "action", "round_number", "table_number")
-    list_filter = ("action", "tournament")
-    search_fields = ("actor", "reason", "tournament__name")
-    list_select_related = ("tournament",)

@@ -18,8 +18,11 @@ from rules.levels import ACE, LOWEST, level_label
 from rules.progression import start_for_lateness
 from tournaments.messages import describe_rule_error
 from tournaments.models import Pair
+from tournaments.wording import END_KINDS, PENALTY_KINDS, SIDES
 
-SIDE_CHOICES = [(Side.NS.value, _("南北")), (Side.EW.value, _("东西"))]
+# Labels from ``tournaments.wording``, translated when the form is shown.
+SIDE_CHOICES = [(side.value, _(SIDES[side.value])) for side in (Side.NS, Side.EW)]
+END_KIND_CHOICES = [(kind, _(text)) for kind, text in END_KINDS.items()]
 
 
 class VersionForm(forms.Form):
@@ -34,20 +37,26 @@ class EventForm(VersionForm):
     token = forms.CharField(max_length=24)
 
     def clean_token(self) -> str:
+        """The token as the core spells it; the parsed ``Event`` goes to ``cleaned_data["event"]``
+        so the service does not parse it again."""
         try:
-            return parse_event(self.cleaned_data["token"]).token
+            event = parse_event(self.cleaned_data["token"])
         except RuleError as error:
             raise forms.ValidationError(_("无法识别的记录"), code=error.code) from None
+        self.check_event(event)
+        self.cleaned_data["event"] = event
+        return event.token
+
+    def check_event(self, event: Event) -> None:
+        """Refuse an event this form does not take (all are taken here)."""
 
 
 class DealForm(EventForm):
     """Table-side entry: South enters deals only (fouls and awards are the referee's)."""
 
-    def clean_token(self) -> str:
-        token = super().clean_token()
-        if parse_event(token).kind is not EventKind.DEAL:
+    def check_event(self, event: Event) -> None:
+        if event.kind is not EventKind.DEAL:
             raise forms.ValidationError(_("桌边只能录入牌局结果"), code="not_a_deal")
-        return token
 
 
 class FoulForm(VersionForm):
@@ -104,11 +113,7 @@ class LatenessForm(VersionForm):
 
 
 END_NONE = ""
-END_CHOICES = [
-    (END_NONE, _("正常（无弃权/判负）")),
-    ("forfeit", _("弃权")),
-    ("penalty_loss", _("判负")),
-]
+END_CHOICES = [(END_NONE, _("正常（无弃权/判负）")), *END_KIND_CHOICES]
 
 
 class EndForm(VersionForm):
@@ -116,11 +121,7 @@ class EndForm(VersionForm):
 
     kind = forms.ChoiceField(
         label=_("结束方式"),
-        choices=[
-            (END_NONE, _("正常（撤销弃权/判负）")),
-            ("forfeit", _("弃权")),
-            ("penalty_loss", _("判负")),
-        ],
+        choices=[(END_NONE, _("正常（撤销弃权/判负）")), *END_KIND_CHOICES],
         required=False,
     )
     side = forms.ChoiceField(label=_("责任方"), choices=[("", "—"), *SIDE_CHOICES], required=False)
@@ -202,15 +203,7 @@ class PairCodeForm(VersionForm):
 class PenaltyForm(forms.Form):
     """A referee's penalty record (RULES.md §3) for one of ``pairs``."""
 
-    KIND_CHOICES = [
-        ("warning", _("警告")),
-        ("violation", _("违例")),
-        ("foul", _("犯规")),
-        ("penalty_loss", _("判负")),
-        ("disqualification", _("取消资格")),
-        ("deduction", _("级差分扣分")),
-        ("level_award", _("升级调整")),
-    ]
+    KIND_CHOICES = [(kind, _(text)) for kind, text in PENALTY_KINDS.items()]
 
     pair = forms.ModelChoiceField(label=_("受罚对"), queryset=Pair.objects.none(), required=False)
     # The round page of a big event types the pair's number instead of a 10,000-line list.
@@ -237,7 +230,16 @@ class PenaltyForm(forms.Form):
     ) -> None:
         super().__init__(*args, **kwargs)
         self.by_number = by_number
-        if pairs is not None:
+        if isinstance(pairs, list | tuple):
+            # Pairs already loaded (with their players): the choices are built from them, and
+            # the queryset is only run to validate a posted form.
+            field = self.fields["pair"]
+            field.queryset = Pair.objects.filter(pk__in=[pair.pk for pair in pairs])
+            field.choices = [
+                ("", field.empty_label),
+                *((pair.pk, str(pair)) for pair in sorted(pairs, key=lambda p: p.number)),
+            ]
+        elif pairs is not None:
             self.fields["pair"].queryset = pairs
         self.fields["pair"].label_from_instance = lambda pair: str(pair)
 

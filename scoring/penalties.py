@@ -18,9 +18,8 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Count
 
-from pairing.models import Round, Table
-from tournaments.models import Pair
-from tournaments.services import ServiceError
+from tournaments.errors import ServiceError
+from tournaments.models import Pair, Round, Table
 
 from .models import Penalty
 

@@ -1,8 +1,8 @@
 """Result services: enter and undo events, lateness, forfeit/判负, confirm, correct, penalties,
 and the standings from confirmed results.
 
-May touch: ``pairing.models.Table`` (its result fields), ``scoring`` models, ``Pair.status`` (a
-disqualification), ``Tournament.results_version`` (the standings cache key), and the pure core
+May touch: ``tournaments.models.Table`` (its result fields), ``scoring`` models, ``Pair.status`` (a
+disqualification), ``Tournament.results_version`` (read by the standings cache), and the pure core
 (``scoring.engine``, ``scoring.standings``). Never re-pairs a round (RULES.md §5).
 
 Concurrency (STYLE.md): every write runs in ``transaction.atomic()``, locks the table row with
@@ -21,67 +21,45 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from pairing.models import Round, Table
 from rules.errors import RuleError
-from rules.events import Side, parse_event
+from rules.events import Event, Side, parse_event
 from rules.ruleset import RuleSet
-from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes, score_match
-from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
-from tournaments.models import Pair, Player, Tournament
-from tournaments.services import (
-    CORRECTION_ROLES,
-    PENALTY_ROLES,
-    RESULT_ROLES,
-    ConflictError,
-    ServiceError,
-    audit,
-    bump_results_version,
-    from_rule_error,
-    require_role,
+from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes
+from scoring.facts import (
+    FACT_COLUMNS,
+    MatchFacts,
+    end_of,
+    score_table,
+    start_of,
+    table_facts,
+    table_tokens,
+    tokens_by_table,
 )
+from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
+from tournaments.errors import ConflictError, ForbiddenError, ServiceError, from_rule_error
+from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
+from tournaments.permissions import CORRECTION_ROLES, PENALTY_ROLES, RESULT_ROLES, require_role
+from tournaments.services import audit, bump_results_version
 
-from .models import AuditEntry, Penalty, TableEvent, Via
+from .models import Penalty, TableEvent, Via
 
 COUNTED_ROUNDS = (Round.Status.PUBLISHED, Round.Status.FINISHED)
-STANDINGS_CACHE_SECONDS = 24 * 3600
 
 # --------------------------------------------------------------------------------------------
-# Reading a table
+# Reading a table (the facts → the engine: ``scoring.facts``)
 
 
-def table_start(table: Table) -> Start:
-    return Start(table.start_ns, table.start_ew)
-
-
-def table_end(table: Table) -> End | None:
-    return End(table.end_kind, Side(table.end_side)) if table.end_kind else None
-
-
-def table_tokens(table: Table) -> list[str]:
-    """The table's event tokens in order (uses prefetched ``events`` when present)."""
-    cache_ = getattr(table, "_prefetched_objects_cache", {})
-    if "events" in cache_:
-        return [e.token for e in sorted(cache_["events"], key=lambda e: e.position)]
-    return list(table.events.order_by("position").values_list("token", flat=True))
-
-
-def _score(
-    rules: RuleSet,
-    tokens: Sequence[str],
-    start: Start,
-    end: End | None,
-    complete: bool,
-) -> MatchResult:
+def _score(rules: RuleSet, facts: MatchFacts, complete: bool) -> MatchResult:
     try:
-        return score_match(tokens, rules, start=start, end=end, complete=complete)
+        return score_table(facts, rules, complete=complete)
     except RuleError as exc:
         raise from_rule_error(exc) from exc
 
@@ -90,9 +68,8 @@ def table_result(table: Table, tokens: Sequence[str] | None = None) -> MatchResu
     """The (possibly provisional) result of a match table, for score sheets and pages."""
     if table.is_bye:
         raise ServiceError("table_is_bye")
-    tokens = table_tokens(table) if tokens is None else tokens
     rules = table.round.tournament.rules
-    return _score(rules, tokens, table_start(table), table_end(table), complete=False)
+    return _score(rules, table_facts(table, tokens), complete=False)
 
 
 def table_for_entry_token(token: str) -> Table:
@@ -124,14 +101,50 @@ def _snapshot(table: Table, tokens: Sequence[str]) -> dict[str, Any]:
 # Locks and compare-and-swap
 
 
-def _lock_table(table: Table | int) -> Table:
-    """Lock the table row (only it: ``of=("self",)``) and load its round and tournament."""
-    pk = table if isinstance(table, int) else table.pk
-    return (
-        Table.objects.select_for_update(of=("self",))
-        .select_related("round__tournament", "ns", "ew")
-        .get(pk=pk)
+@dataclass(frozen=True, slots=True)
+class TableAt:
+    """A table as a page names it, for a write that reads the row itself, once and locked.
+
+    ``TableAt.desk(tournament, round number, table number)``: a match table of a published or
+    finished round (the referee desk's URL); ``TableAt.link(entry token)``: a match table of a
+    published round (the table-side link). ``Table.DoesNotExist`` when there is none — a page
+    answers 404 (a finished round's link: the table-side page decides 410).
+    """
+
+    lookup: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def desk(cls, tournament: Tournament, round_number: int, number: int) -> TableAt:
+        return cls(
+            (
+                ("round__tournament_id", tournament.pk),
+                ("round__number", round_number),
+                ("round__status__in", COUNTED_ROUNDS),
+                ("number", number),
+                ("is_bye", False),
+            )
+        )
+
+    @classmethod
+    def link(cls, entry_token: str) -> TableAt:
+        return cls(
+            (
+                ("entry_token", entry_token or ""),
+                ("round__status", Round.Status.PUBLISHED),
+                ("is_bye", False),
+            )
+        )
+
+
+def _lock_table(table: Table | TableAt | int) -> Table:
+    """Lock the table row (only it: ``of=("self",)``) and load its round, tournament and pairs
+    in the same query: the one read of the table a write makes."""
+    rows = Table.objects.select_for_update(of=("self",)).select_related(
+        "round__tournament", "ns", "ew"
     )
+    if isinstance(table, TableAt):
+        return rows.get(**dict(table.lookup))
+    return rows.get(pk=table if isinstance(table, int) else table.pk)
 
 
 def _check_version(locked: Table, expected_version: int | None) -> None:
@@ -152,10 +165,13 @@ def _cas(locked: Table, **fields: Any) -> None:
 
 
 def _check_actor(locked: Table, user: Any, via: str) -> None:
+    # ``user`` None is the system (an import, a command). ``require_role`` reads the roles
+    # ``tournaments.permissions`` remembers on the user for the request: the view's guard already
+    # read them, so a tap checks the role with one query, not two.
     if via == Via.REFEREE:
-        require_role(locked.round.tournament, user, *RESULT_ROLES)
+        require_role(user, locked.round.tournament, *RESULT_ROLES)
     elif via not in (Via.TABLE, Via.IMPORT):
-        raise ServiceError("forbidden")
+        raise ForbiddenError
 
 
 def _require_open_for_entry(locked: Table) -> None:
@@ -183,13 +199,21 @@ def _touched_by(locked: Table, user: Any, fields: dict[str, Any]) -> dict[str, A
 
 
 def enter_event(
-    table: Table, token: str, user: Any, expected_version: int | None, via: str = Via.REFEREE
+    table: Table | TableAt,
+    token: str | Event,
+    user: Any,
+    expected_version: int | None,
+    via: str = Via.REFEREE,
 ) -> Table:
     """Append one event (``NS3``, ``foul:EW``, ``adjust:NS+2``) to a table of a published round.
 
     The whole new sequence is checked by ``score_match(complete=False)``: a deal after 过A, more
     deals than the round allows or a bad token are refused with the engine's code and the
     1-based ``position``. Returns the locked table with its new ``version``.
+
+    One tap, one read: the table row is read once (locked, with its round, tournament and
+    pairs), its events once; an ``Event`` the form already parsed is not parsed again; the new
+    sequence is scored once.
     """
     with transaction.atomic():
         locked = _lock_table(table)
@@ -198,14 +222,18 @@ def enter_event(
         _require_open_for_entry(locked)
         if locked.end_kind:
             raise ServiceError("table_ended")
-        tokens = table_tokens(locked)
-        try:
-            event = parse_event(token, len(tokens))
-        except RuleError as exc:
-            raise from_rule_error(exc) from exc
+        facts = table_facts(locked)
+        tokens = facts.tokens
+        if isinstance(token, Event):
+            event = token
+        else:
+            try:
+                event = parse_event(token, len(tokens))
+            except RuleError as exc:
+                raise from_rule_error(exc) from exc
         new_tokens = [*tokens, event.token]
         rules = locked.round.tournament.rules
-        _score(rules, new_tokens, table_start(locked), None, complete=False)
+        _score(rules, facts.with_tokens(new_tokens), complete=False)
         before = _snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         TableEvent.objects.create(
@@ -231,7 +259,7 @@ def enter_event(
 
 
 def undo_last_event(
-    table: Table, user: Any, expected_version: int | None, via: str = Via.REFEREE
+    table: Table | TableAt, user: Any, expected_version: int | None, via: str = Via.REFEREE
 ) -> Table:
     """Remove the last event, before confirmation only (afterwards: ``correct_result``)."""
     with transaction.atomic():
@@ -261,7 +289,7 @@ def undo_last_event(
 
 
 def set_start_levels(
-    table: Table, ns: int, ew: int, user: Any, expected_version: int | None
+    table: Table | TableAt, ns: int, ew: int, user: Any, expected_version: int | None
 ) -> Table:
     """Lateness (RULES.md §2): the punctual side starts at 3 (0–5 min) or 4 (5–10 min)."""
     return _change_start_or_end(
@@ -270,7 +298,7 @@ def set_start_levels(
         expected_version,
         {"start_ns": ns, "start_ew": ew},
         AuditEntry.Action.SET_START,
-        start=Start(ns, ew),
+        start=start_of(ns, ew),
     )
 
 
@@ -279,7 +307,8 @@ def _parse_end(kind: str, side: str | Side | None) -> tuple[str, str]:
     if kind == "":
         return "", ""
     side_text = str(side or "").upper()
-    if kind not in (Table.EndKind.FORFEIT, Table.EndKind.PENALTY_LOSS) or side_text not in (
+    ends = (Table.EndKind.FORFEIT, Table.EndKind.PENALTY_LOSS, Table.EndKind.LATE_SHEET)
+    if kind not in ends or side_text not in (
         "NS",
         "EW",
     ):
@@ -288,9 +317,14 @@ def _parse_end(kind: str, side: str | Side | None) -> tuple[str, str]:
 
 
 def set_end(
-    table: Table, kind: str, side: str | Side | None, user: Any, expected_version: int | None
+    table: Table | TableAt,
+    kind: str,
+    side: str | Side | None,
+    user: Any,
+    expected_version: int | None,
 ) -> Table:
-    """Forfeit (弃权) or 判负 of ``side`` (the absent / penalised side); ``kind=""`` clears it.
+    """Forfeit (弃权), 判负 or late scoresheet of ``side`` (the absent / penalised / late side);
+    ``kind=""`` clears it.
 
     The events already listed stay (判负 is "after the listed deals", RULES.md §2).
     """
@@ -301,7 +335,7 @@ def set_end(
         expected_version,
         {"end_kind": kind, "end_side": side_text},
         AuditEntry.Action.SET_END,
-        end=End(kind, Side(side_text)) if kind else None,
+        end=end_of(kind, side_text),
     )
 
 
@@ -309,7 +343,7 @@ _UNCHANGED: Any = object()
 
 
 def _change_start_or_end(
-    table: Table,
+    table: Table | TableAt,
     user: Any,
     expected_version: int | None,
     fields: dict[str, Any],
@@ -325,11 +359,12 @@ def _change_start_or_end(
         _check_actor(locked, user, Via.REFEREE)
         _check_version(locked, expected_version)
         _require_open_for_entry(locked)
-        tokens = table_tokens(locked)
+        facts = table_facts(locked)
+        tokens = facts.tokens
         rules = locked.round.tournament.rules
-        start = table_start(locked) if start is _UNCHANGED else start
-        end = table_end(locked) if end is _UNCHANGED else end
-        _score(rules, tokens, start, end, complete=False)
+        start = facts.start if start is _UNCHANGED else start
+        end = facts.end if end is _UNCHANGED else end
+        _score(rules, MatchFacts(start, end, tokens), complete=False)
         before = _snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         fields = dict(fields)
@@ -351,7 +386,7 @@ def _change_start_or_end(
 
 
 def mark_entered(
-    table: Table, user: Any, expected_version: int | None, via: str = Via.REFEREE
+    table: Table | TableAt, user: Any, expected_version: int | None, via: str = Via.REFEREE
 ) -> Table:
     """The enterer declares the sheet complete (South at the table, or a referee).
 
@@ -365,9 +400,8 @@ def mark_entered(
         _require_open_for_entry(locked)
         if locked.entry_status != Table.EntryStatus.OPEN:
             raise ServiceError("table_not_open")
-        tokens = table_tokens(locked)
         rules = locked.round.tournament.rules
-        _score(rules, tokens, table_start(locked), table_end(locked), complete=True)
+        _score(rules, table_facts(locked), complete=True)
         fields: dict[str, Any] = {
             "entry_status": Table.EntryStatus.ENTERED,
             "entered_at": timezone.now(),
@@ -390,9 +424,10 @@ def _enterer_ids(locked: Table) -> set[int]:
 
 
 def _confirm(locked: Table, user: Any, via: str) -> None:
-    tokens = table_tokens(locked)
+    facts = table_facts(locked)
+    tokens = facts.tokens
     rules = locked.round.tournament.rules
-    _score(rules, tokens, table_start(locked), table_end(locked), complete=True)
+    _score(rules, facts, complete=True)
     before = _snapshot(locked, tokens)
     _cas(
         locked,
@@ -413,7 +448,7 @@ def _confirm(locked: Table, user: Any, via: str) -> None:
     bump_results_version(locked.round.tournament_id)
 
 
-def confirm_table(table: Table, user: Any, expected_version: int | None) -> Table:
+def confirm_table(table: Table | TableAt, user: Any, expected_version: int | None) -> Table:
     """A referee confirms the sheet. Two-person rule (RULES.md §7, issue 4): the confirmer must
     not be anyone who entered an event or set the table's start/end or marked it entered."""
     with transaction.atomic():
@@ -428,7 +463,7 @@ def confirm_table(table: Table, user: Any, expected_version: int | None) -> Tabl
 
 
 def confirm_table_by_pair_code(
-    table: Table, code: str, expected_version: int | None = None
+    table: Table | TableAt, code: str, expected_version: int | None = None
 ) -> Table:
     """West confirms at the table with the East–West pair's code (RULES.md §7: South enters,
     West confirms). Only a sheet South has submitted (``entered``) can be confirmed this way."""
@@ -451,8 +486,8 @@ def _as_start(start: Start | tuple[int, int] | dict[str, int] | None) -> Start:
     if isinstance(start, Start):
         return start
     if isinstance(start, dict):
-        return Start(int(start.get("ns", 2)), int(start.get("ew", 2)))
-    return Start(int(start[0]), int(start[1]))
+        return start_of(int(start.get("ns", 2)), int(start.get("ew", 2)))
+    return start_of(int(start[0]), int(start[1]))
 
 
 def _as_end(end: End | tuple[str, str] | dict[str, str] | None) -> tuple[str, str]:
@@ -469,7 +504,7 @@ def _as_end(end: End | tuple[str, str] | dict[str, str] | None) -> tuple[str, st
 
 
 def correct_result(
-    table: Table,
+    table: Table | TableAt,
     new_tokens: Sequence[str],
     start: Start | tuple[int, int] | dict[str, int] | None,
     end: End | tuple[str, str] | dict[str, str] | None,
@@ -486,7 +521,7 @@ def correct_result(
         raise ServiceError("reason_required")
     with transaction.atomic():
         locked = _lock_table(table)
-        require_role(locked.round.tournament, user, *CORRECTION_ROLES)
+        require_role(user, locked.round.tournament, *CORRECTION_ROLES)
         _check_version(locked, expected_version)
         if locked.is_bye:
             raise ServiceError("table_is_bye")
@@ -494,7 +529,7 @@ def correct_result(
             raise ServiceError("table_not_confirmed")
         new_start = _as_start(start)
         kind, side_text = _as_end(end)
-        new_end = End(kind, Side(side_text)) if kind else None
+        new_end = end_of(kind, side_text)
         events = []
         for position, token in enumerate(new_tokens):
             try:
@@ -502,7 +537,7 @@ def correct_result(
             except RuleError as exc:
                 raise from_rule_error(exc) from exc
         rules = locked.round.tournament.rules
-        _score(rules, events, new_start, new_end, complete=True)
+        _score(rules, MatchFacts(new_start, new_end, tuple(events)), complete=True)
         before = _snapshot(locked, table_tokens(locked))
         TableEvent.objects.filter(table=locked).delete()
         TableEvent.objects.bulk_create(
@@ -558,7 +593,7 @@ def record_penalty(
     record; a foul's or a 判负's score effect is the table's events/end (``enter_event`` with
     ``foul:XX``, ``set_end``). A disqualification also sets the pair's status (it plays no
     further rounds; its results stand)."""
-    require_role(tournament, user, *PENALTY_ROLES)
+    require_role(user, tournament, *PENALTY_ROLES)
     if kind not in Penalty.Kind.values:
         raise ServiceError("bad_penalty", detail="kind")
     if pair.tournament_id != tournament.pk:
@@ -631,7 +666,7 @@ def record_penalty(
 
 
 def record_foul(
-    table: Table,
+    table: Table | TableAt,
     side: str | Side,
     user: Any,
     expected_version: int | None,
@@ -652,6 +687,8 @@ def record_foul(
     if side_text not in (Side.NS.value, Side.EW.value):
         raise ServiceError("bad_end_side", value=side)
     with transaction.atomic():
+        if isinstance(table, TableAt):  # the pair is locked before the table (see above)
+            table = Table.objects.get(**dict(table.lookup))
         offender_id = table.ns_id if side_text == Side.NS.value else table.ew_id
         if offender_id is None:
             raise ServiceError("table_is_bye")
@@ -678,11 +715,6 @@ def record_foul(
 # Standings
 
 
-def _standings_key(tournament_id: int, created: Any, version: int, after: Any) -> str:
-    # created_at distinguishes a tournament from an earlier one that had the same id.
-    return f"standings:{tournament_id}:{created.timestamp():.6f}:{version}:{after}"
-
-
 def latest_round_number(tournament: Tournament) -> int:
     """The last published or finished round (0 before any)."""
     numbers = Round.objects.filter(tournament=tournament, status__in=COUNTED_ROUNDS).order_by(
@@ -705,62 +737,36 @@ def collect_outcomes(
         tables = tables.filter(round__number__lte=after_round)
     rows = list(
         tables.values_list(
-            "pk",
-            "round__number",
-            "is_bye",
-            "ns__number",
-            "ew__number",
-            "start_ns",
-            "start_ew",
-            "end_kind",
-            "end_side",
+            "pk", "round__number", "is_bye", "ns__number", "ew__number", *FACT_COLUMNS
         )
     )
-    tokens: dict[int, list[str]] = {}
-    events = TableEvent.objects.filter(table__in=tables).order_by("table_id", "position")
-    for table_id, token in events.values_list("table_id", "token"):
-        tokens.setdefault(table_id, []).append(token)
+    tokens = tokens_by_table(TableEvent.objects.filter(table__in=tables))
     outcomes: list[Outcome] = []
-    for pk, number, is_bye, ns, ew, start_ns, start_ew, end_kind, end_side in rows:
+    for pk, number, is_bye, ns, ew, *columns in rows:
         if is_bye:
             outcomes.append(bye_outcome(number, ns, rules))
             continue
-        end = End(end_kind, Side(end_side)) if end_kind else None
-        result = score_match(
-            tokens.get(pk, ()), rules, start=Start(start_ns, start_ew), end=end, complete=False
-        )
-        outcomes.extend(match_outcomes(number, ns, ew, result))
+        facts = MatchFacts.from_columns(*columns, tokens=tokens.get(pk, ()))
+        outcomes.extend(match_outcomes(number, ns, ew, score_table(facts, rules)))
     return outcomes
 
 
-def standings(tournament: Tournament, after_round: int | None = None) -> tuple[StandingRow, ...]:
-    """The pure ``scoring.standings`` rows after ``after_round`` (default: the latest published
-    round), from CONFIRMED tables only plus byes and deductions.
+def standings_from_db(
+    tournament_id: int, rules: RuleSet, after_round: int
+) -> tuple[StandingRow, ...]:
+    """The pure ``scoring.standings`` rows after ``after_round``, from CONFIRMED tables only
+    plus byes and deductions, computed afresh: four queries whatever the size.
 
-    Cached in Django's cache under the tournament's ``results_version``, which every
-    result-changing service bumps; a miss costs at most six queries whatever the size.
+    Uncached: this is the computation ``scoring.cache.cached_standings`` runs on a miss (one
+    process at a time); read the standings through that.
     """
-    version, created, settings = Tournament.objects.values_list(
-        "results_version", "created_at", "settings"
-    ).get(pk=tournament.pk)
-    key = _standings_key(
-        tournament.pk, created, version, "latest" if after_round is None else after_round
-    )
-    rows = cache.get(key)
-    if rows is not None:
-        return rows
-    rules = RuleSet.from_dict(settings)
-    if after_round is None:
-        after_round = latest_round_number(tournament)
-    pairs = list(Pair.objects.filter(tournament_id=tournament.pk).values_list("number", flat=True))
-    outcomes = collect_outcomes(tournament.pk, rules, after_round)
+    pairs = list(Pair.objects.filter(tournament_id=tournament_id).values_list("number", flat=True))
+    outcomes = collect_outcomes(tournament_id, rules, after_round)
     deductions = [
         Deduction(number, pair, float(jcf))
         for number, pair, jcf in Penalty.objects.filter(
-            tournament_id=tournament.pk, kind=Penalty.Kind.DEDUCTION
+            tournament_id=tournament_id, kind=Penalty.Kind.DEDUCTION
         ).values_list("round__number", "pair__number", "jcf")
     ]
     criteria = rules.tiebreak_preset or rules.tiebreaks
-    rows = compute_standings(pairs, outcomes, deductions, criteria, rules.seed or 0, after_round)
-    cache.set(key, rows, STANDINGS_CACHE_SECONDS)
-    return rows
+    return compute_standings(pairs, outcomes, deductions, criteria, rules.seed or 0, after_round)

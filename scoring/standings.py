@@ -68,6 +68,7 @@ from itertools import groupby, repeat
 from operator import add, attrgetter, eq, is_, itemgetter, lshift, or_, sub, xor
 from typing import Any, NamedTuple, cast
 
+from rules.errors import GuandanError
 from rules.ruleset import TIEBREAK_PRESETS
 
 __all__ = [
@@ -105,14 +106,8 @@ RESULTS = frozenset({"win", "draw", "loss"})
 _DECIMALS = 9
 
 
-class StandingsError(ValueError):
+class StandingsError(GuandanError, ValueError):
     """Bad input to the standings. ``code`` is stable; ``params`` name what was wrong."""
-
-    def __init__(self, code: str, **params: object) -> None:
-        self.code = code
-        self.params = params
-        detail = ", ".join(f"{key}={value!r}" for key, value in params.items())
-        super().__init__(f"{code}: {detail}" if detail else code)
 
 
 class Outcome(NamedTuple):
@@ -145,15 +140,14 @@ class Deduction:
 
 @dataclass(frozen=True, slots=True)
 class Criterion:
-    """One tiebreak criterion: a key, its labels, and which way is better.
+    """One tiebreak criterion: a key and which way is better (its labels, for pages and
+    documents, are ``tournaments.wording.CRITERIA``, keyed by the same keys).
 
     ``attribute`` names the ``StandingRow`` field that shows its value (None for ``head_to_head``
     and ``lot``, which are relations rather than numbers on the row).
     """
 
     key: str
-    label_zh: str
-    label_en: str
     higher_is_better: bool
     attribute: str | None
 
@@ -161,20 +155,18 @@ class Criterion:
 CRITERIA: dict[str, Criterion] = {
     c.key: c
     for c in (
-        Criterion("cf", "场分", "Match points", True, "cf"),
-        Criterion("jcf", "级差分", "Level-difference points", True, "jcf"),
-        Criterion("head_to_head", "相互间胜负", "Head-to-head", True, None),
-        Criterion("wins", "胜场数", "Wins", True, "wins"),
-        Criterion("draws", "平场数", "Draws", True, "draws"),
-        Criterion("level_difference", "总级差", "Level difference", True, "level_difference"),
-        Criterion("opponents_cf", "对手分", "Opponents' match points", True, "opponents_cf"),
+        Criterion("cf", True, "cf"),  # 场分
+        Criterion("jcf", True, "jcf"),  # 级差分
+        Criterion("head_to_head", True, None),  # 相互间胜负
+        Criterion("wins", True, "wins"),  # 胜场数
+        Criterion("draws", True, "draws"),  # 平场数
+        Criterion("level_difference", True, "level_difference"),  # 总级差
+        Criterion("opponents_cf", True, "opponents_cf"),  # 对手分
         # Lower is better: rank 1 is the best rank.
-        Criterion(
-            "previous_rank", "上轮名次", "Rank after the previous round", False, "previous_rank"
-        ),
-        Criterion("progressive", "(去首)累进分", "Progressive score", True, "progressive"),
-        Criterion("upgrades", "升级数", "Upgrades", True, "upgrades"),
-        Criterion("lot", "抽签", "Drawing of lots", False, None),
+        Criterion("previous_rank", False, "previous_rank"),  # 上轮名次
+        Criterion("progressive", True, "progressive"),  # (去首)累进分
+        Criterion("upgrades", True, "upgrades"),  # 升级数
+        Criterion("lot", False, None),  # 抽签
     )
 }
 # TOURNAMENT_FILE.md "Criterion keys": cf is implied first and lot is implied last. One source

@@ -2,17 +2,19 @@
 
 Tournaments, units, pairs, players and teams may be edited here by superusers (registration
 data); results are never edited here: rounds, tables, events, penalties and the audit log are
-read-only in the admin (``pairing/admin.py``, ``scoring/admin.py``) so every result change goes
+read-only in the admin (``ReadOnlyAdmin`` below, ``scoring/admin.py``) so every result change goes
 through the services, with their locks and audit entries.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from .models import Pair, Player, Team, Tournament, Unit
+from .models import AuditEntry, Pair, Player, Round, Seat, Table, Team, Tournament, Unit
 
 
 class PlayerInline(admin.TabularInline):
@@ -74,3 +76,48 @@ class TeamAdmin(admin.ModelAdmin):
     list_filter = ("tournament",)
     search_fields = ("code", "name", "pairs__players__name")
     filter_horizontal = ("pairs",)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """View only, even for superusers."""
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Round)
+class RoundAdmin(ReadOnlyAdmin):
+    list_display = ("tournament", "number", "status", "seed", "published_at", "finished_at")
+    list_filter = ("status", "tournament")
+    search_fields = ("tournament__name", "=number")
+
+
+@admin.register(Table)
+class TableAdmin(ReadOnlyAdmin):
+    list_display = ("round", "number", "ns", "ew", "is_bye", "entry_status", "version")
+    list_filter = ("entry_status", "is_bye", "round__tournament")
+    search_fields = ("round__tournament__name", "ns__players__name", "ew__players__name")
+    list_select_related = ("round", "ns", "ew")
+    exclude = ("entry_token",)  # a secret: not shown even to superusers
+
+
+@admin.register(Seat)
+class SeatAdmin(ReadOnlyAdmin):
+    list_display = ("round", "table", "pair", "direction")
+    list_filter = ("direction", "round__tournament")
+    search_fields = ("pair__players__name", "round__tournament__name")
+    list_select_related = ("round", "table", "pair")
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "tournament", "actor", "action", "round_number", "table_number")
+    list_filter = ("action", "tournament")
+    search_fields = ("actor", "reason", "tournament__name")
+    list_select_related = ("tournament",)

@@ -15,27 +15,61 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from rules.errors import Problem, RuleSetError
+from rules.errors import RuleSetError
 from rules.ruleset import (
     CRITERION_KEYS,
+    DEFAULT_PENALTY_AUTHORITY,
     SCALE_PRESETS,
     TIEBREAK_PRESETS,
     RuleSet,
     preset_settings,
 )
+from tournaments.messages import describe_problem
 from tournaments.models import Unit
+from tournaments.wording import criterion_label
 
+# The presets of ``rules.ruleset.PRESETS`` (labels are their ``label_zh``, translated), each with
+# the seed text it follows (RULES.md §4), plus "custom".
 PRESETS = (
     ("regulation", _("规程（26:0 级差分，规程名次规则）")),
-    ("jiangsu2017", _("江苏2017（28分制，A打三次不过降回2）")),
+    ("jiangsu2017", _("江苏2017（26分制，A必打不降级，平局加打一副）")),
     ("custom", _("自定义")),
+)
+PRESET_SOURCES = {
+    "regulation": _(
+        "依据：seed 003 竞赛规程——26:0 级差分表，弃权得2场分与17级差分，迟到领先级数，"
+        "A必打不降级，级数相同为平局，规程名次规则。"
+    ),
+    "jiangsu2017": _(
+        "依据：seed 001 江苏省掼蛋竞赛简易规则（按13级26分制计算，A必打不降级，"
+        "如升级数相同可加打一副牌决出胜负）；名次规则依 seed 004。"
+    ),
+    "custom": _("自由组合以下各项（如28分制、三次打A不过降回2等公司或俱乐部规则）。"),
+}
+# RULES.md §3 "Who may impose what": one select per penalty kind.
+PENALTY_KIND_LABELS = {
+    "warning": _("警告"),
+    "violation": _("违例"),
+    "foul": _("犯规"),
+    "deal_loss": _("本副判负"),
+    "penalty_loss": _("判负"),
+    "deduction": _("级差分扣分"),
+    "level_award": _("升级调整"),
+    "disqualification": _("取消资格"),
+}
+PENALTY_ROLE_CHOICES = (
+    ("referee", _("裁判")),
+    ("chief_referee", _("裁判长")),
+    ("organizer", _("组委会")),
+)
+UPGRADES_NOTE = _(
+    "升级数 = 每场最终级数 − 2（过A计13；迟到领先的级数计入，判负降级与打A失败降回2扣除；"
+    "弃权、轮空计0）。"
 )
 TIEBREAK_SLOTS = len(CRITERION_KEYS)
 
 
 def _criterion_choices() -> list[tuple[str, str]]:
-    from tournaments.templatetags.tourney import criterion_label
-
     return [("", "—")] + [(key, criterion_label(key)) for key in CRITERION_KEYS]
 
 
@@ -44,57 +78,6 @@ class _CriterionField(forms.ChoiceField):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(choices=_criterion_choices, required=False, **kwargs)
-
-
-def describe_problem(problem: Problem) -> str:
-    """A settings problem as a sentence (helper-4's ``tournaments.messages`` when present)."""
-    try:
-        from tournaments import messages as catalogue
-    except ImportError:  # pragma: no cover - the catalogue lands separately
-        catalogue = None
-    describe = getattr(catalogue, "describe_problem", None) if catalogue else None
-    if describe is not None:
-        try:
-            return str(describe(problem))
-        except Exception:  # noqa: S110 - fall back to our own wording below
-            pass
-    params = problem.params
-    texts = {
-        "scale_table_empty": gettext("级差分表不能为空"),
-        "scale_row_malformed": gettext("级差分表第%(row)s行应为三个数：级差、领先方、落后方"),
-        "scale_not_consecutive": gettext(
-            "级差分表第%(row)s行的级差应为 %(expected)s，而不是 %(jc)s"
-        ),
-        "scale_ahead_below_behind": gettext("级差 %(jc)s：领先方的分数不能低于落后方"),
-        "scale_draw_unequal": gettext(
-            "级差 0（平局）两方分数须相同（现为 %(ahead)s 与 %(behind)s）"
-        ),
-        "scale_not_monotone": gettext(
-            "级差 %(jc)s：级差越大，领先方分数不能减少、落后方分数不能增加"
-        ),
-        "match_points_order": gettext("场分须满足：胜 ≥ 平 ≥ 负"),
-        "match_points_malformed": gettext("场分须为数字"),
-        "award_malformed": gettext("场分和级差分须为不小于 0 的数字"),
-        "unknown_criterion": gettext("未知的名次规则"),
-        "duplicate_criterion": gettext("同一名次规则不能重复出现"),
-        "lot_not_last": gettext("抽签只能放在最后"),
-        "cf_not_first": gettext("场分只能放在第一位"),
-        "not_positive_integer": gettext("须为正整数"),
-        "not_integer": gettext("须为整数"),
-        "not_one_of": gettext("取值无效"),
-    }
-    if problem.code == "scale_not_consecutive":
-        params = {**params, "expected": int(params.get("row", 1)) - 1}
-    text = texts.get(problem.code)
-    if text is None:
-        return gettext("设置“%(setting)s”无效（%(code)s）") % {
-            "setting": problem.setting,
-            "code": problem.code,
-        }
-    try:
-        return text % params
-    except (KeyError, TypeError, ValueError):
-        return text
 
 
 def scale_rows_text(rows: Any) -> str:
@@ -113,6 +96,10 @@ def _parse_number(text: str) -> int | float:
 
 class SettingsForm(forms.Form):
     """Every ``RuleSet`` setting, each with the rule it implements (RULES.md)."""
+
+    upgrades_note = UPGRADES_NOTE
+    # (label, the seed it follows) of every preset, for the page's "presets" note.
+    preset_info = tuple((label, PRESET_SOURCES[key]) for key, label in PRESETS)
 
     event = forms.ChoiceField(
         label=_("比赛项目"),
@@ -169,6 +156,11 @@ class SettingsForm(forms.Form):
         decimal_places=2,
         help_text=_("规程：胜2、平1、负0；也可设为 1/0.5/0 或 3/2/1。"),
     )
+    forfeit_by_scale = forms.BooleanField(
+        label=_("弃权按级差分表计（2场分与4级胜的级差分）"),
+        required=False,
+        help_text=_("规程：出席方得2场分与4级胜的级差分（26:0 为17，28分制为18），缺席方得0。"),
+    )
     forfeit_cf = forms.DecimalField(
         label=_("弃权：出席方场分"), min_value=0, max_digits=5, decimal_places=2
     )
@@ -177,15 +169,16 @@ class SettingsForm(forms.Form):
         min_value=0,
         max_digits=5,
         decimal_places=2,
-        help_text=_("规程：出席方得2场分和17级差分，缺席方得0。"),
+        help_text=_("不按级差分表时使用这两项。"),
     )
+    bye_by_scale = forms.BooleanField(label=_("轮空按级差分表计（与弃权胜相同）"), required=False)
     bye_cf = forms.DecimalField(label=_("轮空：场分"), min_value=0, max_digits=5, decimal_places=2)
     bye_jcf = forms.DecimalField(
         label=_("轮空：级差分"),
         min_value=0,
         max_digits=5,
         decimal_places=2,
-        help_text=_("单数对时名次最低且未轮空过的一对轮空，默认与弃权胜相同。"),
+        help_text=_("单数对时名次最低且未轮空过的一对轮空；不按级差分表时使用这两项。"),
     )
     a_rule = forms.ChoiceField(
         label=_("打A规则"),
@@ -200,6 +193,44 @@ class SettingsForm(forms.Form):
         min_value=1,
         max_value=10,
         help_text=_("选择“降回2”时：在A上失败这么多次后降回2（常见为3次）。"),
+    )
+    a_fail_count = forms.ChoiceField(
+        label=_("打A失败的计数方式"),
+        choices=(
+            ("deal", _("每打一副A未过计一次（默认）")),
+            (
+                "stage",
+                _(
+                    "每次上台打A被推翻（输一副下台）计一次；打A赢但对家末游不算失败"
+                    "（seed 002：第三次上台又被推翻）"
+                ),
+            ),
+        ),
+        help_text=_("仅在选择“降回2”时使用。"),
+    )
+    a_pass = forms.ChoiceField(
+        label=_("打A过关方式"),
+        choices=(
+            (
+                "partner_2_or_3",
+                _("头游且对家二游或三游（默认；seed 000、003、004 与江苏规则）"),
+            ),
+            (
+                "double_only",
+                _("只有对方双下才算过A（seed 001 公司规则：只有对方双下时才算是赢得本局）"),
+            ),
+        ),
+    )
+    tie = forms.ChoiceField(
+        label=_("级数相同"),
+        choices=(
+            ("draw", _("平局（默认，规程）")),
+            (
+                "extra_deal",
+                _("加打一副决定胜负（江苏：如升级数相同，可加打一副牌，决出胜负）"),
+            ),
+        ),
+        help_text=_("最后一副打完双方级数相同时。"),
     )
     tiebreak_preset = forms.ChoiceField(
         label=_("名次规则"),
@@ -237,6 +268,10 @@ class SettingsForm(forms.Form):
         super().__init__(*args, **kwargs)
         for index in range(1, TIEBREAK_SLOTS + 1):
             self.fields[f"tiebreak_{index}"] = _CriterionField(label=_("第%(n)s项") % {"n": index})
+        for kind, label in PENALTY_KIND_LABELS.items():
+            self.fields[f"authority_{kind}"] = forms.ChoiceField(
+                label=label, choices=PENALTY_ROLE_CHOICES, initial=DEFAULT_PENALTY_AUTHORITY[kind]
+            )
         self._settings: dict[str, Any] | None = None
 
     @classmethod
@@ -254,12 +289,17 @@ class SettingsForm(forms.Form):
             "win": rules.match_points.win,
             "draw": rules.match_points.draw,
             "loss": rules.match_points.loss,
+            "forfeit_by_scale": rules.forfeit_award is None,
+            "bye_by_scale": rules.bye_award is None,
             "forfeit_cf": rules.forfeit.cf,
             "forfeit_jcf": rules.forfeit.jcf,
             "bye_cf": rules.bye.cf,
             "bye_jcf": rules.bye.jcf,
             "a_rule": rules.a_rule,
             "a_attempts": rules.a_attempts,
+            "a_fail_count": rules.a_fail_count,
+            "a_pass": rules.a_pass,
+            "tie": rules.tie,
             "tiebreak_preset": rules.tiebreak_preset or "custom",
             "same_unit": rules.same_unit,
             "round1": rules.round1,
@@ -268,7 +308,13 @@ class SettingsForm(forms.Form):
         }
         for index, key in enumerate(rules.tiebreaks, start=1):
             initial[f"tiebreak_{index}"] = key
+        for kind, role in rules.penalty_authority:
+            initial[f"authority_{kind}"] = role
         return initial
+
+    @property
+    def authority_fields(self) -> list[forms.BoundField]:
+        return [self[f"authority_{kind}"] for kind in PENALTY_KIND_LABELS]
 
     @property
     def tiebreak_fields(self) -> list[forms.BoundField]:
@@ -318,8 +364,6 @@ class SettingsForm(forms.Form):
                 "draw": number(data["draw"]),
                 "loss": number(data["loss"]),
             },
-            "forfeit": {"cf": number(data["forfeit_cf"]), "jcf": number(data["forfeit_jcf"])},
-            "bye": {"cf": number(data["bye_cf"]), "jcf": number(data["bye_jcf"])},
             "a_rule": data["a_rule"],
             "a_attempts": data["a_attempts"],
             "tiebreaks": self._tiebreaks(data),
@@ -327,6 +371,26 @@ class SettingsForm(forms.Form):
             "round1": data["round1"],
             "team_scoring": data["team_scoring"],
         }
+        # Written only when not the default, so a file's settings stay as short as they were.
+        for key, default in (
+            ("a_fail_count", "deal"),
+            ("a_pass", "partner_2_or_3"),
+            ("tie", "draw"),
+        ):
+            if data[key] != default:
+                settings[key] = data[key]
+        # Left out, forfeit and bye follow the scale (its 4-level win: 17 on 26:0, 18 on 28).
+        if not data.get("forfeit_by_scale"):
+            settings["forfeit"] = {
+                "cf": number(data["forfeit_cf"]),
+                "jcf": number(data["forfeit_jcf"]),
+            }
+        if not data.get("bye_by_scale"):
+            settings["bye"] = {"cf": number(data["bye_cf"]), "jcf": number(data["bye_jcf"])}
+        authority = {kind: data[f"authority_{kind}"] for kind in PENALTY_KIND_LABELS}
+        changed = {k: v for k, v in authority.items() if DEFAULT_PENALTY_AUTHORITY[k] != v}
+        if changed:
+            settings["penalty_authority"] = changed
         if data.get("rounds"):
             settings["rounds"] = data["rounds"]
         if data.get("seed") is not None:
@@ -338,6 +402,7 @@ class SettingsForm(forms.Form):
             "match_points": "win",
             "forfeit": "forfeit_cf",
             "bye": "bye_cf",
+            "penalty_authority": "authority_warning",
             "tiebreaks": "tiebreak_1" if data.get("tiebreak_preset") == "custom" else None,
         }
         try:

@@ -1,15 +1,21 @@
-"""Problem codes → translated sentences (STYLE.md "Errors": the core gives a code, we say it).
+"""The one message catalogue: every error code → one translated sentence (STYLE.md "Errors").
 
-The pure core and the file parser never build sentences; they raise or return a stable ``code``
-with ``params`` (``rules.errors.RuleError`` / ``RuleSetError`` / ``ScoringError``,
-``rules.errors.Problem``, ``tournaments.fileformat.FileProblem``). This module turns them into one
-sentence in the active language with ``gettext``: the message ids are Chinese (the default
-language), English comes from the catalogue in ``locale/``.
+Nobody builds a user-facing sentence where an error is raised: the pure core, the file parser and
+the services raise or return a stable ``code`` with ``params`` (every error derives from
+``rules.errors.GuandanError``; problems are ``rules.errors.Problem`` and
+``reports.fileformat.FileProblem``). This module words each code once, with ``gettext``: the
+message ids are Chinese (the default language), English comes from the catalogue in ``locale/``.
+``tests/web/test_error_catalogue.py`` fails when a code raised anywhere has no sentence here.
 
+- ``sentence(code, params)``: the sentence for one code.
 - ``describe_problem(problem)``: a sentence that starts with where the problem is, e.g.
   ``第3轮 第12桌 第5副: 过A后不能再有牌局``.
-- ``describe_rule_error(error)``: the same for an exception of the core.
+- ``describe_error(error)``: the sentence for any ``GuandanError`` (its problems, one a line,
+  when it carries several); ``ServiceError.message`` is this.
 - ``describe_problems(problems)``: every problem, one per line.
+
+Wording conventions: detail that not every raise site knows goes last, in full-width brackets
+(``（第%(first_round)s轮）``); ``sentence`` drops such a bracket when its parameter is missing.
 
 May import Django's translation utilities and the pure core; no models, no database.
 """
@@ -17,13 +23,12 @@ May import Django's translation utilities and the pure core; no models, no datab
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
-
-from rules.errors import RuleError, RuleSetError
 
 # One sentence per code. Message ids are Chinese; params are %(name)s.
 MESSAGES: dict[str, Any] = {
@@ -43,41 +48,94 @@ MESSAGES: dict[str, Any] = {
     "text_too_long": _("太长（最多 %(limit)s 个字符，现有 %(length)s 个）"),
     "not_positive": _("应为正整数，而不是 %(value)s"),
     "not_one_of": _("“%(value)s”无效，可选：%(options)s"),
-    # Units, pairs, teams
+    # Tournaments, units, pairs, teams, roles
+    "no_tournament": _("赛事“%(slug)s”不存在"),
+    "name_required": _("请填写赛事名称"),
+    "slug_taken": _("网址标识“%(slug)s”已被使用"),
+    "bad_slug": _("网址标识“%(slug)s”无效（只能用字母、数字、连字符和下划线）"),
+    "unknown_preset": _("未知的预设“%(preset)s”"),
+    "settings_locked": _("已有公布的轮次，不能再修改赛事设置"),
+    "forbidden": _("您没有执行此操作的权限"),
+    "bad_role": _("未知角色“%(role)s”"),
+    "wrong_tournament": _("数据不属于本赛事"),
     "duplicate_unit": _("单位代码“%(id)s”重复"),
     "unknown_unit": _("单位“%(id)s”不存在"),
+    "unit_not_found": _("单位“%(unit)s”不存在"),
+    "unit_exists": _("单位代码“%(code)s”已存在"),
     "duplicate_pair": _("对号 %(id)s 重复"),
     "players_not_two": _("每对须有两名选手（这里有 %(count)s 名）"),
+    "bad_players": _("每对须有两名选手，姓名不能为空"),
     "unknown_pair": _("第%(id)s对不存在"),
+    "pair_number_taken": _("编号 %(number)s 已被使用"),
+    "pair_status_unchanged": _("该对状态未改变"),
     "duplicate_team": _("队代码“%(id)s”重复"),
     "pair_in_two_teams": _("第%(id)s对已属于队“%(other)s”"),
-    # Rounds and tables (TOURNAMENT_FILE.md "Deals")
+    "registration_refused": _("报名表有 %(count)s 处问题，未导入"),
+    # Rounds and tables (TOURNAMENT_FILE.md "Deals"; pairing)
     "round_out_of_order": _("轮次应按顺序从1编号，这里应为 %(expected)s，而不是 %(value)s"),
     "round_after_unfinished": _("第%(unfinished)s轮尚未结束，其后不能再有轮次"),
     "duplicate_table": _("桌号 %(table)s 重复"),
     "pair_seated_twice": _("第%(id)s对在本轮已在第%(first_table)s桌入座"),
     "pair_seated_twice_bye": _("第%(id)s对在本轮已轮空"),
     "same_pair_both_sides": _("第%(id)s对不能与自己对阵"),
-    "rematch": _("第%(a)s对与第%(b)s对已在第%(first_round)s轮交手，两对最多相遇一次"),
+    "rematch": _("第%(a)s对与第%(b)s对已经交手过（第%(first_round)s轮），两对最多相遇一次"),
+    "same_unit": _("第%(a)s对与第%(b)s对属于同一单位"),
     "unconfirmed_in_finished_round": _("已结束的轮次中各桌成绩都应已确认（这里是“%(value)s”）"),
-    "bad_end": _("结束方式无效，应为 forfeit 或 penalty_loss 之一"),
+    "round_in_progress": _("第%(number)s轮尚未结束，不能生成新一轮"),
+    "rounds_complete": _("已达到计划轮数（%(rounds)s轮）"),
+    "not_enough_pairs": _("参赛对不足，无法编排"),
+    "too_few_pairs": _("参赛对不足，无法编排"),
+    "teams_not_supported": _("团体赛的编排尚未支持"),
+    "round_not_draft": _("只能修改草稿状态的轮次"),
+    "round_not_published": _("该轮尚未公布或已结束"),
+    "round_not_finishable": _("还有 %(count)s 桌成绩未确认，不能结束本轮"),
+    "pair_not_in_round": _("第%(pair)s对不在本轮编排中"),
+    "same_pair": _("请选择两个不同的参赛对"),
+    "no_bye_candidate": _("找不到可以轮空的参赛对"),
+    "no_pairing_without_rematch": _("不存在避免重复交手的编排"),
+    "bad_option": _("编排选项 %(option)s 的值“%(value)s”无效"),
+    "bad_round": _("轮次 %(round)s 无效"),
+    "unknown_round": _("第%(round)s轮不存在"),
+    "no_rounds": _("本赛事还没有编排任何轮次"),
+    "no_sheets": _("本轮没有需要记分的桌"),
+    "no_filled_sheets": _("本轮没有已确认的桌，无法打印已填记分表"),
+    # Tables at play (scoring services)
+    "conflict": _("该桌成绩已被他人修改，请刷新后重试"),
+    "table_is_bye": _("轮空桌无需录入成绩"),
+    "table_confirmed": _("该桌成绩已确认，只能由裁判长更正"),
+    "table_not_confirmed": _("该桌成绩尚未确认"),
+    "table_not_open": _("该桌已提交录入，请先修改或确认"),
+    "table_not_entered": _("该桌成绩尚未提交，不能确认"),
+    "bad_entry_link": _("录入链接无效或本轮已结束"),
+    "table_ended": _("该桌比赛已结束（弃权或判负），请先撤销结束方式"),
+    "no_events": _("该桌还没有记录"),
+    "same_person": _("确认人不能是录入人（须由另一人确认）"),
+    "bad_pair_code": _("对号密码不正确"),
+    "reason_required": _("请填写更正原因"),
+    "bad_end": _("结束方式无效，应为 forfeit、penalty_loss 或 late_sheet 之一"),
     "bad_end_side": _("“%(value)s”无效，应为 ns 或 ew"),
     # The scoring engine (rules.errors.ScoringError codes, RULES.md §1–§2)
     "bad_token": _("记录“%(token)s”无法识别"),
     "event_after_past_a": _("过A后不能再有牌局"),
+    "extra_deal_without_tie": _("只有双方级数相同（现为 %(ns)s 与 %(ew)s）时才能加打一副"),
+    "event_after_extra_deal": _("加打的一副之后不能再有记录"),
+    "penalty_loss_after_past_a": _("已有一方过A，比赛已结束，不能再判负"),
+    "nothing_played": _("本桌没有任何牌局，也没有结束方式（弃权、判负或迟交记分表）"),
+    "penalty_authority_malformed": _("判罚权限应为 {判罚类别: 角色}"),
     "too_many_deals": _("超过本轮规定的 %(limit)s 副"),
     "too_few_deals": _("本轮须打满 %(required)s 副，只有 %(deals)s 副"),
     "game_not_finished": _("计局制比赛须打到一方过A（现有 %(deals)s 副）"),
-    "bad_start": _("起始级数 %(level)s 无效（应在2到A之间）"),
+    "bad_start": _("起始级数无效，应在2到A之间（%(level)s）"),
     "bad_level": _("级数“%(level)s”无效"),
     "bad_partner_place": _("同伴名次 %(place)s 无效（应为2、3或4）"),
-    # Penalties (TOURNAMENT_FILE.md "Penalties")
-    "unknown_round": _("第%(round)s轮不存在"),
+    # Penalties (TOURNAMENT_FILE.md "Penalties"; scoring services)
     "table_without_round": _("给出了桌号却没有轮次"),
     "unknown_table": _("第%(round)s轮没有第%(table)s桌"),
     "pair_not_at_table": _("第%(id)s对不在第%(round)s轮第%(table)s桌"),
     "bad_deduction": _("扣分 %(value)s 无效（应大于0，最多两位小数）"),
     "jcf_not_deduction": _("只有级差分扣分（deduction）才能有 jcf"),
+    "bad_penalty": _("判罚信息不完整：%(detail)s"),
+    "no_escalation": _("目前没有需要升级的判罚"),
     # Settings (rules.ruleset, TOURNAMENT_FILE.md "Settings")
     "invalid_settings": _("赛事设置无效"),
     "unknown_setting": _("未知的设置项“%(setting)s”"),
@@ -95,18 +153,32 @@ MESSAGES: dict[str, Any] = {
     "award_malformed": _('应为 {"cf": 场分, "jcf": 级差分}，两者都不能为负'),
     "unknown_criterion": _("未知的排名依据：%(keys)s"),
     "duplicate_criterion": _("排名依据重复"),
+    "repeated_criterion": _("排名依据重复"),
     "cf_not_first": _("场分（cf）只能排在第一位"),
     "lot_not_last": _("抽签（lot）只能排在最后"),
     "tiebreaks_malformed": _("排名依据应为预设名称或依据列表"),
+    # Standings input (scoring.standings.StandingsError)
+    "repeated_pair": _("参赛对重复"),
+    "bad_kind": _("比赛类型“%(kind)s”无效"),
+    "bad_result": _("比赛结果“%(result)s”无效"),
+    "bad_opponent": _("第%(round)s轮第%(pair)s对的对手“%(opponent)s”无效"),
+    "repeated_outcome": _("第%(pair)s对在第%(round)s轮有两个结果"),
     # Commands
-    "no_tournament": _("赛事“%(slug)s”不存在"),
-    "slug_taken": _("网址标识“%(slug)s”已被使用"),
-    "bad_slug": _("网址标识“%(slug)s”无效（只能用字母、数字、连字符和下划线）"),
     "cannot_read": _("无法读取文件“%(path)s”：%(detail)s"),
     "import_refused": _("未导入：文件中有 %(count)s 处问题"),
     "cannot_write": _("无法写入文件“%(path)s”：%(detail)s"),
     "bad_after_round": _("第%(round)s轮不存在（本赛事共 %(rounds)s 轮）"),
 }
+
+# When a sentence names a parameter that a raise site calls differently (the file says ``id``
+# where the standings say ``pair``), the other name is used.
+_SAME_PARAM: dict[str, tuple[str, ...]] = {
+    "id": ("pair",),
+    "value": ("jcf",),
+    "keys": ("criterion",),
+}
+# A trailing detail in brackets that names one parameter: dropped when the parameter is missing.
+_OPTIONAL_DETAIL = r"\s*[（(][^（）()]*%\({name}\)s[^（）()]*[）)]"
 
 # Names of JSON types in ``wrong_type``.
 TYPE_NAMES: dict[str, Any] = {
@@ -154,6 +226,16 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+class _Params(dict[str, str]):
+    """A sentence's parameters; a missing one is looked up under its other name."""
+
+    def __missing__(self, key: str) -> str:
+        for other in _SAME_PARAM.get(key, ()):
+            if other in self:
+                return self[other]
+        raise KeyError(key)
+
+
 def sentence(code: str, params: Mapping[str, Any] | None = None) -> str:
     """The translated sentence for one code (no location)."""
     params = dict(params or {})
@@ -168,12 +250,21 @@ def sentence(code: str, params: Mapping[str, Any] | None = None) -> str:
     if template is None:
         return gettext("无法处理（%(code)s）") % {"code": code}
     text = gettext(str(template))
-    values = {key: _text(value) for key, value in params.items()}
-    try:
-        return text % values if "%(" in text else text
-    except (KeyError, TypeError, ValueError):
-        # A code raised with fewer params than the sentence names: still say something useful.
-        return text.split("（")[0] if "%(" not in text.split("（")[0] else code
+    values = _Params({key: _text(value) for key, value in params.items()})
+    while "%(" in text:
+        try:
+            return text % values
+        except KeyError as missing:
+            # A raise site that knows less than the sentence: drop the bracketed detail.
+            shorter = re.sub(
+                _OPTIONAL_DETAIL.format(name=re.escape(str(missing.args[0]))), "", text
+            )
+            if shorter == text:
+                return gettext("无法处理（%(code)s）") % {"code": code}
+            text = shorter
+        except (TypeError, ValueError):
+            return gettext("无法处理（%(code)s）") % {"code": code}
+    return text
 
 
 def location(problem: Any) -> str:
@@ -238,17 +329,24 @@ def describe_problems(problems: Iterable[Any]) -> str:
     return "\n".join(describe_problem(p) for p in problems)
 
 
-def describe_rule_error(error: RuleError | Exception) -> str:
-    """One sentence for an error of the core (``RuleError`` and subclasses), or of the file
-    parser (``TournamentFileError``: its problems, one a line)."""
+def describe_error(error: Exception) -> str:
+    """The sentence for an error: its problems, one a line, when it carries them (a settings or
+    file error); else its code's sentence, after the record it is about when it has one."""
     problems = getattr(error, "problems", None)
-    if isinstance(error, RuleSetError) or problems:
-        return describe_problems(problems or [])
+    if problems:
+        return describe_problems(problems)
     code = getattr(error, "code", None)
-    if code is None:
+    if not isinstance(code, str):
         return str(error)
-    text = sentence(code, getattr(error, "params", None))
+    params = dict(getattr(error, "params", None) or {})
+    # ``position``: 0-based on a core error, 1-based in a service error's params.
     position = getattr(error, "position", None)
-    if isinstance(position, int):
-        return gettext("第%(n)s条记录") % {"n": position + 1} + f": {text}"
+    number = position + 1 if isinstance(position, int) else params.pop("position", None)
+    text = sentence(code, params)
+    if isinstance(number, int):
+        return gettext("第%(n)s条记录") % {"n": number} + f": {text}"
     return text
+
+
+# The name the sheet, the forms and the commands know.
+describe_rule_error = describe_error

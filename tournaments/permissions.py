@@ -1,4 +1,4 @@
-"""Per-tournament roles and the decorators/mixins that guard every private page.
+"""Per-tournament roles and the one role check, used by the services and the views alike.
 
 A person's role is per tournament (issue 5 "Roles"): a referee at one event is nobody at another.
 The roles, highest first:
@@ -20,17 +20,21 @@ Guards, for function views whose URL has a ``slug`` (the tournament's) keyword a
 The decorator loads the tournament (404 if the slug is unknown), sends an anonymous visitor to the
 login page (``?next=`` back here), answers 403 to a logged-in user without the role, and calls the
 view with ``tournament=<Tournament>`` **instead of** ``slug``. ``request.tournament`` and
-``request.tournament_roles`` are set too. Class-based views use the mixins
-(``OrganizerRequiredMixin`` …), which set ``self.tournament`` in ``dispatch``.
+``request.tournament_roles`` are set too.
+
+Services call the same check, ``require_role(user, tournament, *roles)``, which raises
+``ForbiddenError`` (a ``ServiceError``, code ``forbidden``); ``user=None`` is the system (an import
+or a management command) and passes. The decorator turns that error into the 403 above. The role
+sets of the services (``REGISTRATION_ROLES`` …) live here too, so a view can ask before it calls.
 
 This module reads the database (one query per user and tournament, cached on the user object for
-the request) and never writes.
+the request; ``forget_roles`` drops the cache after a grant) and never writes.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +44,7 @@ from django.db.models import Exists, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
+from tournaments.errors import ForbiddenError
 from tournaments.models import Tournament
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -48,23 +53,24 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     AnyUser = AbstractBaseUser | AnonymousUser
 
 __all__ = [
-    "ChiefRefereeRequiredMixin",
-    "OrganizerRequiredMixin",
-    "RefereeRequiredMixin",
+    "CORRECTION_ROLES",
+    "DISQUALIFY_ROLES",
+    "PENALTY_ROLES",
+    "REGISTRATION_ROLES",
+    "RESULT_ROLES",
+    "ROUND_ROLES",
     "Role",
-    "RoleRequiredMixin",
     "chief_referee_required",
+    "forget_roles",
     "get_tournament",
     "has_role",
     "is_chief_referee",
-    "is_organizer",
     "is_referee",
     "organizer_required",
     "referee_required",
-    "role_of",
+    "require_role",
     "role_required",
     "roles_of",
-    "tournaments_of",
 ]
 
 
@@ -77,10 +83,16 @@ class Role(enum.StrEnum):
     PUBLIC = "public"
 
 
-# Highest first: ``role_of`` returns the first one held.
-_ORDER = (Role.ORGANIZER, Role.CHIEF_REFEREE, Role.REFEREE)
-_ALL_ROLES = frozenset(_ORDER)
+_ALL_ROLES = frozenset((Role.ORGANIZER, Role.CHIEF_REFEREE, Role.REFEREE))
 _CACHE_ATTR = "_tournament_roles_cache"
+
+# Who may do what at a tournament (the services check these; views may ask the same first).
+REGISTRATION_ROLES = (Role.ORGANIZER,)
+ROUND_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE)
+RESULT_ROLES = (Role.REFEREE, Role.CHIEF_REFEREE)
+PENALTY_ROLES = (Role.REFEREE, Role.CHIEF_REFEREE)
+CORRECTION_ROLES = (Role.CHIEF_REFEREE,)
+DISQUALIFY_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE)
 
 
 def roles_of(user: AnyUser | None, tournament: Tournament) -> frozenset[Role]:
@@ -122,23 +134,10 @@ def roles_of(user: AnyUser | None, tournament: Tournament) -> frozenset[Role]:
     return cache[tournament.pk]
 
 
-def role_of(user: AnyUser | None, tournament: Tournament) -> Role:
-    """The highest role ``user`` holds at ``tournament``; ``Role.PUBLIC`` when none."""
-    roles = roles_of(user, tournament)
-    for role in _ORDER:
-        if role in roles:
-            return role
-    return Role.PUBLIC
-
-
 def has_role(user: AnyUser | None, tournament: Tournament, *roles: Role | str) -> bool:
     """Whether ``user`` holds at least one of ``roles`` at ``tournament``."""
     held = roles_of(user, tournament)
     return any(Role(role) in held for role in roles)
-
-
-def is_organizer(user: AnyUser | None, tournament: Tournament) -> bool:
-    return has_role(user, tournament, Role.ORGANIZER)
 
 
 def is_chief_referee(user: AnyUser | None, tournament: Tournament) -> bool:
@@ -150,16 +149,20 @@ def is_referee(user: AnyUser | None, tournament: Tournament) -> bool:
     return has_role(user, tournament, Role.REFEREE)
 
 
-def tournaments_of(user: AnyUser | None) -> Iterable[Tournament]:
-    """Tournaments where ``user`` holds any role (for "my tournaments" lists)."""
-    if user is None or not user.is_authenticated:
-        return Tournament.objects.none()
-    if user.is_superuser:
-        return Tournament.objects.all()
-    ids = set(user.organized_tournaments.values_list("pk", flat=True))
-    ids |= set(user.chief_refereed_tournaments.values_list("pk", flat=True))
-    ids |= set(user.refereed_tournaments.values_list("pk", flat=True))
-    return Tournament.objects.filter(pk__in=ids)
+def require_role(user: AnyUser | None, tournament: Tournament, *roles: Role | str) -> None:
+    """The one role check: raise ``ForbiddenError`` unless ``user`` holds one of ``roles``.
+
+    ``user=None`` is the system (an import, a management command) and is never refused; an
+    anonymous user holds no role. Services call this first; ``role_required`` wraps it for views.
+    """
+    if user is not None and not has_role(user, tournament, *roles):
+        raise ForbiddenError
+
+
+def forget_roles(user: Any) -> None:
+    """Drop the roles cached on this user object (after a role was granted or revoked)."""
+    if user is not None:
+        user.__dict__.pop(_CACHE_ATTR, None)
 
 
 def get_tournament(slug: str) -> Tournament:
@@ -168,12 +171,13 @@ def get_tournament(slug: str) -> Tournament:
 
 
 def _check(request: HttpRequest, tournament: Tournament, roles: tuple[Role, ...]) -> None:
-    """Raise ``PermissionDenied`` unless the (logged-in) user holds one of ``roles``."""
-    held = roles_of(request.user, tournament)
+    """Raise ``PermissionDenied`` (403) unless the (logged-in) user holds one of ``roles``."""
     request.tournament = tournament  # type: ignore[attr-defined]
-    request.tournament_roles = held  # type: ignore[attr-defined]
-    if not any(role in held for role in roles):
-        raise PermissionDenied
+    request.tournament_roles = roles_of(request.user, tournament)  # type: ignore[attr-defined]
+    try:
+        require_role(request.user, tournament, *roles)
+    except ForbiddenError as error:
+        raise PermissionDenied from error
 
 
 def role_required(*roles: Role | str) -> Callable[[Callable[..., HttpResponse]], Callable]:
@@ -207,32 +211,3 @@ chief_referee_required = role_required(Role.CHIEF_REFEREE)
 chief_referee_required.__doc__ = "Only the tournament's chief referees (裁判长)."
 referee_required = role_required(Role.REFEREE)
 referee_required.__doc__ = "The tournament's referees and chief referees (裁判/裁判长)."
-
-
-class RoleRequiredMixin:
-    """Class-based-view guard: set ``required_roles``; ``self.tournament`` is set in dispatch.
-
-    The URL must carry ``slug``; it stays in ``self.kwargs`` for the view's own use.
-    """
-
-    required_roles: tuple[Role, ...] = ()
-    tournament: Tournament
-
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        self.tournament = get_tournament(kwargs["slug"])
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        _check(request, self.tournament, tuple(Role(r) for r in self.required_roles))
-        return super().dispatch(request, *args, **kwargs)  # type: ignore[misc]
-
-
-class OrganizerRequiredMixin(RoleRequiredMixin):
-    required_roles = (Role.ORGANIZER,)
-
-
-class ChiefRefereeRequiredMixin(RoleRequiredMixin):
-    required_roles = (Role.CHIEF_REFEREE,)
-
-
-class RefereeRequiredMixin(RoleRequiredMixin):
-    required_roles = (Role.REFEREE,)

@@ -1,11 +1,11 @@
 """Registration services: every write to tournaments, units, pairs, players and roles.
 
-Also the shared service plumbing used by ``pairing.services`` and ``scoring.services``:
-``ServiceError`` (a stable code plus a translated Chinese-source message), role checks per
-tournament, the append-only ``audit`` helper and the results-version bump that invalidates the
-cached standings.
+Also the shared service plumbing used by ``pairing.services`` and ``scoring.services``: the
+append-only ``audit`` helper and the results-version bump that invalidates the cached standings.
+Refusals are ``tournaments.errors.ServiceError`` (worded by ``tournaments.messages``); the role
+check is ``tournaments.permissions.require_role``, the same one the views use.
 
-May touch: the ``tournaments`` models, ``scoring.models.AuditEntry`` (append only) and the pure
+May touch: the ``tournaments`` models (``AuditEntry`` append only) and the pure
 ``rules`` core. Every write runs in ``transaction.atomic()`` and locks the parent row first.
 
 ``user=None`` means the system (an import or a management command): no role check. A web view
@@ -20,166 +20,25 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max
-from django.utils.translation import gettext
-from django.utils.translation import gettext_lazy as _
 
-from rules.errors import RuleError, RuleSetError
+from rules.errors import RuleSetError
 from rules.ruleset import RuleSet, preset_settings
 
-from .models import Pair, Player, Team, Tournament, Unit
+from .errors import ServiceError, from_rule_error
+from .models import AuditEntry, Pair, Player, Tournament, Unit
+from .permissions import (
+    DISQUALIFY_ROLES,
+    REGISTRATION_ROLES,
+    Role,
+    forget_roles,
+    require_role,
+)
 
-# --------------------------------------------------------------------------------------------
-# Errors
-
-MESSAGES: dict[str, Any] = {
-    # generic
-    "conflict": _("该桌成绩已被他人修改，请刷新后重试"),
-    "round_conflict": _("本轮编排已被他人修改，请刷新后重试"),
-    "forbidden": _("您没有执行此操作的权限"),
-    "wrong_tournament": _("数据不属于本赛事"),
-    # tournaments
-    "name_required": _("请填写赛事名称"),
-    "slug_taken": _("网址标识“%(slug)s”已被使用"),
-    "invalid_settings": _("赛事设置无效：%(problems)s"),
-    "unknown_preset": _("未知的预设“%(preset)s”"),
-    "settings_locked": _("已有公布的轮次，不能再修改赛事设置"),
-    "bad_players": _("每对须有两名选手，姓名不能为空"),
-    "unit_not_found": _("单位“%(unit)s”不存在"),
-    "unit_exists": _("单位代码“%(code)s”已存在"),
-    "pair_number_taken": _("编号 %(number)s 已被使用"),
-    "pair_not_active": _("第%(pair)s对已退赛或被取消资格"),
-    "pair_status_unchanged": _("该对状态未改变"),
-    "bad_role": _("未知角色“%(role)s”"),
-    # pairing
-    "round_in_progress": _("第%(number)s轮尚未结束，不能生成新一轮"),
-    "rounds_complete": _("已达到计划轮数（%(rounds)s轮）"),
-    "not_enough_pairs": _("参赛对不足，无法编排"),
-    "teams_not_supported": _("团体赛的编排尚未支持"),
-    "round_not_draft": _("只能修改草稿状态的轮次"),
-    "round_not_published": _("该轮尚未公布或已结束"),
-    "round_not_finishable": _("还有 %(count)s 桌成绩未确认，不能结束本轮"),
-    "pair_not_in_round": _("第%(pair)s对不在本轮编排中"),
-    "same_pair": _("请选择两个不同的参赛对"),
-    "rematch": _("第%(a)s对与第%(b)s对已经交手过"),
-    "same_unit": _("第%(a)s对与第%(b)s对属于同一单位"),
-    "pairing_failed": _("编排失败（%(reason)s）"),
-    "too_few_pairs": _("参赛对不足，无法编排"),
-    "no_bye_candidate": _("找不到可以轮空的参赛对"),
-    "no_pairing_without_rematch": _("不存在避免重复交手的编排"),
-    # scoring
-    "table_is_bye": _("轮空桌无需录入成绩"),
-    "table_confirmed": _("该桌成绩已确认，只能由裁判长更正"),
-    "table_not_confirmed": _("该桌成绩尚未确认"),
-    "table_not_open": _("该桌已提交录入，请先修改或确认"),
-    "table_not_entered": _("该桌成绩尚未提交，不能确认"),
-    "bad_entry_link": _("录入链接无效或本轮已结束"),
-    "table_ended": _("该桌比赛已结束（弃权或判负），请先撤销结束方式"),
-    "no_events": _("该桌还没有记录"),
-    "bad_end": _("结束方式无效"),
-    "same_person": _("确认人不能是录入人（须由另一人确认）"),
-    "bad_pair_code": _("对号密码不正确"),
-    "reason_required": _("请填写更正原因"),
-    "bad_penalty": _("判罚信息不完整：%(detail)s"),
-    "no_escalation": _("目前没有需要升级的判罚"),
-    # engine (rules.errors codes)
-    "bad_token": _("记录“%(token)s”无法识别"),
-    "event_after_past_a": _("已有一方过A，比赛已结束，不能再录入"),
-    "too_many_deals": _("本轮最多 %(limit)s 副牌"),
-    "too_few_deals": _("本轮须打满 %(required)s 副，目前只有 %(deals)s 副"),
-    "game_not_finished": _("计局制比赛须打到一方过A"),
-    "bad_start": _("起始级数无效"),
+_ROLE_FIELDS = {
+    Role.ORGANIZER: "organizers",
+    Role.CHIEF_REFEREE: "chief_referees",
+    Role.REFEREE: "referees",
 }
-
-
-class ServiceError(Exception):
-    """A refusal the user can act on. ``code`` is stable; ``message`` is translated."""
-
-    def __init__(self, code: str, **params: Any) -> None:
-        self.code = code
-        self.params = params
-        super().__init__(f"{code} {params}" if params else code)
-
-    @property
-    def message(self) -> str:
-        template = MESSAGES.get(self.code)
-        if template is None:
-            text = gettext("操作失败（%(code)s）") % {"code": self.code}
-        else:
-            try:
-                text = gettext(str(template)) % self.params if self.params else str(template)
-            except (KeyError, TypeError, ValueError):
-                text = str(template)
-        position = self.params.get("position")
-        if isinstance(position, int):
-            # ``position`` is 1-based in params (the n-th record at the table).
-            text = gettext("第%(n)s条记录：") % {"n": position} + text
-        return text
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class ConflictError(ServiceError):
-    """Somebody else changed the row since the user loaded it (compare-and-swap failed)."""
-
-    def __init__(self, code: str = "conflict", **params: Any) -> None:
-        super().__init__(code, **params)
-
-
-def from_rule_error(error: RuleError) -> ServiceError:
-    """Wrap a core error, keeping its code; ``position`` becomes 1-based."""
-    params = dict(error.params)
-    if error.position is not None:
-        params["position"] = error.position + 1
-    return ServiceError(error.code, **params)
-
-
-# --------------------------------------------------------------------------------------------
-# Roles
-
-ORGANIZER = "organizer"
-CHIEF_REFEREE = "chief_referee"
-REFEREE = "referee"
-ROLES = (ORGANIZER, CHIEF_REFEREE, REFEREE)
-_ROLE_FIELDS = {ORGANIZER: "organizers", CHIEF_REFEREE: "chief_referees", REFEREE: "referees"}
-
-# Who may do what (per tournament). Views check the same sets before calling a service.
-REGISTRATION_ROLES = (ORGANIZER,)
-ROUND_ROLES = (ORGANIZER, CHIEF_REFEREE)
-RESULT_ROLES = (REFEREE, CHIEF_REFEREE)
-PENALTY_ROLES = (REFEREE, CHIEF_REFEREE)
-CORRECTION_ROLES = (CHIEF_REFEREE,)
-DISQUALIFY_ROLES = (ORGANIZER, CHIEF_REFEREE)
-
-
-def roles_of(tournament: Tournament, user: Any) -> set[str]:
-    """The roles ``user`` holds in ``tournament`` (three small queries; none for anonymous)."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return set()
-    return {
-        role
-        for role, field in _ROLE_FIELDS.items()
-        if getattr(tournament, field).filter(pk=user.pk).exists()
-    }
-
-
-def has_role(tournament: Tournament, user: Any, *roles: str) -> bool:
-    """True for the system (``user`` None), a superuser, or a holder of one of ``roles``."""
-    if user is None:
-        return True
-    if not getattr(user, "is_authenticated", False):
-        return False
-    if user.is_superuser:
-        return True
-    return any(
-        getattr(tournament, _ROLE_FIELDS[role]).filter(pk=user.pk).exists() for role in roles
-    )
-
-
-def require_role(tournament: Tournament, user: Any, *roles: str) -> None:
-    if not has_role(tournament, user, *roles):
-        raise ServiceError("forbidden")
-
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers
@@ -204,8 +63,6 @@ def audit(
     via: str = "",
 ) -> Any:
     """Append one ``AuditEntry`` (call inside the service's transaction)."""
-    from scoring.models import AuditEntry
-
     if table is not None and round is None:
         round = table.round
     return AuditEntry.objects.create(
@@ -240,8 +97,7 @@ def _validated_settings(settings: dict[str, Any]) -> RuleSet:
     try:
         return RuleSet.from_dict(settings)
     except RuleSetError as exc:
-        problems = "; ".join(str(p) for p in exc.problems)
-        raise ServiceError("invalid_settings", problems=problems) from exc
+        raise from_rule_error(exc) from exc
 
 
 # --------------------------------------------------------------------------------------------
@@ -289,9 +145,9 @@ def create_tournament(
 
 def update_settings(tournament: Tournament, settings: dict[str, Any], user: Any) -> Tournament:
     """Replace the settings; refused once a round has been published (results would change)."""
-    from pairing.models import Round
+    from tournaments.models import Round
 
-    require_role(tournament, user, ORGANIZER)
+    require_role(user, tournament, *REGISTRATION_ROLES)
     rules = _validated_settings(settings)
     with transaction.atomic():
         locked = _lock_tournament(tournament)
@@ -311,22 +167,24 @@ def update_settings(tournament: Tournament, settings: dict[str, Any], user: Any)
 
 def grant_role(tournament: Tournament, user: Any, role: str, granted_by: Any = None) -> None:
     """Give ``user`` a role in this tournament (organizers grant; ``granted_by`` None = system)."""
-    if role not in ROLES:
+    if role not in _ROLE_FIELDS:
         raise ServiceError("bad_role", role=role)
-    require_role(tournament, granted_by, ORGANIZER)
+    require_role(granted_by, tournament, *REGISTRATION_ROLES)
     with transaction.atomic():
         locked = _lock_tournament(tournament)
-        getattr(locked, _ROLE_FIELDS[role]).add(user)
+        getattr(locked, _ROLE_FIELDS[Role(role)]).add(user)
+        forget_roles(user)
         audit(locked, "grant_role", granted_by, after={"user": user.get_username(), "role": role})
 
 
 def revoke_role(tournament: Tournament, user: Any, role: str, revoked_by: Any = None) -> None:
-    if role not in ROLES:
+    if role not in _ROLE_FIELDS:
         raise ServiceError("bad_role", role=role)
-    require_role(tournament, revoked_by, ORGANIZER)
+    require_role(revoked_by, tournament, *REGISTRATION_ROLES)
     with transaction.atomic():
         locked = _lock_tournament(tournament)
-        getattr(locked, _ROLE_FIELDS[role]).remove(user)
+        getattr(locked, _ROLE_FIELDS[Role(role)]).remove(user)
+        forget_roles(user)
         audit(locked, "revoke_role", revoked_by, before={"user": user.get_username(), "role": role})
 
 
@@ -335,7 +193,7 @@ def revoke_role(tournament: Tournament, user: Any, role: str, revoked_by: Any = 
 
 
 def add_unit(tournament: Tournament, code: str, name: str, user: Any = None) -> Unit:
-    require_role(tournament, user, *REGISTRATION_ROLES)
+    require_role(user, tournament, *REGISTRATION_ROLES)
     code = (code or "").strip()
     if not code:
         raise ServiceError("unit_not_found", unit=code)
@@ -395,7 +253,7 @@ def register_pair(
     ``number`` defaults to the next free number; the secret pair code is random and unique in
     the tournament. The tournament row is locked so two desks cannot take the same number.
     """
-    require_role(tournament, user, *REGISTRATION_ROLES)
+    require_role(user, tournament, *REGISTRATION_ROLES)
     rows = _player_rows(players)
     with transaction.atomic():
         locked = _lock_tournament(tournament)
@@ -436,7 +294,7 @@ def edit_pair(
 ) -> Pair:
     """Change names, contact, unit or seeding; the number and the code stay."""
     tournament = pair.tournament
-    require_role(tournament, user, *REGISTRATION_ROLES)
+    require_role(user, tournament, *REGISTRATION_ROLES)
     with transaction.atomic():
         locked = Pair.objects.select_for_update().get(pk=pair.pk)
         before = _pair_snapshot(locked)
@@ -471,7 +329,7 @@ def _pair_snapshot(pair: Pair) -> dict[str, Any]:
 
 
 def _set_pair_status(pair: Pair, status: str, user: Any, reason: str, roles: Iterable[str]) -> Pair:
-    require_role(pair.tournament, user, *roles)
+    require_role(user, pair.tournament, *roles)
     with transaction.atomic():
         locked = Pair.objects.select_for_update().get(pk=pair.pk)
         if locked.status == status:
@@ -504,17 +362,3 @@ def disqualify_pair(pair: Pair, user: Any = None, reason: str = "") -> Pair:
 def reinstate_pair(pair: Pair, user: Any = None, reason: str = "") -> Pair:
     """Undo a withdrawal (e.g. entered by mistake)."""
     return _set_pair_status(pair, Pair.Status.ACTIVE, user, reason, REGISTRATION_ROLES)
-
-
-def add_team(
-    tournament: Tournament, code: str, name: str, pairs: Sequence[Pair], user: Any = None
-) -> Team:
-    """A team (RULES.md §6) of pairs already registered in this tournament."""
-    require_role(tournament, user, *REGISTRATION_ROLES)
-    with transaction.atomic():
-        _lock_tournament(tournament)
-        if any(p.tournament_id != tournament.pk for p in pairs):
-            raise ServiceError("wrong_tournament")
-        team = Team.objects.create(tournament=tournament, code=code, name=name or code)
-        team.pairs.set(pairs)
-    return team

@@ -1,5 +1,5 @@
-"""URLs of the tournaments app: public pages under ``t/<slug>/``, the organizer's desk under
-``t/<slug>/manage/``, and the language switch."""
+"""The organizer's desk under ``t/<slug>/manage/``: settings, registrations, staff, the audit
+log; and creating a tournament."""
 
 from django.urls import path
 
@@ -7,13 +7,7 @@ from tournaments import views
 
 app_name = "tournaments"
 urlpatterns = [
-    path("lang/<str:code>/", views.language, name="language"),
     path("new/", views.create, name="create"),
-    path("t/<slug:slug>/", views.detail, name="detail"),
-    path("t/<slug:slug>/find/", views.find, name="find"),
-    path("t/<slug:slug>/standings/", views.standings, name="standings"),
-    path("t/<slug:slug>/pairs/<int:number>/", views.pair_detail, name="pair"),
-    path("t/<slug:slug>/projector/", views.projector, name="projector"),
     path("t/<slug:slug>/manage/", views.manage, name="manage"),
     path("t/<slug:slug>/manage/settings/", views.settings_edit, name="settings"),
     path("t/<slug:slug>/manage/pairs/", views.pairs, name="pairs"),

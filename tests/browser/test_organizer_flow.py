@@ -13,8 +13,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from tests.db.conftest import NS_WINS, build_tournament, play_table
+from tournaments.models import Round, Table
 
 
 @pytest.fixture

@@ -14,9 +14,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from tests.db.conftest import NS_WINS, build_tournament, play_table
-from tournaments.models import Pair
+from tournaments.models import Pair, Round, Table
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from pairing.models import Table
 from tests.db.conftest import build_tournament, next_round
+from tournaments.models import Table
 
 DEALS = ["EW3", "EW2", "NS3", "EW1", "NS2", "EW3", "NS1", "EW2"]
 

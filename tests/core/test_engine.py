@@ -166,11 +166,14 @@ def test_match_points_variant():
     assert (result.ns_cf, result.ew_cf) == (3, 1)
 
 
-def test_upgrades_count_the_levels_climbed_including_a_penalty_award():
+def test_upgrades_are_the_final_level_minus_2_after_a_penalty_loss():
+    # RULES.md §2 "Upgrades 升级数 of a side in a match = its final level − 2": EW starts at 3
+    # (lateness), reaches 7; NS reaches 5; 判负 of NS records EW at 5 + 4 = 9.
     result = score_match(
         ["EW2", "EW2", "NS3"], RULES, Start(ns=2, ew=3), End("penalty_loss", Side.NS)
     )
-    assert (result.ns_upgrades, result.ew_upgrades) == (3, 6)
+    assert (result.ns_level, result.ew_level) == (5, 9)
+    assert (result.ns_upgrades, result.ew_upgrades) == (3, 7)
 
 
 def test_parse_events_names_the_bad_token():
@@ -189,6 +192,9 @@ def test_properties_of_any_sequence(tokens, a_rule):
     try:
         result = score_match(tokens, rules)
     except ScoringError as error:
+        if error.code == "nothing_played":  # RULES.md §2: no deal and no end is refused
+            assert not any(parse_events(tokens)[i].is_deal for i in range(len(tokens)))
+            return
         # Only 过A can stop a timed match early, and then nothing may follow it.
         assert error.code == "event_after_past_a"
         prefix = score_match(tokens[: error.position], rules)
@@ -226,14 +232,11 @@ def test_the_state_machine_agrees_with_the_rules_event_by_event(tokens, a_rule, 
     except ScoringError:
         return
     levels = {Side.NS: start[0], Side.EW: start[1]}
-    climbed = {Side.NS: 0, Side.EW: 0}
     for step in result.steps:
-        side = step.event.beneficiary
-        after = step.ns_level if side is Side.NS else step.ew_level
-        climbed[side] += max(0, after - levels[side])
         levels = {Side.NS: step.ns_level, Side.EW: step.ew_level}
     assert (levels[Side.NS], levels[Side.EW]) == (result.table_ns_level, result.table_ew_level)
-    assert (climbed[Side.NS], climbed[Side.EW]) == (result.ns_upgrades, result.ew_upgrades)
+    # RULES.md §2: 升级数 = final level − 2 (the lateness head start counts, a reset too).
+    assert (levels[Side.NS] - 2, levels[Side.EW] - 2) == (result.ns_upgrades, result.ew_upgrades)
     assert result.deals_played == sum(step.event.is_deal for step in result.steps)
     deals = [step for step in result.steps if step.event.is_deal]
     if deals:  # the side that won the last deal is on stage for the next one

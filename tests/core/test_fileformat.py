@@ -1,4 +1,4 @@
-"""tournaments.fileformat (pure): the golden files parse, round-trip byte for byte and give the
+"""reports.fileformat (pure): the golden files parse, round-trip byte for byte and give the
 golden standings; every refusal of issue 4 is found with its place and a stable code."""
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.golden import EXAMPLES
-from tournaments.demo import synthetic_file
-from tournaments.fileformat import (
+from reports.demo import synthetic_file
+from reports.fileformat import (
     FileProblem,
     TournamentFileError,
     check_tournament,
@@ -27,6 +26,7 @@ from tournaments.fileformat import (
     standings_payload,
     to_dict,
 )
+from tests.golden import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,7 +56,13 @@ def worked() -> dict[str, Any]:
 
 
 def test_goldens_exist():
-    assert set(GOLDEN) == {"eleven-pairs", "jiangsu-28", "worked-example"}
+    assert set(GOLDEN) == {
+        "eleven-pairs",
+        "jiangsu-2017",
+        "jiangsu-28",
+        "variants-28",
+        "worked-example",
+    }
 
 
 @pytest.mark.parametrize("name", GOLDEN)
@@ -92,7 +98,7 @@ def test_standings_from_file_equal_the_golden_standings(name):
 
 def test_parser_is_pure():
     code = (
-        "import sys\nimport tournaments.fileformat, tournaments.demo\n"
+        "import sys\nimport reports.fileformat, reports.demo\n"
         "print(','.join(m for m in sys.modules if m.startswith('django')))\n"
     )
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
@@ -341,7 +347,7 @@ def test_unconfirmed_results_do_not_count(worked):
 
 
 # ---------------------------------------------------------------------------------------------
-# Synthetic files (tournaments.demo) are valid and round-trip
+# Synthetic files (reports.demo) are valid and round-trip
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -357,3 +363,119 @@ def test_synthetic_files_are_valid_and_round_trip(pairs, rounds, seed):
     assert problems == ()
     again = to_dict(spec)
     assert dumps(to_dict(parse_tournament(copy.deepcopy(again)))) == dumps(again)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 12: the revised settings, `lose:`, `late_sheet` and the extra deal (TOURNAMENT_FILE.md)
+
+
+def test_new_tokens_ends_and_settings_round_trip(worked):
+    # TOURNAMENT_FILE.md: "`lose:NS` / `lose:EW` — 本副判负"; "`{"late_sheet": "ns"|"ew"}`";
+    # "With "tie": "extra_deal" a table may hold one deal beyond deals_per_round".
+    worked["settings"].update({"a_pass": "double_only", "a_fail_count": "stage"})
+    worked["settings"]["tie"] = "extra_deal"
+    del worked["settings"]["bye"]  # by the scale
+    worked["rounds"].append(
+        {
+            "number": 2,
+            "status": "finished",
+            "tables": [
+                {
+                    "table": 1,
+                    "ns": 1,
+                    "ew": 3,
+                    "deals": ["NS1", "lose:EW", "EW1", "foul:NS", "NS1", "EW1", "NS1", "EW1"],
+                    "end": {"late_sheet": "ew"},
+                },
+                {"table": 2, "ns": 4, "ew": 5, "deals": ["NS1", "EW1"] * 4 + ["lose:NS"]},
+            ],
+        }
+    )
+    spec = parse_tournament(copy.deepcopy(worked))
+    assert to_dict(spec) == worked
+    assert dumps(to_dict(parse_tournament(to_dict(spec)))) == dumps(worked)
+    table_1, table_2 = spec.rounds[1].tables
+    assert table_1.end is not None and table_1.end.kind == "late_sheet"
+    assert [e.token for e in table_1.events][1] == "lose:EW"
+    assert table_2.result is not None and table_2.result.extra_deal
+    assert table_2.result.winner is not None and table_2.result.winner.value == "EW"
+    rules = spec.rules
+    assert (rules.a_pass, rules.a_fail_count, rules.tie) == ("double_only", "stage", "extra_deal")
+    assert (rules.bye.jcf, rules.forfeit.jcf) == (17, 17)
+
+
+def test_old_files_keep_their_settings_exactly(worked):
+    # Files written before the revised settings round-trip without gaining keys.
+    settings_ = to_dict(parse_tournament(copy.deepcopy(worked)))["settings"]
+    assert list(settings_) == list(worked["settings"])
+    assert not {"a_pass", "a_fail_count", "tie"} & set(settings_)
+
+
+@pytest.mark.parametrize(("key", "value"), [("tie", "coin"), ("a_pass", 3), ("a_fail_count", "")])
+def test_bad_new_settings_are_named(worked, key, value):
+    worked["settings"][key] = value
+    problem = only(problems_of(worked), "not_one_of")
+    assert (problem.setting, problem.path, problem.params["value"]) == (
+        key,
+        f"settings.{key}",
+        value,
+    )
+
+
+def test_bad_end_names_the_three_ends(worked):
+    worked["rounds"][0]["tables"][0]["end"] = {"late": "ns"}
+    assert only(problems_of(worked), "bad_end").table == 1
+    worked["rounds"][0]["tables"][0]["end"] = {"late_sheet": "north"}
+    assert only(problems_of(worked), "bad_end_side").params == {"value": "north"}
+
+
+def test_extra_deal_without_a_tie_is_refused_at_its_deal(worked):
+    worked["settings"]["tie"] = "extra_deal"
+    worked["rounds"][0]["tables"][0]["deals"] = ["NS1", "EW1"] * 3 + ["NS1", "NS1", "EW2"]
+    problem = only(problems_of(worked), "extra_deal_without_tie")
+    assert (problem.round, problem.table, problem.deal, problem.event) == (1, 1, 9, 9)
+    assert problem.params == {"token": "EW2", "ns": 7, "ew": 5}
+
+
+def test_penalty_loss_after_past_a_is_refused(worked):
+    # RULES.md §2 "A 判负 after a side has passed A is refused (the match is over)."
+    worked["rounds"][0]["tables"][1] = {
+        "table": 2,
+        "ns": 3,
+        "ew": 6,
+        "deals": ["EW3"] * 5,
+        "end": {"penalty_loss": "ns"},
+    }
+    problem = only(problems_of(worked), "penalty_loss_after_past_a")
+    assert (problem.round, problem.table, problem.params) == (1, 2, {"side": "NS", "passed": "EW"})
+
+
+def test_a_finished_timed_table_with_nothing_played_is_refused(worked):
+    # RULES.md §2 "A finished match with no deal and no `end` is refused (nothing was played)."
+    worked["settings"]["round_format"] = "timed"
+    worked["rounds"][0]["tables"][0]["deals"] = []
+    problem = only(problems_of(worked), "nothing_played")
+    assert (problem.round, problem.table) == (1, 1)
+    worked["rounds"][0]["status"] = "published"  # still being played: fine
+    assert check_tournament(worked)[1] == ()
+
+
+def test_late_sheet_standings_from_the_file(worked):
+    # TOURNAMENT_FILE.md: "A `late_sheet` side counts a loss with 0 CF, 0 JCF, 0
+    # `level_difference` and 0 `upgrades`; its opponent keeps the real figures of the deals."
+    worked["rounds"][0]["tables"][0]["end"] = {"late_sheet": "ns"}
+    _after, before = standings_from_file(parse_tournament(golden("worked-example")), 1)
+    _after, after = standings_from_file(parse_tournament(worked), 1)
+    was, now = {r.pair: r for r in before}, {r.pair: r for r in after}
+    assert (now[1].cf, now[1].jcf, now[1].losses, now[1].level_difference, now[1].upgrades) == (
+        0,
+        0,
+        1,
+        0,
+        0,
+    )
+    assert (now[4].cf, now[4].jcf, now[4].losses) == (was[4].cf, was[4].jcf, was[4].losses)
+    assert (now[4].level_difference, now[4].upgrades) == (
+        was[4].level_difference,
+        was[4].upgrades,
+    )

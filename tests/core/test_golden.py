@@ -1,4 +1,4 @@
-"""Golden tournament files (../shared/examples): engine + standings against figures computed
+"""Golden tournament files (../shared/examples-next): engine + standings against figures computed
 independently from RULES.md.
 
 The loader here is deliberately minimal and test-only (finished rounds, tables, byes, deduction

@@ -252,9 +252,13 @@ def test_s1_tribute_and_card_combinations_are_no_events(token):
         ("deals", 9, True, "too_many_deals"),
         ("game", 30, False, None),
         ("game", 30, True, "game_not_finished"),  # 计局制: play until one side passes A
-        ("timed", 0, True, None),  # 计时制: the deals completed count
+        # §2 "A finished match with no deal and no `end` is refused (nothing was played)."
+        ("timed", 0, True, "nothing_played"),
+        ("timed", 0, False, None),  # still being played
+        ("timed", 1, True, None),  # 计时制: the deals completed count
         ("timed", 3, True, None),
         ("timed", 40, True, None),
+        ("timed_deals", 0, True, "nothing_played"),
         ("timed_deals", 3, True, None),  # 计时计副制: whichever comes first
         ("timed_deals", 8, True, None),
         ("timed_deals", 9, True, "too_many_deals"),
@@ -289,7 +293,7 @@ def test_s2_the_match_ends_when_a_side_passes_a_in_every_format(round_format, af
 @pytest.mark.parametrize(
     ("tokens", "jc", "winner"),
     [
-        ([], 0, None),
+        (["NS1", "EW1"], 0, None),
         (["NS2", "EW2"], 0, None),
         (["NS1"], 1, NS),
         (["EW3", "EW3"], 6, EW),
@@ -297,7 +301,7 @@ def test_s2_the_match_ends_when_a_side_passes_a_in_every_format(round_format, af
         ([*TO_A, "NS2"], 13, NS),  # 过A (15) − 2
         (["EW3", *TO_A, "NS3"], 10, NS),  # 过A (15) − 5
     ],
-    ids=["nothing", "equal", "one", "six", "draw-at-5", "past-a-vs-2", "past-a-vs-5"],
+    ids=["equal-3", "equal", "one", "six", "draw-at-5", "past-a-vs-2", "past-a-vs-5"],
 )
 def test_s2_level_difference_and_winner(tokens, jc, winner):
     result = play(tokens)
@@ -325,7 +329,8 @@ def test_s2_the_scale_is_data_the_engine_reads_the_table():
     )
     assert (play(["NS1"], rules).ns_jcf, play(["NS1"], rules).ew_jcf) == (7, 3)
     assert (play(["EW3"], rules).ns_jcf, play(["EW3"], rules).ew_jcf) == (0, 10)  # capped
-    assert (play([], rules).ns_jcf, play([], rules).ew_jcf) == (5, 5)
+    draw = play(["NS1", "EW1"], rules)
+    assert (draw.ns_jcf, draw.ew_jcf) == (5, 5)
 
 
 # §2 "Match points 场分 (CF): win 2, draw 1, loss 0 (configurable, e.g. 1/0.5/0 or 3/2/1)".
@@ -333,12 +338,12 @@ def test_s2_the_scale_is_data_the_engine_reads_the_table():
     ("points", "tokens", "cf"),
     [
         ({}, ["NS1"], (2, 0)),
-        ({}, [], (1, 1)),
+        ({}, ["NS2", "EW2"], (1, 1)),
         ({}, ["EW2"], (0, 2)),
         ({"win": 1, "draw": 0.5, "loss": 0}, ["NS1"], (1, 0)),
         ({"win": 1, "draw": 0.5, "loss": 0}, ["NS1", "EW1"], (0.5, 0.5)),
         ({"win": 3, "draw": 2, "loss": 1}, ["EW1"], (1, 3)),
-        ({"win": 3, "draw": 2, "loss": 1}, [], (2, 2)),
+        ({"win": 3, "draw": 2, "loss": 1}, ["NS1", "EW1"], (2, 2)),
     ],
 )
 def test_s2_match_points(points, tokens, cf):
@@ -530,7 +535,7 @@ def test_s3_a_foul_ends_the_deal_it_counts_as_one_of_the_rounds_deals():
     ],
 )
 def test_s3_level_adjustment(before, token, after):
-    result = play([*before, token])
+    result = play([*before, token], complete=False)
     step = result.steps[-1]
     assert (step.ns_level, step.ew_level) == after
     assert step.deal_number is None and step.level_played is None
@@ -586,6 +591,9 @@ def test_s4_presets_agree_between_the_settings_and_the_standings():
         compute_standings([1], [], [], [key], 0, 0)  # every settings key is a standings key
 
 
+DRAW = ["NS1", "EW1"]  # a draw at 3:3 (RULES.md §2: a finished match with no deal is refused)
+
+
 def _chain(matches, rules=TIMED):
     """Outcomes from (round, ns pair, ew pair, tokens, end) through the engine."""
     outcomes = []
@@ -598,7 +606,7 @@ def _chain(matches, rules=TIMED):
 def test_s4_rank_by_total_match_points_first():
     # §4 "Rank by total match points (CF)": a win by 1 (2 CF, 14 JCF) above a draw (1 CF,
     # 13 JCF), the draw above the loss by 1 (0 CF, 12 JCF).
-    outcomes = _chain([(1, 1, 2, ["NS1"]), (1, 3, 4, [])])
+    outcomes = _chain([(1, 1, 2, ["NS1"]), (1, 3, 4, DRAW)])
     rows = compute_standings([1, 2, 3, 4], outcomes, [], "regulation", 3, 1)
     assert (rows[0].pair, rows[-1].pair) == (1, 2)
     assert rows[1].decided_by == "cf"
@@ -607,7 +615,7 @@ def test_s4_rank_by_total_match_points_first():
 def test_s4_head_to_head_two_tied_pairs_that_met_winner_first():
     # §4 "head-to-head — if the tied pairs met, the winner ranks first". Pairs 1 and 2 have 2 CF
     # and 26 JCF each; 2 beat 1 in round 1.
-    outcomes = _chain([(1, 1, 2, ["EW1"]), (1, 3, 4, []), (2, 1, 3, ["NS1"]), (2, 2, 4, ["EW1"])])
+    outcomes = _chain([(1, 1, 2, ["EW1"]), (1, 3, 4, DRAW), (2, 1, 3, ["NS1"]), (2, 2, 4, ["EW1"])])
     for seed in range(6):  # whatever the lot
         rows = {
             row.pair: row
@@ -624,10 +632,10 @@ def test_s4_head_to_head_mini_league_when_every_pair_met_every_other():
     outcomes = _chain(
         [
             (1, 1, 2, ["NS1"]),
-            (1, 3, 4, []),
-            (2, 2, 3, []),
+            (1, 3, 4, DRAW),
+            (2, 2, 3, DRAW),
             (2, 5, 1, ["NS1"]),
-            (3, 1, 3, []),
+            (3, 1, 3, DRAW),
             (3, 2, 6, ["NS1"]),
         ]
     )
@@ -657,7 +665,7 @@ def test_s4_wins_draws_level_difference_opponents_cf_from_the_engine():
     # §4 3–6: wins (draws not counted), draws, signed sum of JC, opponents' cumulative CF (byes
     # count nothing).
     rules = TIMED
-    outcomes = _chain([(1, 1, 2, ["NS2"]), (1, 3, 4, []), (2, 1, 3, ["EW1"]), (2, 2, 4, [])])
+    outcomes = _chain([(1, 1, 2, ["NS2"]), (1, 3, 4, DRAW), (2, 1, 3, ["EW1"]), (2, 2, 4, DRAW)])
     outcomes.append(bye_outcome(3, 1, rules))
     outcomes += _chain([(3, 2, 3, ["NS3"])])
     rows = {row.pair: row for row in compute_standings([1, 2, 3, 4], outcomes, [], (), 0, 3)}
@@ -670,7 +678,7 @@ def test_s4_wins_draws_level_difference_opponents_cf_from_the_engine():
 
 def test_s4_previous_rank_is_the_rank_after_the_previous_round():
     # §4 regulation 7: "rank after the previous round" (same criteria, a chain of standings).
-    outcomes = _chain([(1, 1, 2, ["EW1"]), (1, 3, 4, ["NS1"]), (2, 1, 4, ["NS1"]), (2, 2, 3, [])])
+    outcomes = _chain([(1, 1, 2, ["EW1"]), (1, 3, 4, ["NS1"]), (2, 1, 4, ["NS1"]), (2, 2, 3, DRAW)])
     after_1 = compute_standings([1, 2, 3, 4], outcomes, [], "regulation", 9, 1)
     after_2 = compute_standings([1, 2, 3, 4], outcomes, [], "regulation", 9, 2)
     rank_1 = {row.pair: row.rank for row in after_1}
@@ -680,16 +688,16 @@ def test_s4_previous_rank_is_the_rank_after_the_previous_round():
 
 def test_s4_jiangsu_progressive_and_upgrades_from_the_engine():
     # §4 Jiangsu 2017: "(去首)累进分 — the sum over rounds r = 2…N of the cumulative CF after r";
-    # "升级数, the levels the pair climbed in each match, summed".
+    # "total upgrades 升级数 (section 2: final level − 2 in each match, summed)".
     rules = RuleSet.from_dict({"round_format": "timed", "tiebreaks": "jiangsu2017"})
     outcomes = _chain(
         [
-            (1, 1, 2, ["NS3", "EW1", "NS2"]),  # 1 climbs 3+2 = 5, 2 climbs 1
+            (1, 1, 2, ["NS3", "EW1", "NS2"]),  # 1 ends at 7 (5), 2 at 3 (1)
             (1, 3, 4, ["EW2"]),
             (2, 1, 3, ["EW3"]),
             (2, 2, 4, ["NS1", "NS1"]),
-            (3, 1, 4, []),
-            (3, 2, 3, ["foul:NS", "adjust:NS+2"]),  # EW (3) climbs 3, NS (2) climbs 2
+            (3, 1, 4, DRAW),  # both end at 3: 1 each
+            (3, 2, 3, ["foul:NS", "adjust:NS+2"]),  # EW (3) ends at 5 (3), NS (2) at 4 (2)
         ],
         rules,
     )
@@ -697,7 +705,7 @@ def test_s4_jiangsu_progressive_and_upgrades_from_the_engine():
         row.pair: row
         for row in compute_standings([1, 2, 3, 4], outcomes, [], rules.tiebreaks, 0, 3)
     }
-    assert rows[1].upgrades == 5 + 0 + 0
+    assert rows[1].upgrades == 5 + 0 + 1
     assert rows[2].upgrades == 1 + 2 + 2
     assert rows[3].upgrades == 0 + 3 + 3
     # pair 1: CF 2, 2, 3 → progressive 2 + 3 = 5; pair 3: 0, 2, 4 → 2 + 4 = 6.

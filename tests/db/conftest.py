@@ -15,11 +15,11 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from rules.ruleset import preset_settings
 from scoring import services as scoring_services
 from tournaments import services as tournament_services
-from tournaments.models import Tournament
+from tournaments.models import Round, Table, Tournament
+from tournaments.permissions import Role
 
 NAMES = [
     ("张伟", "王芳"),
@@ -85,9 +85,9 @@ def build_tournament(
     t = tournament_services.create_tournament(
         "2026 秋季掼蛋公开赛", slug, organizer, settings=settings
     )
-    tournament_services.grant_role(t, chief, tournament_services.CHIEF_REFEREE, organizer)
+    tournament_services.grant_role(t, chief, Role.CHIEF_REFEREE, organizer)
     for ref in referees:
-        tournament_services.grant_role(t, ref, tournament_services.REFEREE, organizer)
+        tournament_services.grant_role(t, ref, Role.REFEREE, organizer)
     for code, name in UNITS:
         tournament_services.add_unit(t, code, name, organizer)
     for i in range(n_pairs):

@@ -7,9 +7,8 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from pairing.models import Round, Seat, Table
-from scoring.models import AuditEntry, Penalty, TableEvent
-from tournaments.models import Pair, Player, Team, Tournament, Unit
+from scoring.models import Penalty, TableEvent
+from tournaments.models import AuditEntry, Pair, Player, Round, Seat, Table, Team, Tournament, Unit
 
 MODELS = [Tournament, Unit, Pair, Player, Team, Round, Table, Seat, TableEvent, Penalty, AuditEntry]
 
@@ -44,7 +43,7 @@ def test_audit_log_is_read_only_even_for_superusers(client, superuser, round1) -
     assert not model_admin.has_add_permission(Request())
     assert not model_admin.has_change_permission(Request(), entry)
     assert not model_admin.has_delete_permission(Request(), entry)
-    base = "admin:scoring_auditentry"
+    base = "admin:tournaments_auditentry"
     assert client.get(reverse(f"{base}_add")).status_code == 403
     assert client.get(reverse(f"{base}_delete", args=[entry.pk])).status_code == 403
     change = client.get(reverse(f"{base}_change", args=[entry.pk]))
@@ -58,7 +57,7 @@ def test_audit_log_is_read_only_even_for_superusers(client, superuser, round1) -
 def test_table_entry_token_is_not_shown(client, superuser, round1) -> None:
     client.force_login(superuser)
     table = round1.tables.first()
-    page = client.get(reverse("admin:pairing_table_change", args=[table.pk]))
+    page = client.get(reverse("admin:tournaments_table_change", args=[table.pk]))
     assert table.entry_token not in page.content.decode()
 
 

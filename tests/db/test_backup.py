@@ -14,11 +14,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from pairing import services as pairing_services
+from reports.fileformat import load_json
+from reports.fileio import import_tournament
 from scoring import services as scoring_services
+from scoring.cache import cached_standings
 from tests.db.conftest import build_tournament, next_round, play_round
 from tests.golden import EXAMPLES
-from tournaments.fileformat import load_json
-from tournaments.fileio import import_tournament
 from tournaments.models import Tournament
 
 NAME = re.compile(r"^(?P<slug>.+)-\d{8}-\d{6}(\d{2})?\.json$")
@@ -32,9 +33,7 @@ def _backup(directory: Path, *args: str) -> list[Path]:
 
 
 def _standings(tournament: Tournament, after_round: int | None = None) -> list[tuple[Any, ...]]:
-    return [
-        (r.rank, r.pair, r.cf, r.jcf) for r in scoring_services.standings(tournament, after_round)
-    ]
+    return [(r.rank, r.pair, r.cf, r.jcf) for r in cached_standings(tournament, after_round)]
 
 
 @pytest.fixture

@@ -13,10 +13,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import translation
 
-from pairing.models import Round, Table
 from scoring.models import Penalty, TableEvent
 from tests.golden import EXAMPLES
-from tournaments.models import Pair, Tournament
+from tournaments.models import Pair, Round, Table, Tournament
 
 pytestmark = pytest.mark.django_db
 

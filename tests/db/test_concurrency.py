@@ -25,11 +25,11 @@ from django.test import Client
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from scoring import services as scoring_services
-from scoring.models import AuditEntry, TableEvent, Via
+from scoring.models import TableEvent, Via
 from tests.db.conftest import NS_WINS, enter_tokens, play_round
-from tournaments.services import ConflictError, ServiceError
+from tournaments.errors import ConflictError, ServiceError
+from tournaments.models import AuditEntry, Round, Table
 
 pytestmark = [
     pytest.mark.postgres,
@@ -111,7 +111,7 @@ def test_two_referees_on_the_pages_get_one_deal_and_a_conflict_message(
     round1: Round, referee: Any, referee2: Any
 ) -> None:
     table = first_table(round1)
-    url = reverse("scoring:table_event", args=[round1.tournament.slug, round1.number, table.number])
+    url = reverse("referee:table_event", args=[round1.tournament.slug, round1.number, table.number])
     clients = []
     for user in (referee, referee2):
         client = Client()
@@ -317,9 +317,9 @@ def test_table_side_page_and_referee_page_racing_store_one_deal(
     round1: Round, referee: Any
 ) -> None:
     table = first_table(round1)
-    side_url = reverse("scoring:tableside_event", args=[table.entry_token])
+    side_url = reverse("tableside:tableside_event", args=[table.entry_token])
     ref_url = reverse(
-        "scoring:table_event", args=[round1.tournament.slug, round1.number, table.number]
+        "referee:table_event", args=[round1.tournament.slug, round1.number, table.number]
     )
     south, ref = Client(), Client()
     ref.force_login(referee)

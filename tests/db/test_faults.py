@@ -35,13 +35,12 @@ import pytest
 from django.db import connection
 
 from pairing import services as pairing_services
-from pairing.models import Round, Seat, Table
-from scoring.models import AuditEntry, Penalty, TableEvent
+from reports.fileformat import TournamentFileError, load_json
+from reports.fileio import import_tournament
+from scoring.models import Penalty, TableEvent
 from tests.db.conftest import NS_WINS, enter_tokens
 from tests.golden import EXAMPLES
-from tournaments.fileformat import TournamentFileError, load_json
-from tournaments.fileio import import_tournament
-from tournaments.models import Pair, Player, Tournament
+from tournaments.models import AuditEntry, Pair, Player, Round, Seat, Table, Tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -125,7 +124,7 @@ def pause_here():
 """
 
 CHILD_ENTRY = """
-from pairing.models import Table
+from tournaments.models import Table
 from scoring import services
 from django.contrib.auth import get_user_model
 real_cas = services._cas
@@ -154,8 +153,8 @@ services.generate_round(tournament, get_user_model().objects.get(username="organ
 CHILD_IMPORT = """
 from pathlib import Path
 from scoring.models import Penalty
-from tournaments.fileformat import load_json
-from tournaments.fileio import import_tournament
+from reports.fileformat import load_json
+from reports.fileio import import_tournament
 manager = Penalty.objects
 real_bulk = manager.bulk_create
 def bulk_then_pause(*args, **kwargs):

@@ -1,4 +1,4 @@
-"""Import and export through the database (tournaments.fileio): the golden files round-trip
+"""Import and export through the database (reports.fileio): the golden files round-trip
 byte for byte, every refusal of issue 4 leaves the database unchanged and says where, and the
 standings from the database equal the pure engine on the same file."""
 
@@ -10,12 +10,8 @@ from typing import Any
 import pytest
 from django.utils import translation
 
-from pairing.models import Round, Seat, Table
-from scoring import services as scoring_services
-from scoring.models import Penalty, TableEvent
-from tests.golden import EXAMPLES
-from tournaments.demo import synthetic_file
-from tournaments.fileformat import (
+from reports.demo import synthetic_file
+from reports.fileformat import (
     TournamentFileError,
     dumps,
     load_json,
@@ -23,9 +19,12 @@ from tournaments.fileformat import (
     standings_from_file,
     standings_payload,
 )
-from tournaments.fileio import export_tournament, import_tournament
+from reports.fileio import export_tournament, import_tournament
+from scoring.cache import cached_standings
+from scoring.models import Penalty, TableEvent
+from tests.golden import EXAMPLES
 from tournaments.messages import describe_problem, describe_rule_error
-from tournaments.models import Pair, Player, Tournament, Unit
+from tournaments.models import Pair, Player, Round, Seat, Table, Tournament, Unit
 
 GOLDEN = ("eleven-pairs", "jiangsu-28", "worked-example")
 
@@ -60,7 +59,7 @@ def test_standings_from_the_database_equal_the_pure_engine(name):
     tournament = import_tournament(data)
     spec = parse_tournament(data)
     after, pure = standings_from_file(spec)
-    assert scoring_services.standings(tournament, after_round=after) == pure
+    assert cached_standings(tournament, after_round=after) == pure
 
 
 def test_import_writes_what_the_file_says():
@@ -139,7 +138,7 @@ def test_refuses_a_rematch():
         {"number": 2, "status": "draft", "tables": [{"table": 1, "ns": 6, "ew": 3, "deals": []}]}
     )
     _error, messages = _refusal(data)
-    assert messages == ["第2轮 第1桌: 第3对与第6对已在第1轮交手，两对最多相遇一次"]
+    assert messages == ["第2轮 第1桌: 第3对与第6对已经交手过（第1轮），两对最多相遇一次"]
 
 
 def test_refuses_bad_tokens():
@@ -203,7 +202,7 @@ def test_a_synthetic_tournament_round_trips_and_agrees_with_the_engine():
     assert dumps(exported) == dumps(data)
     after, pure = standings_from_file(parse_tournament(data))
     assert after == 3
-    db_rows = scoring_services.standings(tournament, after_round=3)
+    db_rows = cached_standings(tournament, after_round=3)
     assert standings_payload("x", 3, db_rows) == standings_payload("x", 3, pure)
 
 

@@ -25,15 +25,15 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pairing.models import Round, Seat, Table
-from scoring.models import AuditEntry, Penalty, TableEvent
+from reports.fileformat import TournamentFileError, load_json
+from reports.fileio import import_tournament
+from scoring.models import Penalty, TableEvent
 from tests.db.conftest import build_tournament, next_round
 from tests.golden import EXAMPLES
 from tests.web.test_security import all_urls
 from tournaments import services as tournament_services
-from tournaments.fileformat import TournamentFileError, load_json
-from tournaments.fileio import import_tournament
-from tournaments.models import Pair, Player, Tournament, Unit
+from tournaments.models import AuditEntry, Pair, Player, Round, Seat, Table, Tournament, Unit
+from tournaments.permissions import Role
 
 FUZZ = settings(
     max_examples=40,
@@ -142,7 +142,7 @@ def _import_refused_or_consistent(data: Any) -> None:
                 assert snapshot() == before
                 return
             # Accepted: it must be a whole tournament that exports to a valid file again.
-            from tournaments.fileio import export_tournament
+            from reports.fileio import export_tournament
 
             again = export_tournament(tournament)
             assert again["format"] == "guandan-tournament"
@@ -227,7 +227,7 @@ def site(db: Any) -> dict[str, Any]:
     referee = users.objects.create_user("fuzz-referee", password="pw-fuzz")
     boss = users.objects.create_user("fuzz-boss", password="pw-fuzz")
     tournament = build_tournament(organizer, organizer, [referee], slug="fuzz-open")
-    for role in tournament_services.ROLES:
+    for role in (Role.ORGANIZER, Role.CHIEF_REFEREE, Role.REFEREE):
         tournament_services.grant_role(tournament, boss, role, organizer)
     rnd = next_round(tournament, organizer)
     table = Table.objects.filter(round=rnd, is_bye=False).order_by("number").first()
@@ -335,7 +335,7 @@ def test_malformed_table_entry_changes_nothing_and_says_why(
     page the referee lands on says what went wrong."""
     table, rnd = site["table"], site["round"]
     url = reverse(
-        f"scoring:table_{action}", args=[site["tournament"].slug, rnd.number, table.number]
+        f"referee:table_{action}", args=[site["tournament"].slug, rnd.number, table.number]
     )
     client = Client()
     client.force_login(site["boss"])
@@ -359,7 +359,7 @@ def test_malformed_table_side_entry_changes_nothing(
     site: dict[str, Any], action: str, payload: dict[str, str]
 ) -> None:
     table = site["table"]
-    url = reverse(f"scoring:tableside_{action}", args=[table.entry_token])
+    url = reverse(f"tableside:tableside_{action}", args=[table.entry_token])
     payload = {**payload, "version": "stale-" + payload.get("version", "")}
     before = snapshot()
     response = Client().post(url, payload)

@@ -1,6 +1,7 @@
 """Golden files through the database: ``import_tournament`` then ``standings --json`` must give
-``NAME.standings.json`` (shared/examples/README.md: pairs in ``tied_by_lot_with`` may swap among
-themselves; every other position and figure must match) and equal the pure engine."""
+``NAME.standings.json`` (shared/examples/README.md, as examples-next/README.md says: pairs in
+``tied_by_lot_with`` may swap among themselves; every other position and figure must match) and
+equal the pure engine."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ import json
 import pytest
 from django.core.management import call_command
 
-from tests.golden import EXAMPLES
-from tournaments.fileformat import (
+from reports.fileformat import (
     load_json,
     parse_tournament,
     standings_from_file,
     standings_payload,
 )
+from tests.golden import EXAMPLES
 
 GOLDEN = sorted(p.name.removesuffix(".standings.json") for p in EXAMPLES.glob("*.standings.json"))
 
@@ -29,8 +30,8 @@ def run(*args: str) -> str:
     return out.getvalue()
 
 
-def test_all_three_golden_files_are_here():
-    assert GOLDEN == ["eleven-pairs", "jiangsu-28", "worked-example"]
+def test_all_five_golden_files_are_here():
+    assert GOLDEN == ["eleven-pairs", "jiangsu-2017", "jiangsu-28", "variants-28", "worked-example"]
 
 
 @pytest.mark.parametrize("name", GOLDEN)

@@ -6,9 +6,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from pairing.models import Seat, Table
-from scoring.models import AuditEntry, Penalty, TableEvent
-from tournaments.models import Pair, Tournament
+from scoring.models import Penalty, TableEvent
+from tournaments.models import AuditEntry, Pair, Seat, Table, Tournament
 
 
 @pytest.mark.django_db
@@ -52,7 +51,7 @@ def test_a_pair_cannot_be_seated_twice_in_a_round(round1) -> None:
 
 
 def test_one_round_per_number(round1) -> None:
-    from pairing.models import Round
+    from tournaments.models import Round
 
     with pytest.raises(IntegrityError), transaction.atomic():
         Round.objects.create(tournament=round1.tournament, number=1)

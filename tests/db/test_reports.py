@@ -15,14 +15,13 @@ from django.urls import reverse
 from openpyxl import Workbook, load_workbook
 from pypdf import PdfReader
 
-from pairing.models import Round, Table
 from reports import collect, pdf, xlsx
 from reports.registrations import RegistrationError, import_registrations, parse_registrations
 from scoring import services as scoring_services
 from scoring.models import Penalty
 from tests.db.conftest import build_tournament, next_round, play_round
 from tournaments import services as tournament_services
-from tournaments.models import Pair, Tournament
+from tournaments.models import Pair, Round, Table, Tournament
 
 
 def pages(data: bytes) -> list[str]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.models import AuditEntry
 from tournaments import services
-from tournaments.models import Pair, Tournament
-from tournaments.services import ServiceError
+from tournaments.errors import ServiceError
+from tournaments.models import AuditEntry, Pair, Tournament
+from tournaments.permissions import Role, has_role, roles_of
 
 
 @pytest.mark.django_db
@@ -16,9 +16,10 @@ def test_create_tournament_from_a_preset_records_a_seed_and_makes_the_creator_or
 ) -> None:
     t = services.create_tournament("江苏杯", "jiangsu", organizer, preset="jiangsu2017")
     assert t.rules.tiebreak_preset == "jiangsu2017"
-    assert t.rules.scale.key == "28"
+    # Issue 12: the Jiangsu 2017 preset plays the Jiangsu text (26:0, no reset, extra deal).
+    assert (t.rules.scale.key, t.rules.a_rule, t.rules.tie) == ("26:0", "continue", "extra_deal")
     assert isinstance(t.settings["seed"], int)
-    assert services.roles_of(t, organizer) == {services.ORGANIZER}
+    assert roles_of(organizer, t) == {Role.ORGANIZER}
 
 
 @pytest.mark.django_db
@@ -26,7 +27,7 @@ def test_create_tournament_refuses_bad_settings_and_a_taken_slug(organizer) -> N
     with pytest.raises(ServiceError) as err:
         services.create_tournament("x", "x", organizer, settings={"scale": "30"})
     assert err.value.code == "invalid_settings"
-    assert "scale" in err.value.message
+    assert "级差分表" in err.value.message  # the setting, named as organizers know it
     services.create_tournament("x", "x", organizer)
     with pytest.raises(ServiceError) as err:
         services.create_tournament("y", "x", organizer)
@@ -94,17 +95,18 @@ def test_withdraw_and_disqualify_are_audited(tournament, organizer, chief, refer
 
 def test_roles_are_per_tournament(tournament, organizer, chief, referee, outsider) -> None:
     other = services.create_tournament("另一场", "other", outsider)
-    assert services.roles_of(tournament, referee) == {services.REFEREE}
-    assert services.roles_of(tournament, chief) == {services.CHIEF_REFEREE}
-    assert services.roles_of(other, referee) == set()
-    assert not services.has_role(other, organizer, services.ORGANIZER)
-    with pytest.raises(ServiceError):
-        services.grant_role(tournament, outsider, services.REFEREE, referee)
+    assert roles_of(referee, tournament) == {Role.REFEREE}
+    assert roles_of(chief, tournament) == {Role.CHIEF_REFEREE, Role.REFEREE}
+    assert roles_of(referee, other) == set()
+    assert not has_role(organizer, other, Role.ORGANIZER)
+    with pytest.raises(ServiceError) as err:
+        services.grant_role(tournament, outsider, Role.REFEREE, referee)
+    assert err.value.code == "forbidden"
     with pytest.raises(ServiceError) as err:
         services.grant_role(tournament, outsider, "king", organizer)
     assert err.value.code == "bad_role"
-    services.revoke_role(tournament, referee, services.REFEREE, organizer)
-    assert services.roles_of(tournament, referee) == set()
+    services.revoke_role(tournament, referee, Role.REFEREE, organizer)
+    assert roles_of(referee, tournament) == set()
 
 
 def test_update_settings_is_refused_once_a_round_is_published(tournament, organizer) -> None:

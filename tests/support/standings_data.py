@@ -90,9 +90,11 @@ def build_tournament(
             try:
                 result = score_match(tokens, rules, start=start, end=end)
             except ScoringError as error:
-                if error.code != "event_after_past_a" or error.position is None:
+                if error.code == "event_after_past_a" and error.position is not None:
+                    tokens = tokens[: error.position]  # the match ended when a side passed A
+                elif error.code != "penalty_loss_after_past_a":
                     raise
-                tokens = tokens[: error.position]  # the match ended when a side passed A
+                end = None  # RULES.md §2: no 判负 after 过A
                 result = score_match(tokens, rules, start=start, end=end)
             tables.append(Table(number, ns, ew, tokens, start, end))
             pair_outcomes = match_outcomes(number, ns, ew, result)

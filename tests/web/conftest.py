@@ -19,9 +19,8 @@ from django.core.cache import cache
 from django.test import Client
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from tests.db.conftest import NS_WINS, build_tournament, play_table
-from tournaments.models import Tournament
+from tournaments.models import Round, Table, Tournament
 
 ROLES = ("anonymous", "outsider", "other_ref", "referee", "chief", "organizer")
 

@@ -10,12 +10,11 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
+from django.utils import translation
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
-from scoring.models import AuditEntry
 from tournaments.forms import SettingsForm, preset_initial
-from tournaments.models import Pair, Tournament
+from tournaments.models import AuditEntry, Pair, Round, Table, Tournament
 
 
 def form_data(initial: dict[str, Any], **overrides: Any) -> dict[str, Any]:
@@ -35,10 +34,68 @@ def test_create_from_the_jiangsu_preset(cast: Any, client_as: Any) -> None:
     response = client.post(reverse("tournaments:create"), data)
     assert response.status_code == 302
     tournament = Tournament.objects.get(slug="jiangsu-cup")
-    assert tournament.rules.scale.key == "28"
-    assert tournament.rules.a_rule == "reset_to_2"
+    # Issue 12: the Jiangsu 2017 preset is 26:0 with A must be played and no reset.
+    assert tournament.rules.scale.key == "26:0"
+    assert tournament.rules.a_rule == "continue"
     assert tournament.rules.tiebreak_preset == "jiangsu2017"
+    # The preset's extra deal on a level tie is kept (it was dropped by the form before).
+    assert tournament.rules.tie == "extra_deal"
+    assert "seed 001" in page.content.decode()  # the page says which seed the preset follows
     assert cast["organizer"] in tournament.organizers.all()
+
+
+@pytest.mark.django_db
+def test_revised_rule_settings_are_saved_from_the_page(
+    tournament: Tournament, client_as: Any
+) -> None:
+    """RULES.md §1–§3 (issue 12): the A variants, the tie rule, forfeit and bye by the scale,
+    who may impose which penalty — each set on the settings page and read back by the engine."""
+    initial = SettingsForm.initial_from(tournament.settings)
+    assert initial["forfeit_by_scale"] is True  # the regulation's forfeit is the scale's
+    data = form_data(
+        initial,
+        scale="28",
+        a_rule="reset_to_2",
+        a_fail_count="stage",
+        a_pass="double_only",
+        tie="extra_deal",
+        authority_foul="referee",
+    )
+    response = client_as("organizer").post(
+        reverse("tournaments:settings", args=[tournament.slug]), data
+    )
+    assert response.status_code == 302
+    tournament.refresh_from_db()
+    rules = tournament.rules
+    assert (rules.a_fail_count, rules.a_pass, rules.tie) == ("stage", "double_only", "extra_deal")
+    # "forfeit and bye worth the scale's 4-level win by default (18 on the 28 scale)"
+    assert rules.forfeit_award is None and rules.forfeit.jcf == 18 and rules.bye.jcf == 18
+    assert "forfeit" not in tournament.settings
+    assert rules.may_impose("foul") == "referee"
+    assert tournament.settings["penalty_authority"] == {"foul": "referee"}
+    # Unticked, the figures typed are written as they are.
+    data = form_data(
+        SettingsForm.initial_from(tournament.settings), forfeit_by_scale="", forfeit_jcf="16"
+    )
+    client_as("organizer").post(reverse("tournaments:settings", args=[tournament.slug]), data)
+    tournament.refresh_from_db()
+    assert tournament.settings["forfeit"] == {"cf": 2, "jcf": 16}
+
+
+def test_the_form_offers_every_preset_of_the_rules() -> None:
+    from rules.ruleset import PRESETS as RULE_PRESETS
+    from tournaments.forms import PRESETS as FORM_PRESETS
+
+    labels = dict(FORM_PRESETS)
+    assert set(labels) == {*RULE_PRESETS, "custom"}
+    with translation.override("zh-hans"):
+        assert {key: str(labels[key]) for key in RULE_PRESETS} == {
+            key: preset.label_zh for key, preset in RULE_PRESETS.items()
+        }
+    with translation.override("en"):
+        assert {key: str(labels[key]) for key in RULE_PRESETS} == {
+            key: preset.label_en for key, preset in RULE_PRESETS.items()
+        }
 
 
 @pytest.mark.django_db
@@ -114,7 +171,7 @@ def test_grant_and_revoke_a_referee(tournament: Tournament, cast: Any, client_as
     assert response.status_code == 302
     assert cast["outsider"] in tournament.referees.all()
     assert (
-        client_as("outsider").get(reverse("scoring:dashboard", args=[tournament.slug])).status_code
+        client_as("outsider").get(reverse("referee:dashboard", args=[tournament.slug])).status_code
         == 200
     )
     revoke = reverse("tournaments:staff_revoke", args=[tournament.slug])
@@ -211,10 +268,10 @@ def test_query_bounds(
     slug = tournament.slug
     anonymous, organizer = client_as("anonymous"), client_as("organizer")
     pages = [
-        (anonymous, reverse("tournaments:standings", args=[slug]), 12),
-        (anonymous, reverse("pairing:round", args=[slug, rnd.number]), 10),
-        (anonymous, reverse("tournaments:find", args=[slug]) + "?q=甲", 10),
-        (anonymous, reverse("tournaments:pair", args=[slug, 1]), 14),
+        (anonymous, reverse("public:standings", args=[slug]), 12),
+        (anonymous, reverse("public:round", args=[slug, rnd.number]), 10),
+        (anonymous, reverse("public:find", args=[slug]) + "?q=甲", 10),
+        (anonymous, reverse("public:pair", args=[slug, 1]), 14),
         (organizer, reverse("pairing:round_control", args=[slug, rnd.number]), 20),
         (organizer, reverse("tournaments:pairs", args=[slug]), 16),
     ]

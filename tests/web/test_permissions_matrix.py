@@ -13,8 +13,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from pairing.models import Round
-from tournaments.models import Tournament
+from tournaments.models import Round, Tournament
 
 ALL = ("anonymous", "outsider", "other_ref", "referee", "chief", "organizer")
 PUBLIC = set(ALL)
@@ -23,13 +22,13 @@ ROUND_STAFF = {"organizer", "chief"}
 
 # (url name, args builder, roles allowed)
 GET_PAGES: list[tuple[str, str, set[str]]] = [
-    ("tournaments:detail", "t", PUBLIC),
-    ("tournaments:find", "t", PUBLIC),
-    ("tournaments:standings", "t", PUBLIC),
-    ("tournaments:pair", "t,pair", PUBLIC),
-    ("tournaments:projector", "t", PUBLIC),
-    ("pairing:rounds", "t", PUBLIC),
-    ("pairing:round", "t,round", PUBLIC),
+    ("public:detail", "t", PUBLIC),
+    ("public:find", "t", PUBLIC),
+    ("public:standings", "t", PUBLIC),
+    ("public:pair", "t,pair", PUBLIC),
+    ("public:projector", "t", PUBLIC),
+    ("public:rounds", "t", PUBLIC),
+    ("public:round", "t,round", PUBLIC),
     ("tournaments:manage", "t", ORGANIZER),
     ("tournaments:settings", "t", ORGANIZER),
     ("tournaments:pairs", "t", ORGANIZER),
@@ -78,7 +77,7 @@ def assert_access(response: Any, role: str, allowed: set[str], url: str) -> None
 def test_get_pages_matrix(role: str, tournament: Tournament, draft: Round, client_as: Any) -> None:
     client = client_as(role)
     for name, spec, allowed in GET_PAGES:
-        if name == "pairing:round":  # drafts are not public: covered by test_draft_is_not_public
+        if name == "public:round":  # drafts are not public: covered by test_draft_is_not_public
             continue
         url = build_url(name, spec, tournament, draft)
         assert_access(client.get(url), role, allowed, url)
@@ -87,7 +86,7 @@ def test_get_pages_matrix(role: str, tournament: Tournament, draft: Round, clien
 @pytest.mark.django_db
 @pytest.mark.parametrize("role", ALL)
 def test_public_round_page_for_every_role(role: str, round1: Round, client_as: Any) -> None:
-    url = reverse("pairing:round", args=[round1.tournament.slug, round1.number])
+    url = reverse("public:round", args=[round1.tournament.slug, round1.number])
     assert client_as(role).get(url).status_code == 200
 
 
@@ -109,7 +108,7 @@ def test_post_actions_matrix(
 
 @pytest.mark.django_db
 def test_draft_is_not_public(draft: Round, client_as: Any) -> None:
-    url = reverse("pairing:round", args=[draft.tournament.slug, draft.number])
+    url = reverse("public:round", args=[draft.tournament.slug, draft.number])
     assert client_as("anonymous").get(url).status_code == 404
     assert client_as("organizer").get(url).status_code == 404
 
@@ -160,13 +159,30 @@ def test_csrf_is_enforced_on_organizer_posts(tournament: Tournament, cast: Any) 
 
 @pytest.mark.django_db
 def test_roles_helpers(tournament: Tournament, cast: Any) -> None:
-    from tournaments.permissions import Role, role_of, roles_of
+    from tournaments.permissions import Role, roles_of
 
-    assert role_of(cast["organizer"], tournament) is Role.ORGANIZER
-    assert role_of(cast["chief"], tournament) is Role.CHIEF_REFEREE
-    assert Role.REFEREE in roles_of(cast["chief"], tournament)
-    assert role_of(cast["referee"], tournament) is Role.REFEREE
-    assert role_of(cast["other_ref"], tournament) is Role.PUBLIC
-    assert role_of(cast["other_ref"], cast["other_tournament"]) is Role.REFEREE
-    assert role_of(cast["outsider"], tournament) is Role.PUBLIC
-    assert role_of(None, tournament) is Role.PUBLIC
+    assert roles_of(cast["organizer"], tournament) == {Role.ORGANIZER}
+    assert roles_of(cast["chief"], tournament) == {Role.CHIEF_REFEREE, Role.REFEREE}
+    assert roles_of(cast["referee"], tournament) == {Role.REFEREE}
+    assert roles_of(cast["other_ref"], tournament) == set()
+    assert roles_of(cast["other_ref"], cast["other_tournament"]) == {Role.REFEREE}
+    assert roles_of(cast["outsider"], tournament) == set()
+    assert roles_of(None, tournament) == set()
+
+
+@pytest.mark.django_db
+def test_one_role_check_for_services_and_views(tournament: Tournament, cast: Any) -> None:
+    """``require_role`` refuses with the one error type; the system (``None``) always passes."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from tournaments.errors import ForbiddenError, ServiceError
+    from tournaments.permissions import ROUND_ROLES, Role, require_role
+
+    require_role(None, tournament, Role.ORGANIZER)
+    require_role(cast["chief"], tournament, *ROUND_ROLES)
+    require_role(cast["chief"], tournament, Role.REFEREE)  # a chief referee is a referee
+    for user in (cast["referee"], cast["outsider"], cast["other_ref"], AnonymousUser()):
+        with pytest.raises(ForbiddenError) as refused:
+            require_role(user, tournament, *ROUND_ROLES)
+        assert isinstance(refused.value, ServiceError)
+        assert refused.value.code == "forbidden"

@@ -17,11 +17,10 @@ from django.test import Client
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from scoring import services as scoring_services
-from scoring.models import AuditEntry, Penalty, TableEvent
+from scoring.models import Penalty, TableEvent
 from tests.db.conftest import build_tournament, enter_tokens, next_round
-from tournaments.models import Tournament
+from tournaments.models import AuditEntry, Round, Table, Tournament
 
 EIGHT = ["NS3", "NS2", "EW2", "EW1", "NS1", "EW1", "NS1", "EW1"]  # NS 8 : EW 4 after 8 deals
 
@@ -90,7 +89,7 @@ def client_for(user: Any | None, csrf: bool = False) -> Client:
 
 def table_url(table: Table, action: str = "") -> str:
     args = [table.round.tournament.slug, table.round.number, table.number]
-    return reverse(f"scoring:table_{action}" if action else "scoring:table", args=args)
+    return reverse(f"referee:table_{action}" if action else "referee:table", args=args)
 
 
 def fresh(table: Table) -> Table:
@@ -164,11 +163,11 @@ TABLE_POSTS = ["event", "foul", "award", "undo", "start", "end", "submit", "conf
 def get_url(name: str, table: Table) -> str:
     slug = table.round.tournament.slug
     if name == "dashboard":
-        return reverse("scoring:dashboard", args=[slug]) + "?all=1"
+        return reverse("referee:dashboard", args=[slug]) + "?all=1"
     if name == "round_dashboard":
-        return reverse("scoring:round_dashboard", args=[slug, table.round.number])
+        return reverse("referee:round_dashboard", args=[slug, table.round.number])
     if name == "penalties":
-        return reverse("scoring:penalties", args=[slug])
+        return reverse("penalties:penalties", args=[slug])
     return table_url(table)
 
 
@@ -239,7 +238,7 @@ def test_draft_round_and_bye_are_not_entry_pages(cast: dict[str, Any], round1: R
     client = client_for(cast["referee"])
     draft = make_draft_round(round1.tournament)
     assert client.get(table_url(draft)).status_code == 404
-    url = reverse("scoring:round_dashboard", args=[round1.tournament.slug, 2])
+    url = reverse("referee:round_dashboard", args=[round1.tournament.slug, 2])
     assert client.get(url).status_code == 404
     response = client.post(table_url(draft, "event"), {"version": 0, "token": "NS3"})
     assert response.status_code == 404
@@ -412,7 +411,7 @@ def test_dashboard_statuses_progress_and_filters(cast: dict[str, Any], round1: R
     scoring_services.mark_entered(t2, cast["referee"], t2.version)
     enter_tokens(t3, ["NS3"], cast["referee2"])
     client = client_for(cast["referee"])
-    url = reverse("scoring:round_dashboard", args=[round1.tournament.slug, 1])
+    url = reverse("referee:round_dashboard", args=[round1.tournament.slug, 1])
     response = client.get(url)
     statuses = {row["table"].number: row["status"] for row in response.context["rows"]}
     assert statuses[t1.number] == "confirmed"
@@ -440,7 +439,7 @@ def test_dashboard_queries_do_not_grow_with_the_round(
         for table in rnd.tables.filter(is_bye=False)[:3]:
             enter_tokens(table, ["NS3", "EW1"], cast["referee"])
         client = client_for(cast["referee"])
-        url = reverse("scoring:round_dashboard", args=[slug, 1])
+        url = reverse("referee:round_dashboard", args=[slug, 1])
         with django_assert_max_num_queries(15) as captured:
             response = client.get(url)
         assert response.status_code == 200
@@ -459,7 +458,7 @@ def test_penalty_from_the_table_page_and_escalation(cast: dict[str, Any], table:
     for _ in range(2):
         post(
             client,
-            reverse("scoring:penalty_new", args=[table.round.tournament.slug]),
+            reverse("penalties:penalty_new", args=[table.round.tournament.slug]),
             {**data, "pair": table.ew_id, "kind": "warning", "deal": 3, "reason": "催促"},
         )
     assert Penalty.objects.filter(pair=table.ew, kind="warning").count() == 2
@@ -467,7 +466,7 @@ def test_penalty_from_the_table_page_and_escalation(cast: dict[str, Any], table:
     assert "建议：违例" in html
     response = post(
         client,
-        reverse("scoring:penalty_escalate", args=[table.round.tournament.slug]),
+        reverse("penalties:penalty_escalate", args=[table.round.tournament.slug]),
         {**data, "pair": table.ew.number, "version": table.version},
     )
     penalty = Penalty.objects.get(pair=table.ew, kind="violation")
@@ -482,7 +481,7 @@ def test_penalty_for_a_pair_not_at_the_table_is_refused(
     client = client_for(cast["referee"])
     response = post(
         client,
-        reverse("scoring:penalty_new", args=[round1.tournament.slug]),
+        reverse("penalties:penalty_new", args=[round1.tournament.slug]),
         {"round": 1, "table": first.number, "pair": second.ns_id, "kind": "warning"},
     )
     assert page_messages(response)
@@ -491,12 +490,12 @@ def test_penalty_for_a_pair_not_at_the_table_is_refused(
 
 def test_deduction_from_the_round_page_needs_points(cast: dict[str, Any], table: Table) -> None:
     client = client_for(cast["referee"])
-    url = reverse("scoring:penalty_new", args=[table.round.tournament.slug])
+    url = reverse("penalties:penalty_new", args=[table.round.tournament.slug])
     data = {"round": 1, "pair": table.ns_id, "kind": "deduction", "next": "https://evil.example/"}
     response = post(client, url, data)
     assert page_messages(response) and not Penalty.objects.exists()
     assert response.redirect_chain[-1][0] == reverse(
-        "scoring:penalties", args=[table.round.tournament.slug]
+        "penalties:penalties", args=[table.round.tournament.slug]
     )
     post(client, url, {**data, "jcf": "1", "reason": "越序抓牌"})
     assert Penalty.objects.get().jcf == 1
@@ -509,15 +508,15 @@ def test_penalty_list_filters(cast: dict[str, Any], table: Table) -> None:
         t, table.ew, "deduction", cast["referee"], round=table.round, jcf=1
     )
     client = client_for(cast["chief"])
-    url = reverse("scoring:penalties", args=[t.slug])
+    url = reverse("penalties:penalties", args=[t.slug])
     assert len(client.get(url).context["page"]) == 2
     assert len(client.get(url + "?kind=deduction").context["page"]) == 1
     assert len(client.get(url + f"?pair={table.ns.number}").context["page"]) == 1
     assert len(client.get(url + "?round=2").context["page"]) == 0
     assert client.get(url + "?round=abc").status_code == 200
     penalty_posts = [
-        reverse("scoring:penalty_new", args=[t.slug]),
-        reverse("scoring:penalty_escalate", args=[t.slug]),
+        reverse("penalties:penalty_new", args=[t.slug]),
+        reverse("penalties:penalty_escalate", args=[t.slug]),
     ]
     for post_url in penalty_posts:
         assert client_for(cast["organizer"]).post(post_url, {}).status_code == 403
@@ -535,7 +534,7 @@ def test_a_sheet_the_rules_no_longer_accept_is_a_problem(
         settings={**tournament.settings, "deals_per_round": 6}
     )
     client = client_for(cast["referee"])
-    url = reverse("scoring:round_dashboard", args=[tournament.slug, 1])
+    url = reverse("referee:round_dashboard", args=[tournament.slug, 1])
     rows = client.get(url + "?show=problem").context["rows"]
     assert [row["table"].number for row in rows] == [table.number]
     response = client.get(table_url(table))
@@ -560,7 +559,7 @@ def test_dashboard_pages_keep_filters_and_count_the_whole_round(
 ) -> None:
     """A page shows TABLES_PER_PAGE tables; the progress, the counts and every filter cover
     the whole round, whatever page is shown."""
-    from scoring import views as scoring_views
+    from scoring.views import referee as scoring_views
 
     monkeypatch.setattr(scoring_views, "TABLES_PER_PAGE", 3)
     t = build_tournament(
@@ -574,7 +573,7 @@ def test_dashboard_pages_keep_filters_and_count_the_whole_round(
         scoring_services.confirm_table(table, cast["referee2"], table.version)
     enter_tokens(tables[9], ["NS3"], cast["referee2"])  # table 10: in progress, not "mine"
     client = client_for(cast["referee"])
-    url = reverse("scoring:round_dashboard", args=[t.slug, 1])
+    url = reverse("referee:round_dashboard", args=[t.slug, 1])
     first = client.get(url)
     assert [row["table"].number for row in first.context["rows"]] == [1, 2, 3]
     html = first.content.decode()
@@ -619,9 +618,9 @@ def test_round_page_penalty_by_pair_number(cast: dict[str, Any], table: Table) -
     """The round page asks for the pair's number (no list of every pair of a big event)."""
     client = client_for(cast["referee"])
     slug = table.round.tournament.slug
-    html = client.get(reverse("scoring:round_dashboard", args=[slug, 1])).content.decode()
+    html = client.get(reverse("referee:round_dashboard", args=[slug, 1])).content.decode()
     assert 'name="pair_number"' in html and '<select name="pair"' not in html
-    url = reverse("scoring:penalty_new", args=[slug])
+    url = reverse("penalties:penalty_new", args=[slug])
     data = {"round": 1, "kind": "warning", "reason": "喧哗"}
     response = post(client, url, {**data, "pair_number": 999})
     assert any("不在本轮" in m for m in page_messages(response))

@@ -13,9 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from pairing.models import Round, Table
 from scoring import services as scoring_services
-from scoring.models import AuditEntry, TableEvent
+from scoring.models import TableEvent
 from tests.db.conftest import enter_tokens, next_round
 from tests.web.test_referee_pages import (
     EIGHT,
@@ -30,6 +29,7 @@ from tests.web.test_referee_pages import (
     table_url,
     tokens_of,
 )
+from tournaments.models import AuditEntry, Round, Table
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +53,7 @@ def table(round1: Round) -> Table:
 
 
 def link(table: Table, action: str = "") -> str:
-    name = f"scoring:tableside_{action}" if action else "scoring:tableside"
+    name = f"tableside:tableside_{action}" if action else "tableside:tableside"
     return reverse(name, args=[table.entry_token])
 
 
@@ -77,7 +77,7 @@ def test_the_link_shows_the_tap_grid_without_login(table: Table) -> None:
 
 def test_unknown_links_bye_and_draft_are_404(cast: dict[str, Any], round1: Round) -> None:
     client = Client()
-    assert client.get(reverse("scoring:tableside", args=["nope"])).status_code == 404
+    assert client.get(reverse("tableside:tableside", args=["nope"])).status_code == 404
     bye = round1.tables.filter(is_bye=True).first()
     if bye is not None:
         assert client.get(link(bye)).status_code == 404

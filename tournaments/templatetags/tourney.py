@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.formats import localize
 from django.utils.html import format_html
-from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext
+
+from tournaments.wording import criterion_label, event_text, side_label
 
 register = template.Library()
 
@@ -54,31 +56,14 @@ def signed(value: Any) -> str:
     return f"+{number}" if number > 0 else ("0" if number == 0 else f"−{-number}")
 
 
-def side_text(side: str | None) -> str:
-    return {"NS": _("南北"), "EW": _("东西"), "BYE": _("轮空")}.get(side or "", "—")
-
-
 @register.filter
 def side(value: Any) -> str:
-    """NS → 南北, EW → 东西, BYE → 轮空."""
-    return side_text(str(value) if value else None)
-
-
-def criterion_label(key: str | None) -> str:
-    """The label of a standings criterion in the current language (``scoring.standings``)."""
-    from scoring.standings import CRITERIA
-
-    if not key:
-        return ""
-    criterion = CRITERIA.get(key)
-    if criterion is None:
-        return key
-    if (get_language() or "").startswith("zh"):
-        return criterion.label_zh
-    return criterion.label_en
+    """NS → 南北, EW → 东西, BYE → 轮空 (``tournaments.wording``)."""
+    return side_label(str(value) if value else None)
 
 
 register.filter("criterion", criterion_label)
+register.filter("event_text", event_text)
 
 
 _WHY = {
@@ -120,7 +105,7 @@ def describe_reason(reason: Any) -> str:
         why = _WHY.get(str(params["why"]))
         params["why"] = why() if why else params["why"]
     if "seat" in params:
-        params["seat"] = side_text(str(params["seat"]))
+        params["seat"] = side_label(str(params["seat"]))
     lazy = _REASON_TEXTS.get(code)
     if lazy is None:
         return code
@@ -171,14 +156,14 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
     links: list[dict[str, str]] = [
         {
             "key": "home",
-            "url": reverse("tournaments:detail", args=[slug]),
+            "url": reverse("public:detail", args=[slug]),
             "label": tournament.name,
         },
-        {"key": "find", "url": reverse("tournaments:find", args=[slug]), "label": _("查找座位")},
-        {"key": "rounds", "url": reverse("pairing:rounds", args=[slug]), "label": _("对阵")},
+        {"key": "find", "url": reverse("public:find", args=[slug]), "label": _("查找座位")},
+        {"key": "rounds", "url": reverse("public:rounds", args=[slug]), "label": _("对阵")},
         {
             "key": "standings",
-            "url": reverse("tournaments:standings", args=[slug]),
+            "url": reverse("public:standings", args=[slug]),
             "label": _("名次"),
         },
     ]
@@ -207,13 +192,13 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
             }
         )
     if Role.REFEREE in roles:
-        for name in ("scoring:dashboard", "scoring:round_dashboard", "scoring:index"):
-            try:
-                url = reverse(name, args=[slug])
-            except NoReverseMatch:
-                continue
-            staff.append({"key": "referee", "url": url, "label": _("裁判台")})
-            break
+        staff.append(
+            {
+                "key": "referee",
+                "url": reverse("referee:dashboard", args=[slug]),
+                "label": _("裁判台"),
+            }
+        )
     if roles & {Role.ORGANIZER, Role.CHIEF_REFEREE}:
         staff.append(
             {"key": "audit", "url": reverse("tournaments:audit", args=[slug]), "label": _("日志")}
@@ -234,26 +219,3 @@ def describe_change(before: Any, after: Any, limit: int = 300) -> str:
     left, right = _compact(before), _compact(after)
     text = f"{left} → {right}" if left and right else (left or right or "—")
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-@register.filter
-def event_text(token: str) -> str:
-    """A table event token as words: "南北上游，对家二游 +3", "东西犯规", "南北升级调整 +2"."""
-    from rules.errors import RuleError
-    from rules.events import EventKind, parse_event
-
-    try:
-        event = parse_event(str(token))
-    except RuleError:
-        return str(token)
-    who = side_text(str(event.side))
-    if event.kind is EventKind.DEAL:
-        place = {3: _("二游"), 2: _("三游"), 1: _("末游")}[event.upgrade]
-        return _("%(side)s上游，对家%(place)s +%(up)s") % {
-            "side": who,
-            "place": place,
-            "up": event.upgrade,
-        }
-    if event.kind is EventKind.FOUL:
-        return _("%(side)s犯规") % {"side": who}
-    return _("%(side)s升级调整 +%(up)s") % {"side": who, "up": event.upgrade}

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.translation import gettext as _
 
 from reports.collect import ReportError
-from reports.views import DOCUMENTS, render_document
+from reports.views.documents import DOCUMENTS, render_document
 from tournaments.models import Tournament
 
 from ._progress import ProgressBar

@@ -1,0 +1,143 @@
+"""``manage.py demo [--if-empty]``: a realistic demo tournament, built through the services.
+
+48 pairs from 12 units with Chinese names, 7 rounds planned (regulation preset, 26:0), rounds 1–5
+finished with realistic deals, fouls, a 判负 or forfeit now and then, warnings and deductions;
+one pair withdraws after round 3; round 6 is published and partly entered (some tables
+confirmed, some entered and waiting for confirmation, some in the middle of play, some not
+started). Accounts: an organizer, a chief referee and a referee of the tournament, and a
+superuser for the Django admin; their password is printed. ``make run`` calls it with
+``--if-empty`` so a fresh database shows something at once.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import CommandParser
+from django.db import transaction
+from django.utils.translation import gettext
+
+from pairing import services as pairing_services
+from reports.demo import CITIES, CITY_CODES, person_name
+from rules.ruleset import preset_settings
+from tournaments import services as tournament_services
+from tournaments.errors import ServiceError
+from tournaments.models import Pair, Tournament
+
+from ._base import PlainCommand, refusal
+from ._play import play_round, play_table, round_tables
+
+PASSWORD = "guandan-demo"  # noqa: S105 - a demo account, printed on purpose
+SLUG = "demo"
+NAME = "2026 秋季掼蛋公开赛（演示）"
+# (username, role in the tournament or None, description)
+ACCOUNTS = (
+    ("organizer", "organizer", "组委会/编排"),
+    ("chief", "chief_referee", "裁判长"),
+    ("referee", "referee", "裁判"),
+    ("admin", None, "系统管理员（Django admin）"),
+)
+UNITS = 12
+PAIRS = 48
+ROUNDS = 7
+FINISHED = 5
+SEED = 20261129
+
+
+class Command(PlainCommand):
+    help = "Create a realistic demo tournament and demo accounts, and print how to log in."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--if-empty", action="store_true", help="do nothing if any tournament exists"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["if_empty"] and Tournament.objects.exists():
+            self.stdout.write(gettext("数据库中已有赛事，未创建演示赛事。"))
+            self.print_accounts()
+            return
+        if Tournament.objects.filter(slug=SLUG).exists():
+            self.stdout.write(gettext("演示赛事“%(slug)s”已存在。") % {"slug": SLUG})
+            self.print_accounts()
+            return
+        try:
+            users = self.accounts()
+            # One transaction: all or nothing, and one commit instead of thousands (SQLite).
+            with transaction.atomic():
+                tournament = build_demo(users, self.stdout.write)
+        except ServiceError as error:
+            raise refusal(error) from None
+        self.stdout.write(
+            gettext("演示赛事已创建：%(name)s（/t/%(slug)s/）")
+            % {"name": tournament.name, "slug": tournament.slug}
+        )
+        self.print_accounts()
+
+    def accounts(self) -> dict[str, Any]:
+        User = get_user_model()
+        users = {}
+        with transaction.atomic():
+            for username, _role, _label in ACCOUNTS:
+                user, created = User.objects.get_or_create(username=username)
+                if created:
+                    user.set_password(PASSWORD)
+                    if username == "admin":
+                        user.is_staff = user.is_superuser = True
+                    user.save()
+                users[username] = user
+        return users
+
+    def print_accounts(self) -> None:
+        User = get_user_model()
+        existing = set(
+            User.objects.filter(username__in=[a[0] for a in ACCOUNTS]).values_list(
+                "username", flat=True
+            )
+        )
+        if not existing:
+            return
+        self.stdout.write(gettext("登录（/accounts/login/），密码均为 %(password)s：")
+                          % {"password": PASSWORD})  # fmt: skip
+        for username, _role, label in ACCOUNTS:
+            if username in existing:
+                self.stdout.write(f"  {username:<10} {gettext(label)}")
+
+
+def build_demo(users: dict[str, Any], say: Any = print) -> Tournament:
+    """The demo tournament, through the services (each step is its own transaction)."""
+    rng = random.Random(SEED)
+    organizer, chief, referee = users["organizer"], users["chief"], users["referee"]
+    settings = preset_settings("regulation")
+    settings.update({"rounds": ROUNDS, "seed": SEED})
+    tournament = tournament_services.create_tournament(NAME, SLUG, organizer, settings=settings)
+    tournament_services.grant_role(tournament, chief, "chief_referee", organizer)
+    tournament_services.grant_role(tournament, referee, "referee", organizer)
+    for code, name in zip(CITY_CODES[:UNITS], CITIES[:UNITS], strict=True):
+        tournament_services.add_unit(tournament, code, name + "队", organizer)
+    for number in range(1, PAIRS + 1):
+        unit = CITY_CODES[(number - 1) % UNITS]
+        players = [person_name(rng), person_name(rng)]
+        tournament_services.register_pair(tournament, players, organizer, unit=unit)
+    for number in range(1, FINISHED + 1):
+        if number == 4:
+            pair = Pair.objects.get(tournament=tournament, number=rng.randint(1, PAIRS))
+            tournament_services.withdraw_pair(pair, organizer, reason="家中有事，退出比赛")
+        rnd = play_round(tournament, rng, organizer, referee, chief)
+        say(gettext("第%(n)s轮已完成") % {"n": rnd.number})
+    # Round 6: published and partly entered — what a referee sees in the middle of a round.
+    rnd = pairing_services.generate_round(tournament, organizer)
+    rnd = pairing_services.publish_round(rnd, organizer)
+    seed = tournament.rules.seed or 0
+    for k, table in enumerate(round_tables(rnd)):
+        if k % 4 in (0, 1):  # half the tables: entered and confirmed
+            play_table(table, rng, referee, chief, seed=seed)
+        elif k % 8 == 2:  # entered, waiting for the second person's confirmation
+            play_table(table, rng, referee, chief, seed=seed, enter_only=True)
+        elif k % 8 in (3, 6):  # still playing: a few deals so far
+            play_table(table, rng, referee, chief, seed=seed, deals=rng.randint(2, 5))
+        # the rest: not started
+    say(gettext("第%(n)s轮已公布，部分桌已录入") % {"n": rnd.number})
+    return tournament

@@ -1,0 +1,110 @@
+"""``manage.py standings SLUG [--after-round N] [--json]`` — TOURNAMENT_FILE.md "Command line".
+
+The standings from confirmed results (``scoring.cache.cached_standings``). By default after the
+last finished round (shared/examples/README.md: what the golden standings files hold).
+``--json`` prints ``{"tournament", "after_round", "rows": [...]}`` with the file's pair ids and
+``decided_by`` naming the criterion that placed each row below the one above.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
+
+from reports.fileformat import standings_payload
+from scoring.cache import cached_standings
+from tournaments.messages import sentence
+from tournaments.models import Pair, Round
+from tournaments.wording import criterion_label
+
+from ._base import PlainCommand, get_tournament, plain, refusal
+
+
+def last_finished_round(tournament: Any) -> int:
+    return (
+        Round.objects.filter(tournament=tournament, status=Round.Status.FINISHED)
+        .order_by("-number")
+        .values_list("number", flat=True)
+        .first()
+        or 0
+    )
+
+
+class Command(PlainCommand):
+    help = "Print the standings after a round (default: the last finished round)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("slug")
+        parser.add_argument("--after-round", type=int, default=None, dest="after_round")
+        parser.add_argument("--json", action="store_true", dest="as_json")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        tournament = get_tournament(options["slug"])
+        after = options["after_round"]
+        if after is None:
+            after = last_finished_round(tournament)
+        else:
+            existing = Round.objects.filter(tournament=tournament).count()
+            if not 0 <= after <= existing:
+                raise CommandError(
+                    sentence("bad_after_round", {"round": after, "rounds": existing})
+                )
+        try:
+            rows = cached_standings(tournament, after_round=after)
+        except Exception as error:
+            if getattr(error, "code", None) is None:
+                raise
+            raise refusal(error) from None
+        payload = standings_payload(tournament.slug, after, rows)
+        if options["as_json"]:
+            self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=1))
+            return
+        self.stdout.write(self.table(tournament, payload))
+
+    def table(self, tournament: Any, payload: dict[str, Any]) -> str:
+        names: dict[int, str] = {}
+        for pair in Pair.objects.filter(tournament=tournament).prefetch_related("players"):
+            names[pair.number] = pair.player_names
+        lines = [
+            f"{tournament.name} — " + gettext("第%(n)s轮后排名") % {"n": payload["after_round"]},
+            "\t".join(
+                [
+                    gettext("名次"),
+                    gettext("编号"),
+                    gettext("选手"),
+                    gettext("场分"),
+                    gettext("级差分"),
+                    gettext("胜"),
+                    gettext("平"),
+                    gettext("负"),
+                    gettext("总级差"),
+                    gettext("对手分"),
+                    gettext("扣分"),
+                    gettext("依据"),
+                ]
+            ),
+        ]
+        for row in payload["rows"]:
+            lines.append(
+                "\t".join(
+                    str(plain(v))
+                    for v in (
+                        row["rank"],
+                        row["pair"],
+                        names.get(row["pair"], ""),
+                        row["cf"],
+                        row["jcf"],
+                        row["wins"],
+                        row["draws"],
+                        row["losses"],
+                        row["level_difference"],
+                        row["opponents_cf"],
+                        row["deductions"],
+                        criterion_label(row["decided_by"]),
+                    )
+                )
+            )
+        return "\n".join(lines)

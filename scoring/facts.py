@@ -1,0 +1,107 @@
+"""A table's stored facts turned into the scoring engine's input, in one place.
+
+A table stores facts only (STYLE.md "Models"): its start levels (``start_ns``/``start_ew``), how it
+ended other than by its deals (``end_kind``/``end_side``) and its events (``TableEvent.token`` in
+``position`` order). Every reader — the services, the score sheet, the referee desk's problem
+scan, the standings, the printed and exported documents, the tournament file, the public pair
+page — turns those columns into ``MatchFacts`` here and scores them with ``score_table``; this is
+the only place that builds ``Start``/``End`` from stored columns.
+
+May touch: read-only queries on ``scoring.TableEvent`` (``tokens_by_table``, ``table_tokens``);
+the pure engine. Never writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rules.events import Side
+from rules.levels import LOWEST
+from rules.ruleset import RuleSet
+from scoring.engine import End, MatchResult, Start, score_match
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from django.db.models import QuerySet
+
+    from scoring.models import TableEvent
+    from tournaments.models import Table
+
+# The table columns a reader selects to build ``MatchFacts`` (with ``values_list``).
+FACT_COLUMNS = ("start_ns", "start_ew", "end_kind", "end_side")
+
+
+def start_of(start_ns: int, start_ew: int) -> Start:
+    """The stored start levels as the engine's ``Start``."""
+    return Start(start_ns, start_ew)
+
+
+def end_of(end_kind: str, end_side: str) -> End | None:
+    """The stored end (弃权 / 判负 of ``end_side``) as the engine's ``End``; None when the match
+    ended by its deals. A kind without a side (never written by the services) counts as none."""
+    return End(end_kind, Side(end_side)) if end_kind and end_side else None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchFacts:
+    """What the engine needs to score one match table: start, end and the events in order."""
+
+    start: Start
+    end: End | None
+    tokens: tuple[str, ...]
+
+    @classmethod
+    def from_columns(
+        cls,
+        start_ns: int = LOWEST,
+        start_ew: int = LOWEST,
+        end_kind: str = "",
+        end_side: str = "",
+        tokens: Iterable[str] = (),
+    ) -> MatchFacts:
+        """From the stored columns (``FACT_COLUMNS``) and the table's tokens."""
+        return cls(start_of(start_ns, start_ew), end_of(end_kind, end_side), tuple(tokens))
+
+    def with_tokens(self, tokens: Iterable[str]) -> MatchFacts:
+        """The same table with another event list (an entry being checked before it is saved)."""
+        return MatchFacts(self.start, self.end, tuple(tokens))
+
+    @property
+    def has_facts(self) -> bool:
+        """Anything recorded yet: an event or an end."""
+        return bool(self.tokens) or self.end is not None
+
+
+def score_table(facts: MatchFacts, rules: RuleSet, *, complete: bool = False) -> MatchResult:
+    """Score one table's facts (``complete=False``: a table still being played; the result is
+    provisional and no minimum number of deals is required). Raises the engine's ``RuleError``."""
+    return score_match(facts.tokens, rules, start=facts.start, end=facts.end, complete=complete)
+
+
+def table_tokens(table: Table) -> list[str]:
+    """The table's event tokens in order (the prefetched ``events`` when present, else a query)."""
+    prefetched = getattr(table, "_prefetched_objects_cache", {})
+    if "events" in prefetched:
+        return [e.token for e in sorted(prefetched["events"], key=lambda e: e.position)]
+    return list(table.events.order_by("position").values_list("token", flat=True))
+
+
+def table_facts(table: Table, tokens: Sequence[str] | None = None) -> MatchFacts:
+    """The facts of a loaded ``Table`` (its events via ``table_tokens`` unless given)."""
+    return MatchFacts.from_columns(
+        table.start_ns,
+        table.start_ew,
+        table.end_kind,
+        table.end_side,
+        table_tokens(table) if tokens is None else tokens,
+    )
+
+
+def tokens_by_table(events: QuerySet[TableEvent]) -> dict[int, list[str]]:
+    """Every event of many tables in one query, as ``{table id: [token, …]}`` in order."""
+    tokens: dict[int, list[str]] = {}
+    rows = events.order_by("table_id", "position").values_list("table_id", "token")
+    for table_id, token in rows:
+        tokens.setdefault(table_id, []).append(token)
+    return tokens

@@ -1,0 +1,308 @@
+"""The score sheet as the referee sees it: the engine's ``MatchResult`` turned into rows and a
+summary (levels as players write them, who is on stage, the running 级差), the tap buttons, a
+table's state and its history lines.
+
+Presentation only: no template ever computes a domain rule, and nothing here touches the
+database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from rules.errors import RuleError
+from rules.events import Event, Side, deal_from_places
+from rules.levels import PAST_ACE, level_label
+from rules.ruleset import RuleSet
+from scoring.engine import MatchResult
+from scoring.facts import MatchFacts, score_table
+from tournaments.messages import describe_rule_error
+from tournaments.models import AuditEntry
+from tournaments.wording import (
+    describe_event,
+    end_label,
+    place_label,
+    side_label,
+    table_state_label,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TapButton:
+    """One button of the entry grid: the token it posts and the words on it."""
+
+    token: str
+    side: str  # "NS" / "EW", for styling
+    first: str  # "南北上游"
+    partner: str  # "对家二游"
+    upgrade: int
+
+    @property
+    def label(self) -> str:
+        return _("%(first)s，%(partner)s +%(up)s") % {
+            "first": self.first,
+            "partner": self.partner,
+            "up": self.upgrade,
+        }
+
+
+def tap_grid() -> tuple[tuple[TapButton, ...], ...]:
+    """The six deal buttons (NS/EW × +3/+2/+1), one row per side, built from the core's
+    ``deal_from_places`` so the button and the rule can never disagree."""
+    rows = []
+    for side in (Side.NS, Side.EW):
+        buttons = []
+        for place in (2, 3, 4):
+            event = deal_from_places(side, place)
+            buttons.append(
+                TapButton(
+                    token=event.token,
+                    side=side.value,
+                    first=_("%(side)s上游") % {"side": side_label(side)},
+                    partner=_("对家%(place)s") % {"place": place_label(place)},
+                    upgrade=event.upgrade,
+                )
+            )
+        rows.append(tuple(buttons))
+    return tuple(rows)
+
+
+@dataclass(frozen=True, slots=True)
+class SheetRow:
+    """One line of the score sheet (a deal, a foul or a level award)."""
+
+    number: int  # 1-based position of the event at the table
+    deal_number: int | None
+    kind: str  # "deal" / "foul" / "adjust"
+    token: str
+    description: str
+    level_played: str  # the level label, "" for an award
+    on_stage: str  # who was on stage when the deal was played
+    ns_level: str
+    ew_level: str
+    note: str  # 打A / 过A / 回到2
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """Everything the sheet template shows for one table, already worded."""
+
+    rows: tuple[SheetRow, ...]
+    ns_level: str  # levels as played at the table
+    ew_level: str
+    recorded_ns_level: str  # after a 判负 award, if any
+    recorded_ew_level: str
+    next_level: str  # the level the next deal is played at ("" when finished)
+    on_stage: str  # "NS" / "EW" / "" — who is on stage for the next deal
+    on_stage_label: str
+    deals: int
+    max_deals: int | None
+    jc: int  # the running 级差 (recorded levels)
+    leader: str  # "NS" / "EW" / "" (level)
+    leader_label: str
+    finished: bool  # no further event may be entered (过A, an end, or all deals played)
+    closable: bool  # the sheet may be submitted/confirmed now (timed formats: when time is called)
+    status_line: str  # why it is finished, or "" while play goes on
+    ns_jcf: float
+    ew_jcf: float
+    ns_cf: float
+    ew_cf: float
+    error: str  # the engine's refusal of the stored events (a "problem" table), else ""
+
+    @property
+    def events(self) -> int:
+        return len(self.rows)
+
+    @property
+    def deals_label(self) -> str:
+        if self.max_deals is None:
+            return str(self.deals)
+        return f"{self.deals}/{self.max_deals}"
+
+
+TIMED_FORMATS = ("timed", "timed_deals")
+
+
+def match_finished(result: MatchResult, rules: RuleSet) -> bool:
+    """No further event may be entered: 过A, an end, or all the round's deals played."""
+    max_deals = rules.max_deals
+    return result.finished or (max_deals is not None and result.deals_played >= max_deals)
+
+
+def _note(step_event: Event, attempt: Side | None, reset: Side | None, after: int) -> str:
+    if reset is not None:
+        return _("%(side)s打A三次未过，回到2") % {"side": side_label(reset)}
+    if step_event.is_deal and after == PAST_ACE:
+        return _("过A")
+    if attempt is not None:
+        return _("%(side)s打A") % {"side": side_label(attempt)}
+    return ""
+
+
+def sheet_from_result(
+    result: MatchResult,
+    rules: RuleSet,
+    *,
+    error: str = "",
+    events_note: str = "",
+    with_rows: bool = True,
+) -> Sheet:
+    """Word a ``MatchResult`` for the score sheet (pure; ``_`` is the active language).
+    ``with_rows=False`` skips the per-event lines (the dashboard shows only the summary)."""
+    rows = []
+    for step in result.steps if with_rows else ():
+        after = max(step.ns_level, step.ew_level)
+        rows.append(
+            SheetRow(
+                number=step.position + 1,
+                deal_number=step.deal_number,
+                kind=step.event.kind.value,
+                token=step.event.token,
+                description=describe_event(step.event),
+                level_played=level_label(step.level_played) if step.level_played else "",
+                # A level award is not a deal: nobody was "on stage" for it.
+                on_stage=side_label(step.on_stage) if step.level_played else "",
+                ns_level=level_label(step.ns_level),
+                ew_level=level_label(step.ew_level),
+                note=_note(step.event, step.attempt_at_a, step.reset_to_2, after),
+            )
+        )
+    max_deals = rules.max_deals
+    on_stage = result.on_stage
+    if on_stage is None:
+        next_level = min(result.table_ns_level, result.table_ew_level)
+    else:
+        next_level = result.table_ns_level if on_stage is Side.NS else result.table_ew_level
+    all_played = max_deals is not None and result.deals_played >= max_deals
+    finished = match_finished(result, rules)
+    if result.forfeit is not None:
+        status = _("%(side)s弃权") % {"side": side_label(result.forfeit)}
+    elif result.penalty_loss is not None:
+        status = _("%(side)s判负") % {"side": side_label(result.penalty_loss)}
+    elif result.passed_a is not None:
+        status = _("%(side)s过A，比赛结束") % {"side": side_label(result.passed_a)}
+    elif all_played:
+        status = _("%(n)s副已打完") % {"n": result.deals_played}
+    else:
+        status = events_note
+    leader = "" if result.winner is None else result.winner.value
+    return Sheet(
+        rows=tuple(rows),
+        ns_level=level_label(result.table_ns_level),
+        ew_level=level_label(result.table_ew_level),
+        recorded_ns_level=level_label(result.ns_level),
+        recorded_ew_level=level_label(result.ew_level),
+        next_level="" if finished else level_label(next_level),
+        on_stage="" if on_stage is None else on_stage.value,
+        on_stage_label=side_label(on_stage),
+        deals=result.deals_played,
+        max_deals=max_deals,
+        jc=result.jc,
+        leader=leader,
+        leader_label=side_label(result.winner) if leader else _("平"),
+        finished=finished,
+        # 计时制 / 计时计副制 (RULES.md §2): the referee closes the match when time is called.
+        closable=finished or (rules.round_format in TIMED_FORMATS and result.deals_played > 0),
+        status_line=status,
+        ns_jcf=result.ns_jcf,
+        ew_jcf=result.ew_jcf,
+        ns_cf=result.ns_cf,
+        ew_cf=result.ew_cf,
+        error=error,
+    )
+
+
+def build_sheet(facts: MatchFacts, rules: RuleSet, *, with_rows: bool = True) -> Sheet:
+    """Score a table's stored facts (``scoring.facts``) and word them. A sequence the engine
+    refuses (it can only happen if the rules changed after entry) is shown as far as it goes,
+    with the refusal."""
+    try:
+        return sheet_from_result(score_table(facts, rules), rules, with_rows=with_rows)
+    except RuleError as error:
+        good = facts.tokens[: error.position or 0]
+        message = rule_error_message(error)
+        try:
+            partial = score_table(MatchFacts(facts.start, None, good), rules)
+        except RuleError:
+            partial = score_table(MatchFacts.from_columns(), rules)
+        return sheet_from_result(partial, rules, error=message, with_rows=with_rows)
+
+
+def rule_error_message(error: RuleError) -> str:
+    """The translated sentence for an engine error code (``tournaments.messages``)."""
+    return str(describe_rule_error(error))
+
+
+# --------------------------------------------------------------------------------------------
+# Dashboard status (pure)
+
+
+class TableStatus:
+    """The dashboard's status of a table (issue 5): not started … confirmed, or a problem."""
+
+    NOT_STARTED = "not_started"
+    IN_PROGRESS = "in_progress"
+    ENTERED = "entered"
+    CONFIRMED = "confirmed"
+    PROBLEM = "problem"
+    BYE = "bye"
+    ORDER = (NOT_STARTED, IN_PROGRESS, ENTERED, CONFIRMED, PROBLEM)
+
+    @staticmethod
+    def label(status: str) -> str:
+        """The status in words (``tournaments.wording.TABLE_STATES``)."""
+        return table_state_label(status)
+
+
+def table_status(entry_status: str, is_bye: bool, has_facts: bool, sheet: Sheet | None) -> str:
+    """Pure: the dashboard status. A problem is a sheet the engine refuses, or a table marked
+    entered/confirmed whose sheet is not a finished match (e.g. fewer deals than the round)."""
+    if is_bye:
+        return TableStatus.BYE
+    if sheet is not None and sheet.error:
+        return TableStatus.PROBLEM
+    if entry_status in ("entered", "confirmed") and sheet is not None and not sheet.finished:
+        return TableStatus.PROBLEM
+    if entry_status == "confirmed":
+        return TableStatus.CONFIRMED
+    if entry_status == "entered":
+        return TableStatus.ENTERED
+    return TableStatus.IN_PROGRESS if has_facts else TableStatus.NOT_STARTED
+
+
+def describe_snapshot(snapshot: Any) -> str:
+    """An audit entry's before/after (``scoring.services._snapshot``) in one short line."""
+    if not isinstance(snapshot, dict):
+        return "" if snapshot is None else str(snapshot)
+    parts = []
+    start = snapshot.get("start")
+    if isinstance(start, dict):
+        try:
+            parts.append(
+                _("起始 %(ns)s:%(ew)s")
+                % {"ns": level_label(int(start["ns"])), "ew": level_label(int(start["ew"]))}
+            )
+        except (KeyError, TypeError, ValueError, RuleError):
+            pass
+    deals = snapshot.get("deals")
+    if isinstance(deals, list):
+        parts.append(" ".join(str(d) for d in deals) or _("（无记录）"))
+    end = snapshot.get("end")
+    if isinstance(end, dict) and end:
+        ((kind, side),) = list(end.items())[:1]
+        word = end_label("forfeit" if kind == "forfeit" else "penalty_loss")
+        parts.append(f"{side_label(str(side).upper())}{word}")
+    known = {"start", "deals", "end", "status", "version"}
+    for key, value in snapshot.items():
+        if key not in known:
+            parts.append(f"{key}={value}")
+    return " · ".join(parts)
+
+
+def history_row(entry: AuditEntry) -> dict[str, Any]:
+    """One line of a table's history; "before" only when it differs from "after"."""
+    before, after = describe_snapshot(entry.before), describe_snapshot(entry.after)
+    return {"entry": entry, "before": "" if before == after else before, "after": after}

@@ -1,0 +1,171 @@
+"""Penalties (判罚, RULES.md §3): the list, a new penalty and the suggested escalations.
+
+Thin views: permission, form, one service from ``scoring.services`` / ``scoring.penalties``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from guandan_tourney.redirects import safe_next
+from scoring.forms import (
+    EscalationForm,
+    PenaltyFilterForm,
+    PenaltyForm,
+)
+from scoring.models import Penalty
+from scoring.penalties import apply_escalation
+from scoring.services import (
+    record_penalty,
+)
+from scoring.views.common import _form_errors, _round, _service_message
+from scoring.views.referee import VIEW_ROLES, _round_pairs
+from tournaments.errors import ServiceError
+from tournaments.models import Pair, Round, Table, Tournament
+from tournaments.permissions import (
+    referee_required,
+    role_required,
+)
+
+
+def _penalty_scope(
+    tournament: Tournament, round_number: Any, table_number: Any
+) -> tuple[Round | None, Table | None]:
+    """The round/table a penalty form was posted from (hidden fields), or 404."""
+    rnd = table = None
+    if round_number not in (None, ""):
+        rnd = _round(tournament, _positive(round_number))
+        if table_number not in (None, ""):
+            table = get_object_or_404(
+                Table.objects.select_related("round__tournament"),
+                round=rnd,
+                number=_positive(table_number),
+                is_bye=False,
+            )
+    return rnd, table
+
+
+def _positive(value: Any) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise Http404 from None
+    if number < 1:
+        raise Http404
+    return number
+
+
+def _scope_pairs(tournament: Tournament, rnd: Round | None, table: Table | None) -> Any:
+    if table is not None:
+        return Pair.objects.filter(pk__in=table.pair_ids).order_by("number")
+    if rnd is not None:
+        return _round_pairs(rnd)
+    return Pair.objects.filter(tournament=tournament).order_by("number")
+
+
+@require_POST
+@referee_required
+def penalty_new(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Record a penalty from the table page or the round page (RULES.md §3)."""
+    rnd, table = _penalty_scope(tournament, request.POST.get("round"), request.POST.get("table"))
+    form = PenaltyForm(request.POST, pairs=_scope_pairs(tournament, rnd, table))
+    fallback = reverse("penalties:penalties", args=[tournament.slug])
+    target = safe_next(request, request.POST.get("next"), fallback)
+    if not form.is_valid():
+        _form_errors(request, form)
+        return redirect(target)
+    data = form.cleaned_data
+    try:
+        penalty = record_penalty(
+            tournament,
+            data["pair"],
+            data["kind"],
+            request.user,
+            reason=data["reason"],
+            round=rnd,
+            table=table,
+            deal=data["deal"],
+            jcf=data["jcf"],
+        )
+    except ServiceError as error:
+        _service_message(request, error)
+    else:
+        messages.success(
+            request,
+            _("已记录判罚：第%(pair)s对 %(kind)s")
+            % {"pair": penalty.pair.number, "kind": penalty.get_kind_display()},
+        )
+    return redirect(target)
+
+
+@require_POST
+@referee_required
+def penalty_escalate(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Confirm the suggested escalation (two warnings → 违例 …); at a table the score effect
+    (a foul, a 判负) is applied too, compare-and-swap on the table's version."""
+    form = EscalationForm(request.POST)
+    fallback = reverse("penalties:penalties", args=[tournament.slug])
+    if not form.is_valid():
+        _form_errors(request, form)
+        return redirect(fallback)
+    data = form.cleaned_data
+    rnd, table = _penalty_scope(tournament, data["round"], data["table"])
+    pair = get_object_or_404(_scope_pairs(tournament, rnd, table), number=data["pair"])
+    target = safe_next(request, data["next"], fallback)
+    try:
+        penalty = apply_escalation(
+            pair, rnd, request.user, table=table, expected_version=data["version"]
+        )
+    except ServiceError as error:
+        _service_message(request, error)
+    else:
+        messages.success(
+            request,
+            _("已按累计升级判罚：第%(pair)s对 %(kind)s")
+            % {"pair": pair.number, "kind": penalty.get_kind_display()},
+        )
+    return redirect(target)
+
+
+PENALTIES_PER_PAGE = 100
+
+
+@role_required(*VIEW_ROLES)
+def penalties(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Every penalty of the tournament, filtered by round, kind and pair."""
+    filters = PenaltyFilterForm(request.GET or None)
+    qs = (
+        Penalty.objects.filter(tournament=tournament)
+        .select_related("round", "table", "pair")
+        .order_by("-created_at", "-pk")
+    )
+    if filters.is_valid():
+        data = filters.cleaned_data
+        if data["round"]:
+            qs = qs.filter(round__number=data["round"])
+        if data["kind"]:
+            qs = qs.filter(kind=data["kind"])
+        if data["pair"]:
+            qs = qs.filter(pair__number=data["pair"])
+    page = Paginator(qs, PENALTIES_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "scoring/penalties.html",
+        {
+            "tournament": tournament,
+            "nav": "referee",
+            "filters": filters,
+            "page": page,
+            "query": query.urlencode(),
+        },
+    )

@@ -1,0 +1,503 @@
+"""The referee desk: the rounds, a round's tables with their state, and a table's one-tap score
+sheet (enter, undo, lateness, end, submit, confirm, correct).
+
+Views are thin (STYLE.md): check permission, validate the form, call ONE service from
+``scoring.services``, put its message on the page, redirect. The sheet's wording is
+``scoring.sheet``; the round's problem scan is ``scoring.dashboard``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from rules.levels import PAST_ACE, level_label
+from scoring.dashboard import (
+    _filtered_tables,
+    escalations_due,
+    round_overview,
+    round_problems,
+    round_suggestions,
+    suggestion_row,
+)
+from scoring.forms import (
+    AwardForm,
+    CorrectionForm,
+    EndForm,
+    EventForm,
+    FoulForm,
+    LatenessForm,
+    PenaltyForm,
+    VersionForm,
+)
+from scoring.models import Penalty, TableEvent, Via
+from scoring.services import (
+    TableAt,
+    confirm_table,
+    correct_result,
+    enter_event,
+    mark_entered,
+    record_foul,
+    set_end,
+    set_start_levels,
+    undo_last_event,
+)
+from scoring.sheet import TableStatus, history_row, table_status, tap_grid
+from scoring.views.common import (
+    _can_change,
+    _form_errors,
+    _round,
+    _service_message,
+    _sheet_of,
+    _table,
+)
+from tournaments.errors import ServiceError
+from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
+from tournaments.permissions import (
+    Role,
+    chief_referee_required,
+    is_chief_referee,
+    is_referee,
+    referee_required,
+    role_required,
+)
+
+VIEW_ROLES = (Role.REFEREE, Role.ORGANIZER)  # organizers may watch; only referees enter
+FILTERS = ("all", "mine", "unconfirmed", "problem")
+TABLES_PER_PAGE = 100
+
+
+@role_required(*VIEW_ROLES)
+def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The referee's start page: the rounds of the tournament, newest first."""
+    rounds = list(
+        Round.objects.filter(
+            tournament=tournament,
+            status__in=(Round.Status.PUBLISHED, Round.Status.FINISHED),
+        )
+        .annotate(
+            n_tables=Count("tables", filter=Q(tables__is_bye=False)),
+            n_confirmed=Count(
+                "tables",
+                filter=Q(tables__is_bye=False, tables__entry_status=Table.EntryStatus.CONFIRMED),
+            ),
+        )
+        .order_by("-number")
+    )
+    current = next((r for r in rounds if r.status == Round.Status.PUBLISHED), None)
+    if current is not None and request.GET.get("all") is None:
+        return redirect("referee:round_dashboard", tournament.slug, current.number)
+    return render(
+        request,
+        "scoring/dashboard.html",
+        {"tournament": tournament, "nav": "referee", "rounds": rounds},
+    )
+
+
+@role_required(*VIEW_ROLES)
+def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """The round's tables with their pairs and status, ``TABLES_PER_PAGE`` a page.
+
+    Sized for a 10,000-pair event: the progress and the counts by status cover the whole
+    round (one aggregate query, plus the cached problem scan ``round_problems``); the filters
+    run in SQL; sheets and statuses are worded only for the tables on the page. The number of
+    queries does not grow with the round.
+    """
+    rnd = _round(tournament, number)
+    rules = tournament.rules
+    show = request.GET.get("show", "all")
+    if show not in FILTERS:
+        show = "all"
+    user_id = request.user.pk
+    rnd.tournament = tournament
+    overview = round_overview(rnd, rules)
+    problems = round_problems(rnd, rules, overview)
+    tables = _filtered_tables(rnd, show, user_id, problems).select_related("ns", "ew")
+    tables = tables.prefetch_related(
+        Prefetch("ns__players", queryset=Player.objects.order_by("position")),
+        Prefetch("ew__players", queryset=Player.objects.order_by("position")),
+        Prefetch(
+            "events",
+            queryset=TableEvent.objects.order_by("position").only(
+                "table_id", "position", "token", "entered_by_id"
+            ),
+        ),
+    )
+    page = Paginator(tables, TABLES_PER_PAGE).get_page(request.GET.get("page"))
+    rows = []
+    for table in page.object_list:
+        table.round = rnd  # the page's tables all belong to it (no query per table)
+        events = list(table.events.all()) if not table.is_bye else []
+        sheet = None if table.is_bye else _sheet_of(table, rules, with_rows=False)
+        has_facts = bool(events or table.end_kind)
+        status = table_status(table.entry_status, table.is_bye, has_facts, sheet)
+        mine = (
+            table.entered_by_id == user_id
+            or table.confirmed_by_id == user_id
+            or any(event.entered_by_id == user_id for event in events)
+        )
+        rows.append(
+            {
+                "table": table,
+                "sheet": sheet,
+                "status": status,
+                "status_label": TableStatus.label(status),
+                "mine": mine,
+                "has_facts": has_facts,
+            }
+        )
+    counts = {
+        TableStatus.NOT_STARTED: overview.not_started,
+        TableStatus.IN_PROGRESS: overview.in_progress,
+        TableStatus.ENTERED: overview.entered,
+        TableStatus.CONFIRMED: overview.confirmed,
+        TableStatus.PROBLEM: len(problems),
+    }
+    for bucket in problems.values():  # a problem table counts as a problem only
+        counts[bucket] -= 1
+    total = overview.total
+    confirmed = counts[TableStatus.CONFIRMED]
+    filters = [
+        {"key": "all", "label": _("全部")},
+        {"key": "mine", "label": _("我的桌")},
+        {"key": "unconfirmed", "label": _("未确认")},
+        {"key": "problem", "label": _("有问题")},
+    ]
+    summary = [
+        {"status": s, "label": TableStatus.label(s), "count": counts[s]} for s in TableStatus.ORDER
+    ]
+    return render(
+        request,
+        "scoring/round_dashboard.html",
+        {
+            "tournament": tournament,
+            "nav": "referee",
+            "round": rnd,
+            "rows": rows,
+            "page": page,
+            "page_links": _page_links(page),
+            "show": show,
+            "filters": filters,
+            "summary": summary,
+            "total": total,
+            "confirmed": confirmed,
+            "percent": round(100 * confirmed / total) if total else 0,
+            "can_record": is_referee(request.user, tournament),
+            "suggestions": round_suggestions(rnd),
+            "penalty_form": PenaltyForm(
+                pairs=Pair.objects.none(), by_number=True, auto_id="penalty_%s"
+            ),
+        },
+    )
+
+
+def _page_links(page: Any) -> list[int | None]:
+    """Page numbers to show: the first, the last and two either side of the current one
+    (``None`` is a gap)."""
+    last, current = page.paginator.num_pages, page.number
+    wanted = sorted({1, last, *range(max(1, current - 2), min(last, current + 2) + 1)})
+    links: list[int | None] = []
+    for n in wanted:
+        if links and n - (links[-1] or 0) > 1:
+            links.append(None)
+        links.append(n)
+    return links
+
+
+def _round_pairs(rnd: Round) -> QuerySet[Pair]:
+    return (
+        Pair.objects.filter(seats__round=rnd)
+        .prefetch_related(Prefetch("players", queryset=Player.objects.order_by("position")))
+        .order_by("number")
+    )
+
+
+def _table_urls(tournament: Tournament, table: Table) -> dict[str, str]:
+    args = [tournament.slug, table.round.number, table.number]
+    names = ("event", "foul", "award", "undo", "start", "end", "submit", "confirm", "correct")
+    urls = {name: reverse(f"referee:table_{name}", args=args) for name in names}
+    urls["page"] = reverse("referee:table", args=args)
+    urls["round"] = reverse("referee:round_dashboard", args=args[:2])
+    urls["penalty"] = reverse("penalties:penalty_new", args=[tournament.slug])
+    urls["escalate"] = reverse("penalties:penalty_escalate", args=[tournament.slug])
+    return urls
+
+
+@role_required(*VIEW_ROLES)
+def table_page(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """A table's score sheet with the tap grid and every referee action."""
+    obj = _table(tournament, number, table)
+    rules = tournament.rules
+    sheet = _sheet_of(obj, rules)
+    referee = is_referee(request.user, tournament)
+    chief = is_chief_referee(request.user, tournament)
+    changeable = referee and _can_change(obj)
+    history = list(AuditEntry.objects.filter(table=obj).order_by("created_at", "pk"))
+    penalties = list(
+        Penalty.objects.filter(table=obj).select_related("pair").order_by("created_at", "pk")
+    )
+    pairs = [obj.ns, obj.ew]
+    suggestions = []
+    if referee:
+        due = escalations_due(obj.round, obj.pair_ids)
+        for pair, side in zip(pairs, ("NS", "EW"), strict=True):
+            if pair.pk in due:
+                suggestions.append({**suggestion_row(pair, due[pair.pk]), "side": side})
+    tokens = " ".join(event.token for event in obj.events.all())
+    status = table_status(obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet)
+    version = {"version": obj.version}
+    return render(
+        request,
+        "scoring/table.html",
+        {
+            "tournament": tournament,
+            "nav": "referee",
+            "table": obj,
+            "sheet": sheet,
+            "grid": tap_grid(),
+            "urls": _table_urls(tournament, obj),
+            "referee": referee,
+            "chief": chief,
+            "changeable": changeable,
+            "can_enter": changeable and not sheet.finished and not obj.end_kind,
+            "status": status,
+            "status_label": TableStatus.label(status),
+            "history": [history_row(entry) for entry in history],
+            "penalties": penalties,
+            "suggestions": suggestions,
+            "award_form": AwardForm(initial=version, auto_id="award_%s"),
+            "foul_form": FoulForm(initial=version, auto_id="foul_%s"),
+            "lateness_form": LatenessForm(initial=version, auto_id="late_%s"),
+            "end_form": EndForm(
+                initial={**version, "kind": obj.end_kind, "side": obj.end_side}, auto_id="end_%s"
+            ),
+            "correction_form": CorrectionForm(initial=version, auto_id="correct_%s"),
+            "correction_tokens": tokens,
+            "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
+            "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
+        },
+    )
+
+
+def _table_action(
+    request: HttpRequest,
+    tournament: Tournament,
+    number: int,
+    table_number: int,
+    form_class: type[forms.Form],
+    call: Callable[[TableAt, Any], Any],
+    success: str,
+) -> HttpResponse:
+    """The shape of every table POST: validate the form, call ONE service with the version the
+    page was rendered with, say what happened, redirect back to the sheet (PRG).
+
+    The view does not load the table: the service reads it once, locked (``TableAt``); an
+    unknown table, a bye or a draft round is a 404 as on the page itself."""
+    form = form_class(request.POST)
+    if not form.is_valid():
+        _table(tournament, number, table_number)  # 404 before any form message
+        _form_errors(request, form)
+    else:
+        try:
+            call(TableAt.desk(tournament, number, table_number), form)
+        except Table.DoesNotExist:
+            raise Http404 from None
+        except ServiceError as error:
+            _service_message(request, error)
+        else:
+            if success:
+                messages.success(request, success)
+    return redirect("referee:table", tournament.slug, number, table_number)
+
+
+@require_POST
+@referee_required
+def table_event(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """One tap of the grid (or a foul button): append the event."""
+    return _table_action(
+        request,
+        tournament,
+        number,
+        table,
+        EventForm,
+        lambda t, f: enter_event(
+            t, f.cleaned_data["event"], request.user, f.cleaned_data["version"], Via.REFEREE
+        ),
+        "",
+    )
+
+
+@require_POST
+@referee_required
+def table_foul(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """犯规 in one step: the deal ends (the other side +3) and the 犯规 penalty is recorded for
+    the offending pair (RULES.md §3), both or neither."""
+
+    def call(t: TableAt, f: Any) -> None:
+        record_foul(
+            t,
+            f.cleaned_data["side"],
+            request.user,
+            f.cleaned_data["version"],
+            reason=f.cleaned_data["reason"],
+        )
+
+    return _table_action(
+        request, tournament, number, table, FoulForm, call, _("已记录犯规，并记入判罚")
+    )
+
+
+@require_POST
+@referee_required
+def table_award(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """升级调整: a level award as an event of the match (RULES.md §3)."""
+    return _table_action(
+        request,
+        tournament,
+        number,
+        table,
+        AwardForm,
+        lambda t, f: enter_event(t, f.token, request.user, f.cleaned_data["version"], Via.REFEREE),
+        _("已记录升级调整"),
+    )
+
+
+@require_POST
+@referee_required
+def table_undo(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    return _table_action(
+        request,
+        tournament,
+        number,
+        table,
+        VersionForm,
+        lambda t, f: undo_last_event(t, request.user, f.cleaned_data["version"], Via.REFEREE),
+        _("已撤销最后一条记录"),
+    )
+
+
+@require_POST
+@referee_required
+def table_start(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """迟到: the start levels from the lateness (RULES.md §2)."""
+    return _table_action(
+        request,
+        tournament,
+        number,
+        table,
+        LatenessForm,
+        lambda t, f: set_start_levels(
+            t,
+            f.cleaned_data["start_ns"],
+            f.cleaned_data["start_ew"],
+            request.user,
+            f.cleaned_data["version"],
+        ),
+        _("已设置起始级"),
+    )
+
+
+@require_POST
+@referee_required
+def table_end(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """弃权 / 判负 of one side, or clearing it."""
+    return _table_action(
+        request,
+        tournament,
+        number,
+        table,
+        EndForm,
+        lambda t, f: set_end(
+            t,
+            f.cleaned_data["kind"],
+            f.cleaned_data["side"],
+            request.user,
+            f.cleaned_data["version"],
+        ),
+        _("已记录结束方式"),
+    )
+
+
+@require_POST
+@referee_required
+def table_submit(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """The enterer declares the sheet complete; a second referee confirms it."""
+    return _table_action(
+        request,
+        tournament,
+        number,
+        table,
+        VersionForm,
+        lambda t, f: mark_entered(t, request.user, f.cleaned_data["version"], Via.REFEREE),
+        _("已提交，请另一名裁判确认"),
+    )
+
+
+@require_POST
+@referee_required
+def table_confirm(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """Confirmation by a second person (the service enforces the two-person rule)."""
+    return _table_action(
+        request,
+        tournament,
+        number,
+        table,
+        VersionForm,
+        lambda t, f: confirm_table(t, request.user, f.cleaned_data["version"]),
+        _("成绩已确认"),
+    )
+
+
+@require_POST
+@chief_referee_required
+def table_correct(
+    request: HttpRequest, tournament: Tournament, number: int, table: int
+) -> HttpResponse:
+    """裁判长更正: replace a confirmed table's events, start and end, with a reason."""
+    return _table_action(
+        request,
+        tournament,
+        number,
+        table,
+        CorrectionForm,
+        lambda t, f: correct_result(
+            t,
+            f.cleaned_data["tokens"],
+            (f.cleaned_data["start_ns"], f.cleaned_data["start_ew"]),
+            (f.cleaned_data["end_kind"], f.cleaned_data["end_side"])
+            if f.cleaned_data["end_kind"]
+            else None,
+            request.user,
+            f.cleaned_data["reason"],
+            f.cleaned_data["version"],
+        ),
+        _("成绩已更正，并记入日志"),
+    )

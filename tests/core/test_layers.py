@@ -1,0 +1,73 @@
+"""The apps form a line of layers (docs/architecture.md): each imports only from the ones below.
+
+``rules`` ← ``tournaments`` ← ``scoring`` ← ``pairing`` ← ``reports``. Every import counts,
+at module level or inside a function, absolute or relative; ``guandan_tourney`` (settings and
+the root URL configuration) may name any app, and no app imports ``benchmarks`` or ``tests``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYERS = ("rules", "tournaments", "scoring", "pairing", "reports")
+OUTSIDE = ("benchmarks", "tests", "scripts")  # may import apps; never imported by them
+ALLOWED_CONFIG = {"guandan_tourney"}  # imported by apps only for settings-level helpers
+
+
+def _imported_packages(path: Path, package: str, root: Path) -> list[tuple[int, str]]:
+    """(line, top-level package) of every import in the file, relative ones resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    module_parts = path.relative_to(root).with_suffix("").parts
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name.split(".")[0]) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against this module's package
+                base = module_parts[: len(module_parts) - node.level]
+                top = base[0] if base else package
+            else:
+                top = (node.module or "").split(".")[0]
+            found.append((node.lineno, top))
+    return found
+
+
+def upward_imports(root: Path = ROOT) -> list[str]:
+    """Every import from a layer above (or from benchmarks/tests) in the apps, as text."""
+    problems = []
+    for level, package in enumerate(LAYERS):
+        above = set(LAYERS[level + 1 :]) | set(OUTSIDE)
+        for path in sorted((root / package).rglob("*.py")):
+            for line, top in _imported_packages(path, package, root):
+                if top in above:
+                    where = path.relative_to(root)
+                    problems.append(f"{where}:{line} imports {top} (a layer above {package})")
+    return problems
+
+
+def test_no_app_imports_from_a_layer_above() -> None:
+    assert upward_imports() == []
+
+
+def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path: Path) -> None:
+    """The control: an upward import hidden in a function, and a relative one, are found."""
+    for package in LAYERS:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "scoring" / "hidden.py").write_text(
+        "def f():\n    from pairing.services import generate_round\n"
+    )
+    (tmp_path / "tournaments" / "plain.py").write_text("import reports.views\n")
+    (tmp_path / "reports" / "fine.py").write_text("from . import x\nfrom rules import levels\n")
+    (tmp_path / "rules" / "bench.py").write_text("import benchmarks.run\n")
+    found = [p.split(" imports ")[0] for p in upward_imports(tmp_path)]
+    assert found == ["rules/bench.py:1", "tournaments/plain.py:1", "scoring/hidden.py:2"]
+
+
+@pytest.mark.parametrize("package", LAYERS)
+def test_every_layer_is_a_package(package: str) -> None:
+    assert (ROOT / package / "__init__.py").exists()

@@ -1,0 +1,73 @@
+"""The one wording module (``tournaments.wording``): every key the core knows has its words, and
+the words read the same on every page, form, document and command (issue 10)."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import translation
+
+from rules.events import Event, Side, parse_event
+from rules.ruleset import CRITERION_KEYS
+from scoring.standings import CRITERIA, PRESETS
+from tournaments import wording
+
+
+def test_every_criterion_key_has_a_chinese_and_an_english_label():
+    keys = {"cf", *CRITERION_KEYS}
+    assert keys == set(CRITERIA)  # the core's criteria are the settings' keys plus cf
+    assert set(wording.CRITERIA) == keys
+    for key in keys:
+        zh, en = wording.CRITERIA[key]
+        assert zh and en and zh != en
+        assert wording.printed_criterion(key) == zh
+
+
+def test_criterion_labels_follow_the_language():
+    with translation.override("zh-hans"):
+        assert wording.criterion_label("jcf") == "级差分"
+    with translation.override("en"):
+        assert wording.criterion_label("jcf") == "Level-difference points"
+    assert wording.criterion_label("") == ""
+    assert wording.criterion_label("nonsense") == "nonsense"
+
+
+def test_every_preset_and_round_format_is_printed():
+    assert set(PRESETS) <= set(wording.TIEBREAK_PRESETS)
+    assert set(wording.ROUND_FORMATS) == {"deals", "game", "timed", "timed_deals"}
+
+
+@pytest.mark.parametrize(
+    ("side", "zh", "en"),
+    [("NS", "南北", "NS"), (Side.EW, "东西", "EW"), ("BYE", "轮空", "Bye"), (None, "—", "—")],
+)
+def test_sides_in_both_languages(side, zh, en):
+    with translation.override("zh-hans"):
+        assert wording.side_label(side) == zh
+    with translation.override("en"):
+        assert wording.side_label(side) == en
+        assert wording.printed_side(side) == zh  # an official form is Chinese
+
+
+def test_events_are_worded_once_for_the_sheet_and_the_public_pages():
+    with translation.override("zh-hans"):
+        assert wording.describe_event(parse_event("NS3")) == "南北上游，对家二游 +3"
+        assert wording.describe_event(parse_event("EW1")) == "东西上游，对家末游 +1"
+        assert wording.describe_event(parse_event("foul:EW")) == "东西犯规（南北 +3）"
+        assert wording.event_text("foul:EW") == "东西犯规"
+        assert wording.describe_event(Event.adjust("NS", 2)) == "南北升级调整 +2"
+        assert wording.event_text("nonsense") == "nonsense"
+    assert wording.printed_place(2) == "三游"
+    assert wording.printed_event_note(parse_event("foul:NS")) == "南北犯规"
+    assert wording.printed_event_note(parse_event("NS2")) == ""
+
+
+def test_penalty_kinds_and_table_states_have_words():
+    from scoring.models import Penalty
+    from scoring.sheet import TableStatus
+
+    assert set(wording.PENALTY_KINDS) == set(Penalty.Kind.values)
+    with translation.override("zh-hans"):
+        for kind, label in Penalty.Kind.choices:
+            assert wording.penalty_kind_label(kind) == str(label)
+    for state in (*TableStatus.ORDER, TableStatus.BYE):
+        assert wording.table_state_label(state)

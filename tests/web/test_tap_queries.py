@@ -1,0 +1,175 @@
+"""One deal tap (issue 10): the table is read once (locked), the role checked once, the token
+parsed once and the match scored once — for the referee desk and the table-side link — and the
+page the tap redirects to (PRG) does not load, parse or score anything twice.
+
+The counts are written down in docs/architecture.md ("One deal tap"). In these tests the
+service's ``transaction.atomic()`` runs inside the test's own transaction, so it shows up as a
+SAVEPOINT and a RELEASE SAVEPOINT (two of the counted statements); in production it is one
+transaction and those two are not sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+import scoring.facts
+import scoring.forms
+import scoring.services
+from scoring.models import TableEvent
+from tests.db.conftest import enter_tokens, next_round
+from tests.web.test_referee_pages import (
+    client_for,
+    first_table,
+    fresh,
+    make_cast,
+    make_tournament,
+    table_url,
+)
+from tournaments.models import Table
+
+# The counts (see the module docstring and docs/architecture.md).
+REFEREE_TAP = 10  # session, user, tournament, roles; SAVEPOINT, table (locked), events,
+#                   INSERT event, UPDATE version (compare-and-swap), RELEASE
+REFEREE_PAGE = 11  # tournament, session, user, roles; table with round and pairs, players ×2,
+#                    events; audit history, penalties, escalation counts
+TABLESIDE_TAP = 6  # SAVEPOINT, table (locked, by the link), events, INSERT, UPDATE, RELEASE
+TABLESIDE_PAGE = 4  # table with round, tournament and pairs; players ×2; events
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache() -> None:
+    cache.clear()
+
+
+@pytest.fixture
+def cast(db: Any) -> dict[str, Any]:
+    return make_cast()
+
+
+@pytest.fixture
+def table(cast: dict[str, Any]) -> Table:
+    """A table with two deals already entered (a tap in the middle of a match)."""
+    table = first_table(next_round(make_tournament(cast), cast["organizer"]))
+    return enter_tokens(table, ["NS3", "EW2"], cast["referee"])
+
+
+class Calls:
+    def __init__(self) -> None:
+        self.parsed = 0
+        self.scored = 0
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Calls]:
+    """Count the token parses of the form and the service, and every scoring of a match."""
+    seen = Calls()
+
+    def counting(module: Any, name: str, field: str) -> None:
+        original: Callable[..., Any] = getattr(module, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            setattr(seen, field, getattr(seen, field) + 1)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    counting(scoring.forms, "parse_event", "parsed")
+    counting(scoring.services, "parse_event", "parsed")
+    counting(scoring.facts, "score_match", "scored")
+    yield seen
+
+
+def tables_read(captured: CaptureQueriesContext, locked: bool = False) -> int:
+    reads = [q["sql"] for q in captured.captured_queries if 'FROM "pairing_table"' in q["sql"]]
+    if locked and connection.vendor == "postgresql":  # SQLite has no row locks
+        assert all("FOR UPDATE" in sql for sql in reads), reads
+    return len(reads)
+
+
+def role_checks(captured: CaptureQueriesContext) -> int:
+    return sum("tournaments_tournament_referees" in q["sql"] for q in captured.captured_queries)
+
+
+def tokens_of(table: Table) -> list[str]:
+    return list(
+        TableEvent.objects.filter(table=table).order_by("position").values_list("token", flat=True)
+    )
+
+
+def test_a_referee_tap_reads_checks_parses_and_scores_once(
+    cast: dict[str, Any], table: Table, calls: Calls, django_assert_num_queries: Any
+) -> None:
+    client = client_for(cast["referee"])
+    data = {"version": table.version, "token": "NS2"}
+    with django_assert_num_queries(REFEREE_TAP) as captured:
+        response = client.post(table_url(table, "event"), data)
+    assert response.status_code == 302
+    assert tokens_of(table) == ["NS3", "EW2", "NS2"]
+    assert tables_read(captured, locked=True) == 1
+    assert role_checks(captured) == 1  # the guard's; the service reuses it
+    assert (calls.parsed, calls.scored) == (1, 1)
+
+    calls.parsed = calls.scored = 0
+    with django_assert_num_queries(REFEREE_PAGE) as captured:
+        page = client.get(response["Location"])
+    assert page.status_code == 200
+    assert page.context["sheet"].deals == 3
+    assert tables_read(captured) == 1
+    assert (calls.parsed, calls.scored) == (0, 1)
+
+
+def test_a_table_side_tap_reads_parses_and_scores_once(
+    table: Table, calls: Calls, django_assert_num_queries: Any
+) -> None:
+    south = Client()
+    url = reverse("tableside:tableside_event", args=[table.entry_token])
+    with django_assert_num_queries(TABLESIDE_TAP) as captured:
+        response = south.post(url, {"version": table.version, "token": "EW1"})
+    assert response.status_code == 302
+    assert tokens_of(table) == ["NS3", "EW2", "EW1"]
+    assert tables_read(captured, locked=True) == 1
+    assert (calls.parsed, calls.scored) == (1, 1)
+
+    calls.parsed = calls.scored = 0
+    with django_assert_num_queries(TABLESIDE_PAGE) as captured:
+        page = south.get(response["Location"])
+    assert page.status_code == 200
+    assert page.context["sheet"].deals == 3
+    assert tables_read(captured) == 1
+    assert (calls.parsed, calls.scored) == (0, 1)
+
+
+def test_the_counts_do_not_grow_with_the_match(
+    cast: dict[str, Any], table: Table, django_assert_num_queries: Any
+) -> None:
+    """Seven deals in instead of two: the same statements."""
+    table = enter_tokens(fresh(table), ["NS1", "EW1", "NS1", "EW1", "NS1"], cast["referee"])
+    client = client_for(cast["referee"])
+    with django_assert_num_queries(REFEREE_TAP):
+        response = client.post(
+            table_url(table, "event"), {"version": table.version, "token": "NS1"}
+        )
+    with django_assert_num_queries(REFEREE_PAGE):
+        client.get(response["Location"])
+
+
+def test_a_refused_tap_writes_nothing_and_still_reads_once(
+    cast: dict[str, Any], table: Table, django_assert_num_queries: Any
+) -> None:
+    """A stale version: the conflict is found on the one locked read; nothing is written."""
+    client = client_for(cast["referee"])
+    data = {"version": table.version - 1, "token": "NS2"}
+    with CaptureQueriesContext(connection) as captured:
+        response = client.post(table_url(table, "event"), data)
+    assert response.status_code == 302
+    assert tables_read(captured) == 1
+    assert not any(q["sql"].startswith(("INSERT", "UPDATE")) for q in captured.captured_queries)
+    assert tokens_of(table) == ["NS3", "EW2"]

@@ -1,1 +1,0 @@
-"""import_tournament, export_tournament, standings, pair_round, demo, simulate."""

@@ -1,0 +1,202 @@
+"""The words for the game's things, once: sides, partner places, events, ends, penalty kinds, a
+table's state on the referee desk, round formats, tiebreak presets and standings criteria.
+
+Used by every layer above (the pages and their template filters, the score sheet, the forms, the
+PDF and Excel documents, the command line). Two registers:
+
+- the interface, in the active language (``side_label``, ``describe_event``, ``criterion_label``
+  …): the Chinese text is the gettext msgid, translated when the label is asked for;
+- the printed documents (``printed_side``, ``printed_place`` …): an official form is Chinese
+  whatever the interface language, so they give the msgid itself.
+
+The Chinese texts are written once, here; ``gettext_noop`` only marks them for ``makemessages``.
+
+May touch: the pure ``rules`` core; no database, no other app (it sits in the ``tournaments``
+layer so that ``scoring``, ``pairing`` and ``reports`` can all use it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import gettext as _
+
+from rules.errors import RuleError
+from rules.events import PARTNER_PLACE_UPGRADE, Event, EventKind, parse_event
+from rules.ruleset import CRITERION_KEYS
+
+NO_ONE = "—"
+
+# --------------------------------------------------------------------------------------------
+# Sides and places
+
+SIDES = {"NS": gettext_noop("南北"), "EW": gettext_noop("东西"), "BYE": gettext_noop("轮空")}
+
+# The partner's finishing place (RULES.md §1: 上游's partner 二游 → +3, 三游 → +2, 末游 → +1).
+PLACES = {2: gettext_noop("二游"), 3: gettext_noop("三游"), 4: gettext_noop("末游")}
+_PLACE_OF_UPGRADE = {upgrade: place for place, upgrade in PARTNER_PLACE_UPGRADE.items()}
+
+
+def _side_key(side: Any) -> str:
+    return "" if side is None else str(side)
+
+
+def side_label(side: Any) -> str:
+    """南北 / 东西 / 轮空 (NS / EW / BYE, or a ``rules.events.Side``) in the active language; an
+    em dash for nobody."""
+    text = SIDES.get(_side_key(side))
+    return _(text) if text else NO_ONE
+
+
+def printed_side(side: Any) -> str:
+    """南北 / 东西 / 轮空 on a printed document."""
+    return SIDES.get(_side_key(side), NO_ONE)
+
+
+def place_label(place: int) -> str:
+    """The partner's finishing place: 二游 / 三游 / 末游, in the active language."""
+    return _(PLACES[place])
+
+
+def place_of_upgrade(upgrade: int) -> int:
+    """The partner's place that gives a deal's upgrade (+3 → 2, +2 → 3, +1 → 4)."""
+    return _PLACE_OF_UPGRADE[upgrade]
+
+
+def printed_place(upgrade: int) -> str:
+    """The partner's place of a deal worth ``upgrade`` levels, on a printed document."""
+    return PLACES[place_of_upgrade(upgrade)]
+
+
+# --------------------------------------------------------------------------------------------
+# Events and ends
+
+
+def describe_event(event: Event, *, effect: bool = True) -> str:
+    """One event as a referee reads it: "南北上游，对家二游 +3", "东西犯规（南北 +3）",
+    "南北升级调整 +2". ``effect=False`` leaves out a foul's consequence (the public pages)."""
+    if event.kind is EventKind.DEAL:
+        return _("%(side)s上游，对家%(place)s +%(up)s") % {
+            "side": side_label(event.side),
+            "place": place_label(place_of_upgrade(event.upgrade)),
+            "up": event.upgrade,
+        }
+    if event.kind is EventKind.FOUL:
+        if not effect:
+            return _("%(side)s犯规") % {"side": side_label(event.side)}
+        # RULES.md §3: a foul ends the deal, scored as the innocent side's +3.
+        return _("%(side)s犯规（%(other)s +3）") % {
+            "side": side_label(event.side),
+            "other": side_label(event.side.other),
+        }
+    return _("%(side)s升级调整 +%(up)s") % {"side": side_label(event.side), "up": event.upgrade}
+
+
+def event_text(token: str) -> str:
+    """A stored token in words (``describe_event`` without a foul's effect); a token the core
+    does not read is shown as it is."""
+    try:
+        event = parse_event(str(token))
+    except RuleError:
+        return str(token)
+    return describe_event(event, effect=False)
+
+
+def printed_event_note(event: Event) -> str:
+    """The note column of a printed deal line: "南北犯规", "东西升级调整"; "" for a deal (its
+    side and place have their own columns)."""
+    if event.kind is EventKind.DEAL:
+        return ""
+    if event.kind is EventKind.FOUL:
+        return f"{printed_side(event.side)}犯规"
+    return f"{printed_side(event.side)}升级调整"
+
+
+END_KINDS = {"forfeit": gettext_noop("弃权"), "penalty_loss": gettext_noop("判负")}
+
+
+def end_label(kind: str) -> str:
+    """弃权 / 判负 in the active language."""
+    return _(END_KINDS[kind])
+
+
+# --------------------------------------------------------------------------------------------
+# Penalties and table states
+
+PENALTY_KINDS = {
+    "warning": gettext_noop("警告"),
+    "violation": gettext_noop("违例"),
+    "foul": gettext_noop("犯规"),
+    "penalty_loss": gettext_noop("判负"),
+    "disqualification": gettext_noop("取消资格"),
+    "deduction": gettext_noop("级差分扣分"),
+    "level_award": gettext_noop("升级调整"),
+}
+
+
+def penalty_kind_label(kind: str) -> str:
+    """A penalty kind (``scoring.models.Penalty.Kind``) in the active language."""
+    text = PENALTY_KINDS.get(kind)
+    return _(text) if text else kind
+
+
+# A table's state on the referee desk (``scoring.sheet.TableStatus``).
+TABLE_STATES = {
+    "not_started": gettext_noop("未开始"),
+    "in_progress": gettext_noop("录入中"),
+    "entered": gettext_noop("待确认"),
+    "confirmed": gettext_noop("已确认"),
+    "problem": gettext_noop("有问题"),
+    "bye": gettext_noop("轮空"),
+}
+
+
+def table_state_label(state: str) -> str:
+    return _(TABLE_STATES[state])
+
+
+# --------------------------------------------------------------------------------------------
+# Round formats, presets and standings criteria (printed documents and pages)
+
+ROUND_FORMATS = {
+    "deals": "计副制",
+    "game": "计局制",
+    "timed": "计时制",
+    "timed_deals": "计时计副制",
+}
+TIEBREAK_PRESETS = {"regulation": "竞赛规程", "jiangsu2017": "江苏2017"}
+CUSTOM_PRESET = "自定义"
+
+# Keyed by ``rules.ruleset.CRITERION_KEYS`` plus ``cf`` (match points, always first): Chinese,
+# English. ``tests/core/test_wording.py`` checks that every key has both.
+CRITERIA: dict[str, tuple[str, str]] = {
+    "cf": ("场分", "Match points"),
+    "jcf": ("级差分", "Level-difference points"),
+    "head_to_head": ("相互间胜负", "Head-to-head"),
+    "wins": ("胜场数", "Wins"),
+    "draws": ("平场数", "Draws"),
+    "level_difference": ("总级差", "Level difference"),
+    "opponents_cf": ("对手分", "Opponents' match points"),
+    "previous_rank": ("上轮名次", "Rank after the previous round"),
+    "progressive": ("(去首)累进分", "Progressive score"),
+    "upgrades": ("升级数", "Upgrades"),
+    "lot": ("抽签", "Drawing of lots"),
+}
+ALL_CRITERION_KEYS = ("cf", *CRITERION_KEYS)
+
+
+def criterion_label(key: str | None) -> str:
+    """A standings criterion's label in the current language ("" for none, the key itself for
+    an unknown one)."""
+    if not key:
+        return ""
+    labels = CRITERIA.get(key)
+    if labels is None:
+        return key
+    return labels[0] if (get_language() or "").startswith("zh") else labels[1]
+
+
+def printed_criterion(key: str) -> str:
+    """A standings criterion's label on a printed document."""
+    return CRITERIA[key][0]
