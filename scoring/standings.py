@@ -86,6 +86,7 @@ __all__ = [
     "StandingsError",
     "StandingsSetup",
     "StandingsState",
+    "StandingsUsageError",
     "advance",
     "compute_standings",
     "initial_state",
@@ -108,6 +109,18 @@ _DECIMALS = 9
 
 class StandingsError(GuandanError, ValueError):
     """Bad input to the standings. ``code`` is stable; ``params`` name what was wrong."""
+
+
+class StandingsUsageError(ValueError):
+    """A caller broke the contract of ``advance`` or ``rank_entrants`` (``wrong_round``,
+    ``bad_columns``, ``no_total_order``): a bug in the calling code, never something a user can
+    fix, so not a ``GuandanError`` (rules/errors.py, STYLE.md "Errors"). ``code`` says which."""
+
+    def __init__(self, code: str, /, **params: object) -> None:
+        self.code = code
+        self.params = params
+        detail = ", ".join(f"{key}={value!r}" for key, value in params.items())
+        super().__init__(code + (f" ({detail})" if detail else ""))
 
 
 class Outcome(NamedTuple):
@@ -270,7 +283,7 @@ def rank_entrants(columns: Sequence[RankColumn], mini_league: MiniLeague | None 
     ``mini_league``: it receives a tie group (entrants equal on every column before it) and
     returns each member's mini-league points, or None when head-to-head does not apply to that
     group. The last column must tell every entrant apart (the drawing of lots); otherwise
-    ``StandingsError("no_total_order")``. Nothing here knows what an entrant is: pair, team and
+    ``StandingsUsageError("no_total_order")``. Nothing here knows what an entrant is: pair, team and
     group standings share it.
 
     How: each column becomes small whole numbers (its values' places, best first) and the
@@ -299,11 +312,11 @@ def _rank(
         or len(numeric) + 1 < len(columns)
         or (h2h_at is not None and (h2h_at == len(columns) - 1 or mini_league is None))
     ):
-        raise StandingsError("bad_columns", criteria=tuple(c.key for c in columns))
+        raise StandingsUsageError("bad_columns", criteria=tuple(c.key for c in columns))
     values = [c.values for c in numeric if c.values is not None]
     n = len(values[0])
     if any(len(column) != n for column in values):
-        raise StandingsError("bad_columns", criteria=tuple(c.key for c in columns))
+        raise StandingsUsageError("bad_columns", criteria=tuple(c.key for c in columns))
     if n == 0:
         return Ranking((), (), ())
     if n == 1:
@@ -330,7 +343,7 @@ def _rank(
     ranked = itemgetter(*order)(key)
     decided = list(map(bit_column.__getitem__, map(_bit_length, map(xor, ranked, ranked[1:]))))
     if _TIED in decided:
-        raise StandingsError("no_total_order", criterion=numeric[-1].key)
+        raise StandingsUsageError("no_total_order", criterion=numeric[-1].key)
 
     names = [c.key for c in numeric]
     if h2h_at is not None:
@@ -646,7 +659,7 @@ def advance(
 
     For the round in progress pass the outcomes confirmed so far; call again after each
     confirmation (the earlier rounds are neither re-read nor re-scored). Every outcome and every
-    deduction must be of that round (``StandingsError("wrong_round")``); a deduction without a
+    deduction must be of that round (``StandingsUsageError("wrong_round")``); a deduction without a
     round, a correction of an earlier round or a change of entrants means a new ``state_after``.
     """
     setup = state.setup
@@ -654,7 +667,7 @@ def advance(
     bucket = list(outcomes)
     for o in bucket:
         if o.round != number:
-            raise StandingsError("wrong_round", pair=o.pair, round=o.round, expected=number)
+            raise StandingsUsageError("wrong_round", pair=o.pair, round=o.round, expected=number)
     figures = round_figures(setup, number, bucket)
     return _advance(state, figures, _checked_deductions(setup, deductions, number))
 
@@ -819,7 +832,7 @@ def _checked_deductions(
         if d.round is not None and d.round < 1:
             raise StandingsError("bad_round", pair=d.pair, round=d.round)
         if d.round != number:
-            raise StandingsError("wrong_round", pair=d.pair, round=d.round, expected=number)
+            raise StandingsUsageError("wrong_round", pair=d.pair, round=d.round, expected=number)
         checked.append((i, d.jcf))
     return checked
 

@@ -17,6 +17,7 @@ from scoring.standings import (
     RankColumn,
     StandingRow,
     StandingsError,
+    StandingsUsageError,
     advance,
     compute_standings,
     initial_state,
@@ -112,13 +113,13 @@ def test_rank_entrants_head_to_head_that_does_not_apply_leaves_the_group_to_the_
     ],
 )
 def test_rank_entrants_rejects_bad_columns(columns, mini_league):
-    with pytest.raises(StandingsError) as error:
+    with pytest.raises(StandingsUsageError) as error:
         rank_entrants(columns, mini_league)
     assert error.value.code == "bad_columns"
 
 
 def test_rank_entrants_needs_a_last_column_that_separates_everyone():
-    with pytest.raises(StandingsError) as error:
+    with pytest.raises(StandingsUsageError) as error:
         rank_entrants([RankColumn("points", (1, 2, 2))])
     assert error.value.code == "no_total_order"
 
@@ -172,7 +173,7 @@ def test_advance_takes_only_outcomes_and_deductions_of_the_next_round():
         (match(1, 11, 12), [Deduction(2, 11, 1)]),
         (match(1, 11, 12), [Deduction(None, 11, 1)]),  # no round: a new cold start
     ]:
-        with pytest.raises(StandingsError) as error:
+        with pytest.raises(StandingsUsageError) as error:  # a bug of the caller, not the user's
             advance(state, outcomes, deductions)
         assert error.value.code == "wrong_round"
 
@@ -188,7 +189,7 @@ def test_initial_state_applies_deductions_without_a_round():
     state = initial_state(standings_setup(PAIRS, (), 0), [Deduction(None, 12, 2)])
     row = next(row for row in state.rows() if row.pair == 12)
     assert (row.jcf, row.deductions) == (-2, 2)
-    with pytest.raises(StandingsError) as error:
+    with pytest.raises(StandingsUsageError) as error:
         initial_state(standings_setup(PAIRS, (), 0), [Deduction(1, 12, 2)])
     assert error.value.code == "wrong_round"
 
