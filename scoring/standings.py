@@ -75,6 +75,7 @@ __all__ = [
     "CRITERIA",
     "HEAD_TO_HEAD",
     "PRESETS",
+    "STANDING_ROW_FIELDS",
     "Criterion",
     "Deduction",
     "MiniLeague",
