@@ -17,10 +17,11 @@ $(STAMP): requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
+# DEBUG is off unless set (guandan_tourney/settings.py); a laptop run turns it on.
 run: setup
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py demo --if-empty
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput
+	DEBUG=$${DEBUG:-1} $(PY) manage.py demo --if-empty
+	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver $(HOST):$(PORT)
 
 browsers:
 	@bash scripts/ensure_chromium.sh
@@ -30,11 +31,11 @@ lint: setup
 	$(VENV)/bin/ruff check .
 
 test: setup browsers lint
-	$(PY) manage.py makemigrations --check --dry-run
+	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: setup
-	$(PY) -m benchmarks.run
+	DEBUG=$${DEBUG:-1} $(PY) -m benchmarks.run
 
 # The load test runs gunicorn against PostgreSQL on this machine (started here if it is not up).
 loadtest: setup

@@ -108,6 +108,23 @@ def run_section(module_name: str) -> tuple[str, float, bool]:
     return text, time.perf_counter() - start, True
 
 
+# Hand-written sections (comparisons across commits) that a full run keeps from the old report.
+KEPT_SECTIONS = ("## Before and after the layered layout (issue 10)",)
+
+
+def kept_sections(path: Path) -> list[str]:
+    """The ``KEPT_SECTIONS`` chunks of the report at ``path``, as they are."""
+    if not path.exists():
+        return []
+    chunks: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith("## ") or not chunks:
+            chunks.append(line)
+        else:
+            chunks[-1] += line
+    return [c.rstrip() + "\n" for c in chunks if c.splitlines()[0] in KEPT_SECTIONS]
+
+
 def replace_sections(path: Path, sections: Sequence[str], date: str) -> str:
     """The report at ``path`` with the given sections replaced (matched by their "## " heading)
     or appended, for ``--only``; the re-run date goes under each replaced section's heading."""
@@ -158,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if ok else 1
     if args.only is None:
         body = [*header, "", "| section | what | run time (s) |", "|---|---|---:|", *timings]
-        text = "\n".join(body) + "\n\n" + "\n".join(sections)
+        text = "\n".join(body) + "\n\n" + "\n".join([*sections, *kept_sections(OUTPUT)])
     else:
         text = replace_sections(OUTPUT, sections, machine_facts()[0])
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)

@@ -5,20 +5,21 @@ fails loudly at start-up rather than half-working at the tournament. ``docs/depl
 ``deploy/env.example`` describe a production setup; ``python manage.py check --deploy`` is clean
 with ``DEBUG=0``, a long ``SECRET_KEY`` and ``ALLOWED_HOSTS`` set (tests/db/test_deploy.py).
 
-- ``DEBUG`` (default ``1`` for ``make run``; production sets ``0``)
+- ``DEBUG`` (default ``0``; ``make run`` and the tests set ``1``)
 - ``SECRET_KEY`` (required, at least 50 characters, when ``DEBUG=0``)
 - ``ALLOWED_HOSTS`` (comma separated; required when ``DEBUG=0``), ``CSRF_TRUSTED_ORIGINS``
 - ``DATABASE_URL`` (default: a SQLite file ``db.sqlite3`` beside ``manage.py``),
   ``CONN_MAX_AGE`` (seconds a connection is kept; default 0 in debug, 60 otherwise),
   ``DB_CONNECT_TIMEOUT`` (seconds, PostgreSQL; default 5, so an unreachable database gives a
   quick "database unavailable" page instead of a hung worker)
-- ``REDIS_URL`` (optional shared cache: standings, public pages, login throttling)
+- ``REDIS_URL`` (optional shared cache: standings, public pages; and the throttle counters,
+  which otherwise live in the database: ``THROTTLE_STORE`` = ``redis``/``database``)
 - ``HTTPS`` (default ``1`` when ``DEBUG=0``: secure cookies, HSTS, redirect to https; set ``0``
   only for a closed LAN without TLS), and the finer ``SECURE_SSL_REDIRECT``,
   ``SESSION_COOKIE_SECURE``, ``CSRF_COOKIE_SECURE``, ``SECURE_HSTS_SECONDS``,
   ``SECURE_HSTS_INCLUDE_SUBDOMAINS``, ``SECURE_HSTS_PRELOAD``
 - ``NUM_PROXIES`` (reverse proxies in front that append to ``X-Forwarded-For``; default 0),
-  ``LOGIN_FAILURES_LIMIT`` / ``LOGIN_FAILURES_WINDOW`` (login throttling, tournaments/throttle.py)
+  ``LOGIN_FAILURES_*`` / ``PAIR_CODE_FAILURES_*`` (throttling, tournaments/throttle.py)
 - ``STATIC_ROOT``, ``TIME_ZONE``, ``LOG_LEVEL``
 """
 
@@ -65,7 +66,7 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
+DEBUG = env_bool("DEBUG", False)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
@@ -99,12 +100,17 @@ INSTALLED_APPS = [
     "pairing",
     "scoring",
     "reports",
+    "guandan_tourney.apps.SiteConfig",  # deployment checks (guandan_tourney/checks.py)
 ]
 
 MIDDLEWARE = [
     # /healthz answers before anything else touches the session or the database.
     "guandan_tourney.middleware.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on every page; no-store on pages with pair codes or table links.
+    "guandan_tourney.middleware.SecurityHeadersMiddleware",
+    # NUL/control characters in the path or query → 400; URL numbers beyond a column → 404.
+    "guandan_tourney.middleware.InputGuardMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Turns "the database is unreachable" into a clear 503 page (see its docstring).
     "guandan_tourney.middleware.DatabaseUnavailableMiddleware",
@@ -117,6 +123,8 @@ MIDDLEWARE = [
     # the session exists, before the view so a throttled attempt never checks the password.
     "guandan_tourney.middleware.LoginThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Stored results the engine refuses → a 409 page saying so, not a 500.
+    "guandan_tourney.middleware.ResultsProblemMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -182,11 +190,26 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Login throttling (tournaments/throttle.py): failures per (account, client) and per client
-# within the window, after which the login page answers 429 until the window has passed.
+# Throttling (tournaments/throttle.py; limits and why: docs/deploy.md). The counters live in a
+# store every worker shares: Redis when REDIS_URL is set, the database otherwise.
+THROTTLE_STORE = os.environ.get(
+    "THROTTLE_STORE", "redis" if os.environ.get("REDIS_URL") else "database"
+)
+if THROTTLE_STORE not in {"redis", "database"}:
+    raise ImproperlyConfigured(f"THROTTLE_STORE must be redis or database, got {THROTTLE_STORE!r}")
+THROTTLE_REDIS_URL = os.environ.get("THROTTLE_REDIS_URL", os.environ.get("REDIS_URL", ""))
+if THROTTLE_STORE == "redis" and not THROTTLE_REDIS_URL:
+    raise ImproperlyConfigured("THROTTLE_STORE=redis needs REDIS_URL (or THROTTLE_REDIS_URL)")
+THROTTLE_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", "gt") + ":"
+# Wrong passwords per (account, address), per account from anywhere, per address overall.
 LOGIN_FAILURES_LIMIT = env_int("LOGIN_FAILURES_LIMIT", 5, minimum=1)
-LOGIN_FAILURES_PER_CLIENT_LIMIT = env_int("LOGIN_FAILURES_PER_CLIENT_LIMIT", 30, minimum=1)
+LOGIN_FAILURES_PER_ACCOUNT_LIMIT = env_int("LOGIN_FAILURES_PER_ACCOUNT_LIMIT", 20, minimum=1)
+LOGIN_FAILURES_PER_CLIENT_LIMIT = env_int("LOGIN_FAILURES_PER_CLIENT_LIMIT", 100, minimum=1)
 LOGIN_FAILURES_WINDOW = env_int("LOGIN_FAILURES_WINDOW", 15 * 60, minimum=1)
+# Wrong pair codes per (table, address) and per table from anywhere.
+PAIR_CODE_FAILURES_LIMIT = env_int("PAIR_CODE_FAILURES_LIMIT", 10, minimum=1)
+PAIR_CODE_FAILURES_PER_TABLE_LIMIT = env_int("PAIR_CODE_FAILURES_PER_TABLE_LIMIT", 50, minimum=1)
+PAIR_CODE_FAILURES_WINDOW = env_int("PAIR_CODE_FAILURES_WINDOW", 10 * 60, minimum=1)
 # How many reverse proxies append to X-Forwarded-For (0: use REMOTE_ADDR as is).
 NUM_PROXIES = env_int("NUM_PROXIES", 0)
 

@@ -11,18 +11,19 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.bounds import BoundedIntegerField
 from tournaments.models import Pair
 
 
 class SwapForm(forms.Form):
     """Two pair numbers whose seats are exchanged (either may be the bye)."""
 
-    pair_a = forms.IntegerField(
+    pair_a = BoundedIntegerField(
         label=_("参赛对编号 A"),
         min_value=1,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    pair_b = forms.IntegerField(
+    pair_b = BoundedIntegerField(
         label=_("参赛对编号 B"),
         min_value=1,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),

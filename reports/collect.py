@@ -27,6 +27,7 @@ from django.utils import timezone
 from rules.errors import RuleError
 from rules.events import EventKind
 from rules.levels import level_label
+from rules.ruleset import PRESETS as RULE_PRESETS
 from rules.ruleset import RuleSet
 from scoring.engine import MatchResult
 from scoring.facts import MatchFacts, score_table, tokens_by_table
@@ -36,10 +37,19 @@ from tournaments.errors import ServiceError
 from tournaments.models import Pair, Player, Round, Table, Tournament
 from tournaments.wording import (
     CUSTOM_PRESET,
+    PRINTED_A_FAIL_COUNTS,
+    PRINTED_A_PASSES,
+    PRINTED_A_RULES,
+    PRINTED_EXTRA_DEAL,
+    PRINTED_PRESETS,
+    PRINTED_SHEET_HINTS,
+    PRINTED_TIES,
+    PRINTED_UPGRADES_NOTE,
     ROUND_FORMATS,
     TIEBREAK_PRESETS,
     penalty_kind_label,
     printed_criterion,
+    printed_end,
     printed_event_note,
     printed_place,
     printed_side,
@@ -113,8 +123,9 @@ def _label(level: int | None) -> str:
     return "" if level is None else _LABELS.get(level) or level_label(level)
 
 
-def deal_lines(result: MatchResult) -> tuple[DealLine, ...]:
-    """The score sheet's deal grid from the engine's steps (RULES.md §7)."""
+def deal_lines(result: MatchResult, max_deals: int | None = None) -> tuple[DealLine, ...]:
+    """The score sheet's deal grid from the engine's steps (RULES.md §7). ``max_deals``: the
+    round's number of deals; a deal beyond it is the extra deal of a level tie, marked 加打."""
     lines = []
     for step in result.steps:
         event = step.event
@@ -125,6 +136,8 @@ def deal_lines(result: MatchResult) -> tuple[DealLine, ...]:
             place = printed_place(event.upgrade)
         else:
             note = printed_event_note(event)
+        if max_deals is not None and step.deal_number is not None and step.deal_number > max_deals:
+            note = (note + " " if note else "") + PRINTED_EXTRA_DEAL
         if step.attempt_at_a is not None and step.reset_to_2 is not None:
             note = (note + " " if note else "") + f"{printed_side(step.reset_to_2)}打A失败回2"
         lines.append(
@@ -143,11 +156,15 @@ def deal_lines(result: MatchResult) -> tuple[DealLine, ...]:
 
 
 def match_summary(result: MatchResult) -> MatchSummary:
-    """The result boxes: recorded levels, 级差, 级差分, 场分 and what decided the match."""
+    """The result boxes: recorded levels, 级差, 级差分, 场分 and what decided the match. A late
+    scoresheet's side prints 0 场分 and 0 级差分 (``result.cf``/``jcf``, RULES.md §2) and the note
+    names it before anything else."""
     if result.forfeit is not None:
         note = f"{printed_side(result.forfeit)}弃权"
     elif result.penalty_loss is not None:
         note = f"{printed_side(result.penalty_loss)}判负"
+    elif result.late_sheet is not None:
+        note = f"{printed_side(result.late_sheet)}迟交记分表（按弃权记分）"
     elif result.passed_a is not None:
         note = f"{printed_side(result.passed_a)}过A"
     elif result.winner is not None:
@@ -163,6 +180,8 @@ def match_summary(result: MatchResult) -> MatchSummary:
         ns_cf=result.ns_cf,
         ew_cf=result.ew_cf,
         note=note,
+        end=printed_end(result.end.kind) if result.end is not None else "",
+        extra_deal=result.extra_deal,
     )
 
 
@@ -288,7 +307,7 @@ def score_sheets(
         if filled:
             result = _result(t, tokens.get(t.pk, []), rules)
             if result is not None:
-                lines = deal_lines(result)
+                lines = deal_lines(result, rules.max_deals)
                 summary = match_summary(result)
             how = "桌边确认" if t.confirmed_via == "table" else (t.confirmed_by or "")
             confirmed = f"已确认 {_local(t.confirmed_at)} {how}".strip()
@@ -307,6 +326,7 @@ def score_sheets(
                 result=summary,
                 confirmed=confirmed,
                 round_format=fmt,
+                hint=PRINTED_SHEET_HINTS[rules.a_pass],
             )
         )
     return sheets
@@ -326,6 +346,64 @@ def pairing_list(tournament: Tournament, round_number: int | None = None) -> Pai
 
 
 # --- standings ----------------------------------------------------------------------------
+
+
+_PRESET_KEYS = (
+    "scale",
+    "match_points",
+    "forfeit",
+    "bye",
+    "a_rule",
+    "a_attempts",
+    "a_fail_count",
+    "a_pass",
+    "tie",
+    "tiebreaks",
+)
+
+
+def preset_of(rules: RuleSet) -> str | None:
+    """The preset (``rules.ruleset.PRESETS``) whose scoring settings ``rules`` has — the scale,
+    match points, forfeit and bye, the A rules, the tie rule and the tiebreaks; the number of
+    deals and rounds, the seed and the pairing options do not matter. ``None``: custom."""
+    for key, preset in RULE_PRESETS.items():
+        if all(getattr(rules, k) == getattr(preset.rules, k) for k in _PRESET_KEYS):
+            return key
+    return None
+
+
+def _award(cf: float, jcf: float) -> str:
+    return f"{_plain(cf)} 场分 + {_plain(jcf)} 级差分"
+
+
+def _plain(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def settings_block(rules: RuleSet) -> tuple[tuple[str, str], ...]:
+    """The tournament's scoring settings as printed under the standings and in the Excel export
+    (label, value): the preset they match, the format, the scale, the A rules, the tie rule and
+    the forfeit and bye awards actually used (the scale's 4-level win unless set: 18 on 28)."""
+    preset = preset_of(rules)
+    a_rule = PRINTED_A_RULES[rules.a_rule].format(n=rules.a_attempts)
+    lines = [
+        ("规则", PRINTED_PRESETS[preset] if preset else CUSTOM_PRESET),
+        ("赛制", round_format_label(rules)),
+        (
+            "级差分",
+            "自定义级差分表" if rules.scale.key == "custom" else f"{rules.scale.key} 级差分表",
+        ),
+        ("打A", a_rule),
+    ]
+    if rules.a_rule == "reset_to_2":
+        lines.append(("打A失败计数", PRINTED_A_FAIL_COUNTS[rules.a_fail_count]))
+    lines += [
+        ("过A", PRINTED_A_PASSES[rules.a_pass]),
+        ("级数相同", PRINTED_TIES[rules.tie]),
+        ("弃权", "出席方 " + _award(rules.forfeit.cf, rules.forfeit.jcf) + "，弃权方 0"),
+        ("轮空", _award(rules.bye.cf, rules.bye.jcf)),
+    ]
+    return tuple(lines)
 
 
 def standings_columns(rules: RuleSet) -> tuple[StandingsColumn, ...]:
@@ -349,6 +427,7 @@ def standings(
     latest = latest_round_number(tournament)
     if after_round is None or final:
         after_round = latest
+    after_round = max(0, min(after_round, latest))  # ?round=1000000 is the latest round
     rows = cached_standings(tournament, after_round)
     infos = {info.number: info for info in pair_infos(tournament).values()}
     columns = standings_columns(rules)
@@ -384,6 +463,10 @@ def standings(
             printed_criterion(key)
             for key in resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
         ),
+        settings=settings_block(rules),
+        notes=(PRINTED_UPGRADES_NOTE,)
+        if "upgrades" in resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
+        else (),
     )
 
 
@@ -480,7 +563,7 @@ def _results_and_deals(
             ResultLine(t.number, ns, ew, statuses.get(t.entry_status, ""), summary)
         )
         if result is not None:
-            for line, token in zip(deal_lines(result), table_tokens, strict=False):
+            for line, token in zip(deal_lines(result, rules.max_deals), table_tokens, strict=False):
                 deals.append(
                     DealRecord(t.round_number, t.number, ns.number, ew.number, line, token)
                 )

@@ -31,6 +31,7 @@ from typing import Any
 from rules.errors import GuandanError, RuleError, RuleSetError, ScoringError
 from rules.events import Event, Side, parse_event
 from rules.levels import ACE, LOWEST
+from rules.limits import BIGINT_MAX, INT_MAX
 from rules.ruleset import RuleSet
 from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes, score_match
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
@@ -361,6 +362,9 @@ class _Parser:
         if value < 1:
             self.add("not_positive", path, {"value": value}, **where)
             return None
+        if value > INT_MAX:  # what the integer columns hold (rules.limits)
+            self.add("out_of_range", path, {"value": value, "min": 1, "max": INT_MAX}, **where)
+            return None
         return value
 
     def list_of_objects(self, data: dict[str, Any], key: str) -> list[tuple[int, dict]]:
@@ -555,6 +559,10 @@ class _Parser:
                 unfinished = number
             seed = raw.get("seed")
             if seed is not None and not self.expect(seed, "integer", f"{path}.seed", **where):
+                seed = None
+            elif seed is not None and not -BIGINT_MAX <= seed <= BIGINT_MAX:
+                bounds = {"value": seed, "min": -BIGINT_MAX, "max": BIGINT_MAX}
+                self.add("out_of_range", f"{path}.seed", bounds, **where)
                 seed = None
             tables = self.tables(raw, path, number, status, pair_ids, rules, met)
             rounds.append(RoundSpec(number, status, tables, seed))

@@ -16,6 +16,7 @@ May touch: the database only through ``tournaments.services``.
 from __future__ import annotations
 
 import io
+import time
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -26,12 +27,18 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from rules.errors import GuandanError
+from tournaments.bounds import INT_MAX, parse_int
 
 from .rows import RegistrationLine
 
 MAX_BYTES = 5 * 1024 * 1024  # an upload; a registration sheet of 5,000 pairs is ~300 KB
 MAX_UNPACKED = 60 * 1024 * 1024  # the xlsx archive expanded
-MAX_ROWS = 5000
+MAX_ROWS = 5000  # pairs (non-blank lines) in one import
+# The reader stops after this many rows *read* (blank ones too: a 181 KB file can declare 1.5
+# million blank rows) or this many seconds, whichever comes first, so an upload never holds a
+# web worker for long (issue 11 finding 10).
+MAX_ROWS_READ = 20_000
+MAX_SECONDS = 3.0
 MAX_NAME = 100  # Player.name / Unit.name max_length
 MAX_CONTACT = 100
 UNIT_CODE_LENGTH = 32
@@ -138,17 +145,21 @@ def _text(value: Any) -> str:
 
 
 def _number(value: Any) -> int | None:
-    """A positive whole number from a cell (3, 3.0, "3"), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value > 0 else None
+    """A pair number from a cell (3, 3.0, "3"): a whole number from 1 to ``INT_MAX`` (what the
+    column holds), else None."""
     if isinstance(value, float):
-        return int(value) if value.is_integer() and value > 0 else None
+        if not value.is_integer():
+            return None
+        value = int(value)
+    if not isinstance(value, int):
+        value = _text(value)
+    return parse_int(value, minimum=1, maximum=INT_MAX)
+
+
+def _too_big(value: Any) -> bool:
+    """A whole number (cell or text) above what a pair number can be."""
     text = _text(value)
-    if text.isdigit() and int(text) > 0:
-        return int(text)
-    return None
+    return text.isascii() and text.isdigit() and len(text) < 4000 and int(text) > INT_MAX
 
 
 def _header_map(header: Sequence[Any]) -> tuple[dict[str, int], list[Problem]]:
@@ -202,7 +213,18 @@ def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
     seen: dict[int, int] = {}
     lines: list[RegistrationLine] = []
     count = 0
+    deadline = time.monotonic() + MAX_SECONDS
     for row_number, row in enumerate(rows, start=2):
+        if row_number > MAX_ROWS_READ + 1:
+            raise _refuse(
+                _("表格行数过多：最多读取 %(max)s 行（含空行），请删除多余的行后再试")
+                % {"max": MAX_ROWS_READ}
+            )
+        if row_number % 500 == 0 and time.monotonic() > deadline:
+            raise _refuse(
+                _("表格读取超时（超过 %(seconds)s 秒），请删除多余的行或列后再试")
+                % {"seconds": int(MAX_SECONDS)}
+            )
 
         def cell(name: str, row: tuple = row) -> Any:
             index = columns.get(name)
@@ -223,7 +245,9 @@ def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
                 Problem(
                     row_number,
                     NUMBER,
-                    _("须为正整数（现为“%(value)s”）") % {"value": _text(raw_number)},
+                    _("须为正整数（现为“%(value)s”）") % {"value": _text(raw_number)[:20]}
+                    if not _too_big(raw_number)
+                    else _("过大（最大 %(max)s）") % {"max": INT_MAX},
                 )
             )
         elif number in seen:

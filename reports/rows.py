@@ -63,7 +63,9 @@ class MatchSummary:
     ew_jcf: float
     ns_cf: float  # 场分
     ew_cf: float
-    note: str = ""  # "东西弃权", "南北判负", "南北过A" …
+    note: str = ""  # "东西弃权", "南北判负", "南北迟交记分表（按弃权记分）", "南北过A" …
+    end: str = ""  # how the match ended other than by its deals: 弃权 / 判负 / 迟交记分表
+    extra_deal: bool = False  # decided by the extra deal of a level tie (加打一副)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,8 @@ class ScoreSheet:
     result: MatchSummary | None = None
     confirmed: str = ""  # "2026-11-29 14:05 裁判 王五" on a filled sheet
     round_format: str = ""  # "计副制 每轮8副" …
+    # The rule hint above the deal grid (how A is passed, ``tournaments.wording``).
+    hint: str = "上游方升级：对家二游 +3，三游 +2，末游 +1；A 必打，打 A 时对家二游或三游方可过 A"
 
     @property
     def filled(self) -> bool:
@@ -138,6 +142,9 @@ class Standings:
     lines: tuple[StandingLine, ...]
     preset: str = ""  # "竞赛规程" / "江苏2017" / "自定义"
     criteria: tuple[str, ...] = ()  # every criterion's label in order, 场分 … 抽签
+    # The scoring settings (label, value): preset, scale, A rules, tie, forfeit and bye awards.
+    settings: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()  # footnotes, e.g. what 升级数 counts
 
 
 @dataclass(frozen=True, slots=True)

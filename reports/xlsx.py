@@ -23,6 +23,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 
 from .rows import (
     DealRecord,
+    MatchSummary,
     PairInfo,
     PenaltyReport,
     RegistrationLine,
@@ -105,8 +106,13 @@ RESULT_HEADERS = (
     "东西级差分",
     "南北场分",
     "东西场分",
+    "结束方式",
     "说明",
 )
+
+
+def _result_cells(s: MatchSummary) -> list[Any]:
+    return [s.ns_level, s.ew_level, s.jc, s.ns_jcf, s.ew_jcf, s.ns_cf, s.ew_cf]
 
 
 def result_rows(lines: Iterable[ResultLine]) -> Iterable[list[Any]]:
@@ -118,9 +124,9 @@ def result_rows(lines: Iterable[ResultLine]) -> Iterable[list[Any]]:
             + _pair_cells(line.ew)
             + [line.status]
             + (
-                [s.ns_level, s.ew_level, s.jc, s.ns_jcf, s.ew_jcf, s.ns_cf, s.ew_cf, s.note]
+                [*_result_cells(s), s.end, s.note]
                 if s is not None
-                else ["", "", "", "", "", "", "", ""]
+                else ["", "", "", "", "", "", "", "", ""]
             )
         )
 
@@ -194,6 +200,18 @@ def penalty_rows(doc: PenaltyReport) -> Iterable[list[Any]]:
         ]
 
 
+SETTINGS_HEADERS = ("项目", "设置")
+
+
+def settings_rows(doc: Standings) -> Iterable[list[Any]]:
+    """The scoring settings (preset, scale, A rules, tie, forfeit and bye) and the standings'
+    footnotes (what 升级数 counts)."""
+    for label, value in doc.settings:
+        yield [label, value]
+    for note in doc.notes:
+        yield ["说明", note]
+
+
 REGISTRATION_EXPORT_HEADERS = (*REGISTRATION_HEADERS, "状态")
 
 
@@ -203,7 +221,7 @@ def registration_rows(lines: Iterable[RegistrationLine]) -> Iterable[list[Any]]:
 
 
 def render_workbook(doc: Workbook, target: BinaryIO | None = None) -> bytes:
-    """The full export: 排名 (every criterion), one sheet per round, 牌局, 判罚, 报名.
+    """The full export: 排名 (every criterion), one sheet per round, 牌局, 判罚, 报名, 设置.
 
     Streamed with ``reports.sheetwriter`` (see there why not openpyxl for this one).
     """
@@ -218,7 +236,8 @@ def render_workbook(doc: Workbook, target: BinaryIO | None = None) -> bytes:
         for number, lines in doc.rounds:
             w_names = _hint(line.ns.names for line in lines[:500])
             w_units = _hint(line.ns.unit for line in lines[:500])
-            widths = [6, 8, w_names, w_units, 8, w_names, w_units, 8, 12, 12, 6, 10, 10, 8, 8, 10]
+            widths = [6, 8, w_names, w_units, 8, w_names, w_units, 8, 12, 12, 6, 10, 10, 8, 8]
+            widths += [10, 16]
             book.add_sheet(f"第{number}轮", RESULT_HEADERS, result_rows(lines), widths)
         book.add_sheet(
             "牌局",
@@ -239,6 +258,12 @@ def render_workbook(doc: Workbook, target: BinaryIO | None = None) -> bytes:
             REGISTRATION_EXPORT_HEADERS,
             registration_rows(regs),
             [6, _hint(r.unit for r in regs), 12, 12, 16, 16, 8],
+        )
+        book.add_sheet(
+            "设置",
+            SETTINGS_HEADERS,
+            settings_rows(doc.standings),
+            [14, _hint((value for _, value in doc.standings.settings), 80)],
         )
     return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from .errors import Problem, RuleSetError
 from .levels import LOWEST, PAST_ACE
+from .limits import SEED_MAX
 
 EVENTS = ("pairs", "teams")
 ROUND_FORMATS = ("deals", "game", "timed", "timed_deals")
@@ -400,6 +401,12 @@ class RuleSet:
         seed = data.get("seed")
         if seed is not None and not _is_int(seed):
             problems.append(Problem("seed", "not_integer", {"value": seed}))
+            seed = None
+        elif seed is not None and not 0 <= seed <= SEED_MAX:
+            # Later rounds draw with seed × 1000 + round, stored in a 64-bit column.
+            problems.append(
+                Problem("seed", "out_of_range", {"value": seed, "min": 0, "max": SEED_MAX})
+            )
             seed = None
 
         authority = dict(DEFAULT_PENALTY_AUTHORITY)

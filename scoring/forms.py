@@ -16,6 +16,7 @@ from rules.errors import RuleError
 from rules.events import MAX_ADJUST, Event, EventKind, Side, parse_event
 from rules.levels import ACE, LOWEST, level_label
 from rules.progression import start_for_lateness
+from tournaments.bounds import BoundedIntegerField
 from tournaments.messages import describe_rule_error
 from tournaments.models import Pair
 from tournaments.wording import END_KINDS, PENALTY_KINDS, SIDES
@@ -28,7 +29,7 @@ END_KIND_CHOICES = [(kind, _(text)) for kind, text in END_KINDS.items()]
 class VersionForm(forms.Form):
     """The table's version as the user saw it (every table POST carries it)."""
 
-    version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    version = BoundedIntegerField(min_value=0, widget=forms.HiddenInput)
 
 
 class EventForm(VersionForm):
@@ -76,7 +77,7 @@ class AwardForm(VersionForm):
     """升级调整 (RULES.md §3): a referee awards a side +N levels."""
 
     side = forms.ChoiceField(label=_("受益方"), choices=SIDE_CHOICES)
-    levels = forms.IntegerField(label=_("升级数"), min_value=1, max_value=MAX_ADJUST, initial=2)
+    levels = BoundedIntegerField(label=_("升级数"), min_value=1, max_value=MAX_ADJUST, initial=2)
 
     @property
     def token(self) -> str:
@@ -93,7 +94,7 @@ class LatenessForm(VersionForm):
     late_side = forms.ChoiceField(
         label=_("迟到方"), choices=[(LATE_NONE, _("无人迟到")), *SIDE_CHOICES], required=False
     )
-    minutes = forms.IntegerField(label=_("迟到分钟"), min_value=0, max_value=600, required=False)
+    minutes = BoundedIntegerField(label=_("迟到分钟"), min_value=0, max_value=600, required=False)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -117,7 +118,11 @@ END_CHOICES = [(END_NONE, _("正常（无弃权/判负）")), *END_KIND_CHOICES]
 
 
 class EndForm(VersionForm):
-    """弃权 / 判负 (RULES.md §2), or clearing an end recorded by mistake."""
+    """弃权 / 判负 / 迟交记分表 (RULES.md §2), or clearing an end recorded by mistake.
+
+    ``passed_a``: a side has passed A, so the match is over and 判负 is no longer offered (the
+    engine refuses it, ``penalty_loss_after_past_a``); a late scoresheet still may be recorded
+    (the sheet is late, the play stands)."""
 
     kind = forms.ChoiceField(
         label=_("结束方式"),
@@ -125,6 +130,12 @@ class EndForm(VersionForm):
         required=False,
     )
     side = forms.ChoiceField(label=_("责任方"), choices=[("", "—"), *SIDE_CHOICES], required=False)
+
+    def __init__(self, *args: Any, passed_a: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if passed_a:
+            field = self.fields["kind"]
+            field.choices = [(k, v) for k, v in field.choices if k != "penalty_loss"]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -207,9 +218,9 @@ class PenaltyForm(forms.Form):
 
     pair = forms.ModelChoiceField(label=_("受罚对"), queryset=Pair.objects.none(), required=False)
     # The round page of a big event types the pair's number instead of a 10,000-line list.
-    pair_number = forms.IntegerField(label=_("受罚对（对号）"), min_value=1, required=False)
+    pair_number = BoundedIntegerField(label=_("受罚对（对号）"), min_value=1, required=False)
     kind = forms.ChoiceField(label=_("类别"), choices=KIND_CHOICES)
-    deal = forms.IntegerField(label=_("第几副"), min_value=1, max_value=99, required=False)
+    deal = BoundedIntegerField(label=_("第几副"), min_value=1, max_value=99, required=False)
     jcf = forms.DecimalField(
         label=_("扣级差分"),
         min_value=0,
@@ -221,8 +232,8 @@ class PenaltyForm(forms.Form):
     reason = forms.CharField(
         label=_("原因"), max_length=1000, required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
-    round = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
-    table = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    round = BoundedIntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    table = BoundedIntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     next = forms.CharField(max_length=500, required=False, widget=forms.HiddenInput)
 
     def __init__(
@@ -270,18 +281,18 @@ class PenaltyForm(forms.Form):
 class EscalationForm(forms.Form):
     """Confirm the suggested escalation for one pair (two warnings → 违例 …)."""
 
-    pair = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    round = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    table = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
-    version = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
+    pair = BoundedIntegerField(min_value=1, widget=forms.HiddenInput)
+    round = BoundedIntegerField(min_value=1, widget=forms.HiddenInput)
+    table = BoundedIntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    version = BoundedIntegerField(min_value=0, required=False, widget=forms.HiddenInput)
     next = forms.CharField(max_length=500, required=False, widget=forms.HiddenInput)
 
 
 class PenaltyFilterForm(forms.Form):
     """Filters of the penalty list (GET)."""
 
-    round = forms.IntegerField(label=_("轮次"), min_value=1, required=False)
+    round = BoundedIntegerField(label=_("轮次"), min_value=1, required=False)
     kind = forms.ChoiceField(
         label=_("类别"), choices=[("", _("全部")), *PenaltyForm.KIND_CHOICES], required=False
     )
-    pair = forms.IntegerField(label=_("对号"), min_value=1, required=False)
+    pair = BoundedIntegerField(label=_("对号"), min_value=1, required=False)

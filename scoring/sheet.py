@@ -14,14 +14,15 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from rules.errors import RuleError
-from rules.events import Event, Side, deal_from_places
+from rules.events import Side, deal_from_places
 from rules.levels import PAST_ACE, level_label
 from rules.ruleset import RuleSet
-from scoring.engine import MatchResult
+from scoring.engine import MatchResult, Step, extra_deal_allowed
 from scoring.facts import MatchFacts, score_table
 from tournaments.messages import describe_rule_error
 from tournaments.models import AuditEntry
 from tournaments.wording import (
+    EXTRA_DEAL,
     describe_event,
     end_label,
     place_label,
@@ -83,7 +84,8 @@ class SheetRow:
     on_stage: str  # who was on stage when the deal was played
     ns_level: str
     ew_level: str
-    note: str  # 打A / 过A / 回到2
+    note: str  # 打A / 过A / 回到2 / 加打一副
+    extra: bool = False  # the extra deal of a level tie (``tie: extra_deal``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,8 @@ class Sheet:
     ns_cf: float
     ew_cf: float
     error: str  # the engine's refusal of the stored events (a "problem" table), else ""
+    passed_a: str = ""  # "NS" / "EW" once a side passed A (no 判负 any more)
+    extra_deal_next: bool = False  # the levels are tied: the next deal is the extra deal
 
     @property
     def events(self) -> int:
@@ -127,18 +131,42 @@ TIMED_FORMATS = ("timed", "timed_deals")
 
 
 def match_finished(result: MatchResult, rules: RuleSet) -> bool:
-    """No further event may be entered: 过A, an end, or all the round's deals played."""
+    """No further event may be entered: 过A, an end, the extra deal played, or all the round's
+    deals played — unless the levels are tied and the rules play one extra deal
+    (``scoring.engine.extra_deal_allowed``, RULES.md §2 "Level tie")."""
+    if result.finished:
+        return True
     max_deals = rules.max_deals
-    return result.finished or (max_deals is not None and result.deals_played >= max_deals)
+    if max_deals is None or result.deals_played < max_deals:
+        return False
+    return not extra_deal_allowed(result, rules)
 
 
-def _note(step_event: Event, attempt: Side | None, reset: Side | None, after: int) -> str:
+def _a_note(step: Step, result: MatchResult, stage_failures: dict[Side, int]) -> str:
+    """What the sheet notes about an attempt at A (RULES.md §1 "Failed attempts at A"): with
+    ``a_fail_count: stage`` each time a side on stage at its own A is knocked off is counted
+    ("第2次上台打A被推翻"); a reset to 2 names the tournament's ``a_attempts``."""
+    failure, reset = step.a_failure, step.reset_to_2
+    stage = result.a_fail_count == "stage"
+    if stage and failure is not None:
+        stage_failures[failure] = stage_failures.get(failure, 0) + 1
+        count = stage_failures[failure]
+        if reset is not None:
+            stage_failures[reset] = 0
+            return _("%(side)s第%(n)s次上台打A被推翻，回到2") % {
+                "side": side_label(reset),
+                "n": count,
+            }
+        return _("%(side)s第%(n)s次上台打A被推翻") % {"side": side_label(failure), "n": count}
     if reset is not None:
-        return _("%(side)s打A三次未过，回到2") % {"side": side_label(reset)}
-    if step_event.is_deal and after == PAST_ACE:
+        return _("%(side)s打A%(n)s次未过，回到2") % {
+            "side": side_label(reset),
+            "n": result.a_attempts,
+        }
+    if step.event.is_deal and max(step.ns_level, step.ew_level) == PAST_ACE:
         return _("过A")
-    if attempt is not None:
-        return _("%(side)s打A") % {"side": side_label(attempt)}
+    if step.attempt_at_a is not None:
+        return _("%(side)s打A") % {"side": side_label(step.attempt_at_a)}
     return ""
 
 
@@ -153,8 +181,15 @@ def sheet_from_result(
     """Word a ``MatchResult`` for the score sheet (pure; ``_`` is the active language).
     ``with_rows=False`` skips the per-event lines (the dashboard shows only the summary)."""
     rows = []
+    max_deals = rules.max_deals
+    stage_failures: dict[Side, int] = {}
     for step in result.steps if with_rows else ():
-        after = max(step.ns_level, step.ew_level)
+        note = _a_note(step, result, stage_failures)
+        extra = (
+            max_deals is not None and step.deal_number is not None and step.deal_number > max_deals
+        )
+        if extra:
+            note = f"{_(EXTRA_DEAL)}；{note}" if note else _(EXTRA_DEAL)
         rows.append(
             SheetRow(
                 number=step.position + 1,
@@ -167,10 +202,10 @@ def sheet_from_result(
                 on_stage=side_label(step.on_stage) if step.level_played else "",
                 ns_level=level_label(step.ns_level),
                 ew_level=level_label(step.ew_level),
-                note=_note(step.event, step.attempt_at_a, step.reset_to_2, after),
+                note=note,
+                extra=extra,
             )
         )
-    max_deals = rules.max_deals
     on_stage = result.on_stage
     if on_stage is None:
         next_level = min(result.table_ns_level, result.table_ew_level)
@@ -178,12 +213,20 @@ def sheet_from_result(
         next_level = result.table_ns_level if on_stage is Side.NS else result.table_ew_level
     all_played = max_deals is not None and result.deals_played >= max_deals
     finished = match_finished(result, rules)
+    extra_next = extra_deal_allowed(result, rules)
     if result.forfeit is not None:
         status = _("%(side)s弃权") % {"side": side_label(result.forfeit)}
     elif result.penalty_loss is not None:
         status = _("%(side)s判负") % {"side": side_label(result.penalty_loss)}
+    elif result.late_sheet is not None:
+        # RULES.md §2 "Late scoresheet": the play stands, the late side is scored a forfeit loss.
+        status = _("%(side)s迟交记分表（按弃权记分）") % {"side": side_label(result.late_sheet)}
     elif result.passed_a is not None:
         status = _("%(side)s过A，比赛结束") % {"side": side_label(result.passed_a)}
+    elif result.extra_deal:
+        status = _("加打一副后比赛结束")
+    elif extra_next:
+        status = _("双方级数相同：加打一副决定胜负")
     elif all_played:
         status = _("%(n)s副已打完") % {"n": result.deals_played}
     else:
@@ -212,6 +255,8 @@ def sheet_from_result(
         ns_cf=result.ns_cf,
         ew_cf=result.ew_cf,
         error=error,
+        passed_a="" if result.passed_a is None else result.passed_a.value,
+        extra_deal_next=extra_next,
     )
 
 
@@ -293,7 +338,7 @@ def describe_snapshot(snapshot: Any) -> str:
     end = snapshot.get("end")
     if isinstance(end, dict) and end:
         ((kind, side),) = list(end.items())[:1]
-        word = end_label("forfeit" if kind == "forfeit" else "penalty_loss")
+        word = end_label(str(kind))
         parts.append(f"{side_label(str(side).upper())}{word}")
     known = {"start", "deals", "end", "status", "version"}
     for key, value in snapshot.items():

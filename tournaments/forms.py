@@ -24,6 +24,7 @@ from rules.ruleset import (
     RuleSet,
     preset_settings,
 )
+from tournaments.bounds import SEED_MAX, BoundedIntegerField
 from tournaments.messages import describe_problem
 from tournaments.models import Unit
 from tournaments.wording import criterion_label
@@ -116,13 +117,13 @@ class SettingsForm(forms.Form):
         ),
         help_text=_("任何赛制中一方过A比赛立即结束。"),
     )
-    deals_per_round = forms.IntegerField(
+    deals_per_round = BoundedIntegerField(
         label=_("每轮副数"),
         min_value=1,
         max_value=60,
         help_text=_("计副制与计时计副制每轮打的副数（规程：8副，约每副8分钟）。"),
     )
-    rounds = forms.IntegerField(
+    rounds = BoundedIntegerField(
         label=_("计划轮数"),
         min_value=1,
         max_value=60,
@@ -188,7 +189,7 @@ class SettingsForm(forms.Form):
         ),
         help_text=_("只有在自己的A上坐庄、对家二游或三游时才算过A。"),
     )
-    a_attempts = forms.IntegerField(
+    a_attempts = BoundedIntegerField(
         label=_("打A次数上限"),
         min_value=1,
         max_value=10,
@@ -257,10 +258,11 @@ class SettingsForm(forms.Form):
         ),
         help_text=_("仅用于团体赛。"),
     )
-    seed = forms.IntegerField(
+    seed = BoundedIntegerField(
         label=_("随机种子"),
         required=False,
         min_value=0,
+        max_value=SEED_MAX,  # later rounds' seeds (seed × 1000 + round) stay within bigint
         help_text=_("第一轮抽签和名次抽签使用的种子，记录在案以便复核；留空则自动生成。"),
     )
 
@@ -459,10 +461,10 @@ class PairForm(forms.Form):
     player2 = forms.CharField(label=_("选手二"), max_length=100)
     contact2 = forms.CharField(label=_("选手二联系方式"), max_length=100, required=False)
     unit = UnitChoiceField(label=_("单位"), queryset=Unit.objects.none(), required=False)
-    number = forms.IntegerField(
+    number = BoundedIntegerField(
         label=_("编号"), min_value=1, required=False, help_text=_("留空则自动取下一个编号。")
     )
-    seeding = forms.IntegerField(label=_("种子序号"), min_value=1, required=False)
+    seeding = BoundedIntegerField(label=_("种子序号"), min_value=1, required=False)
 
     def __init__(self, *args: Any, tournament: Any, editing: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -516,7 +518,7 @@ class RoleForm(forms.Form):
 
 
 class RevokeForm(forms.Form):
-    user_id = forms.IntegerField(widget=forms.HiddenInput)
+    user_id = BoundedIntegerField(widget=forms.HiddenInput)
     role = forms.ChoiceField(choices=RoleForm.ROLES, widget=forms.HiddenInput)
 
 

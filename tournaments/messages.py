@@ -47,6 +47,7 @@ MESSAGES: dict[str, Any] = {
     "empty_text": _("不能为空"),
     "text_too_long": _("太长（最多 %(limit)s 个字符，现有 %(length)s 个）"),
     "not_positive": _("应为正整数，而不是 %(value)s"),
+    "out_of_range": _("应为 %(min)s 到 %(max)s 之间的整数，而不是 %(value)s"),
     "not_one_of": _("“%(value)s”无效，可选：%(options)s"),
     # Tournaments, units, pairs, teams, roles
     "no_tournament": _("赛事“%(slug)s”不存在"),
@@ -61,7 +62,7 @@ MESSAGES: dict[str, Any] = {
     "duplicate_unit": _("单位代码“%(id)s”重复"),
     "unknown_unit": _("单位“%(id)s”不存在"),
     "unit_not_found": _("单位“%(unit)s”不存在"),
-    "unit_exists": _("单位代码“%(code)s”已存在"),
+    "unit_exists": _("单位代码“%(unit)s”已存在"),
     "duplicate_pair": _("对号 %(id)s 重复"),
     "players_not_two": _("每对须有两名选手（这里有 %(count)s 名）"),
     "bad_players": _("每对须有两名选手，姓名不能为空"),

@@ -200,7 +200,7 @@ def add_unit(tournament: Tournament, code: str, name: str, user: Any = None) -> 
     with transaction.atomic():
         _lock_tournament(tournament)
         if Unit.objects.filter(tournament=tournament, code=code).exists():
-            raise ServiceError("unit_exists", code=code)
+            raise ServiceError("unit_exists", unit=code)  # not code=: ServiceError.code
         return Unit.objects.create(tournament=tournament, code=code, name=(name or code).strip())
 
 

@@ -1,27 +1,50 @@
-"""Throttling of guessable secrets: logins (and, for whoever wants it, pair codes at the table).
+"""Throttling of guessable secrets: logins and the pair codes that confirm a table-side entry.
 
-May touch: the cache only (never the database), so a throttled request costs one cache round
-trip and nothing else. With ``REDIS_URL`` set the counters are shared by every gunicorn worker;
-with the default per-process memory cache each worker counts on its own (still a hard ceiling
-of workers × limit guesses per window).
+May touch: its own counters only — Redis (``THROTTLE_STORE = "redis"``, the default when
+``REDIS_URL`` is set) or the ``ThrottleCounter`` table (``"database"``, the default otherwise).
+Both are shared by every gunicorn worker, so a limit is a limit for the whole site, not per
+process. (Django's default cache is a per-process memory cache, which is why it is not used.)
 
-Counters are fixed windows: the first failure starts a window of ``LOGIN_FAILURES_WINDOW``
-seconds, and once ``limit`` failures are counted in it every further attempt is refused until it
-expires. A success resets the (account, client) counter, not the per-client one, so a client
-spraying many accounts stays blocked. If the cache itself fails we let the attempt through (fail
-open) and log it: a broken cache must not lock every referee out on tournament day.
+Counting is **reserve first, then check the secret**: an attempt atomically increments every
+counter that applies (Redis ``INCR`` in a Lua script; one ``INSERT … ON CONFLICT DO UPDATE …
+RETURNING`` statement in the database) and is let through only if every new count is within its
+limit. Two attempts at the same instant get different counts, so no race lets more than
+``limit`` guesses through. An attempt that turns out not to be a wrong guess (a success, a
+malformed form, a blocked attempt) gives its reservation back (``Attempt.settle``), so only wrong
+guesses use up the window. Windows are fixed: the first counted attempt starts one.
 
-Wiring: ``guandan_tourney.middleware.LoginThrottleMiddleware`` applies ``login_blocked`` /
-``login_failed`` / ``login_succeeded`` to POSTs to the login pages (ours and the admin's).
+The limits (settings, env) and why:
+
+- logins: 5 wrong passwords per account from one address, 20 per account from anywhere (a
+  guesser spreading over addresses), 100 per address over all accounts — a venue's Wi-Fi puts
+  every referee's phone behind one address (NAT), and 100 typos in 15 minutes from one venue is
+  an attack, not a crowd. One address guessing one account locks only itself out of that
+  account, and a blocked attempt is not counted, so the per-account lock needs 20 real guesses.
+- pair codes: 10 wrong codes per table from one address, 50 per table from anywhere, in 10
+  minutes. A stranger who found the link and guesses locks out *their own* address; the real
+  West, on the venue's network, still has the table's remaining attempts. (31⁶ ≈ 887 million
+  codes: 50 guesses every 10 minutes for 12 hours is ~1 chance in 250,000.)
+
+If the store fails, the attempt is let through (fail open) and logged: a broken Redis must not
+lock every referee out on tournament day.
+
+Wiring: ``guandan_tourney.middleware.LoginThrottleMiddleware`` (login POSTs, ours and the
+admin's) and ``scoring.views.tableside.tableside_confirm`` (pair codes).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from django.conf import settings
-from django.core.cache import cache
+from django.db import connection
+from django.db.models import F
 from django.http import HttpRequest
 
 logger = logging.getLogger(__name__)
@@ -44,71 +67,225 @@ def client_ip(request: HttpRequest) -> str:
 
 def _key(scope: str, *parts: str) -> str:
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
-    return f"throttle:{scope}:{digest[:32]}"
+    return f"throttle:{scope}:{digest[:40]}"
 
 
-def _count(key: str) -> int:
+# --------------------------------------------------------------------------------------------
+# Stores
+
+
+class Store(Protocol):
+    def hit(self, key: str, window: int) -> int:
+        """Add one to ``key`` (starting a window of ``window`` seconds if none is running) and
+        return the new count, atomically."""
+
+    def refund(self, key: str) -> None:
+        """Take one back (never below zero; nothing if the window has ended)."""
+
+    def clear(self, key: str) -> None: ...
+
+
+_HIT_LUA = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 or redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
+_REFUND_LUA = """
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then return redis.call('DECR', KEYS[1]) end
+return 0
+"""
+
+
+class RedisStore:
+    """Counters in Redis (``REDIS_URL``); a Lua script makes increment-and-expire one step."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        import redis
+
+        self.client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        self.prefix = prefix
+        self._hit = self.client.register_script(_HIT_LUA)
+        self._refund = self.client.register_script(_REFUND_LUA)
+
+    def hit(self, key: str, window: int) -> int:
+        return int(self._hit(keys=[self.prefix + key], args=[window]))
+
+    def refund(self, key: str) -> None:
+        self._refund(keys=[self.prefix + key])
+
+    def clear(self, key: str) -> None:
+        self.client.delete(self.prefix + key)
+
+
+class DatabaseStore:
+    """Counters in the ``ThrottleCounter`` table: one upsert statement per hit (PostgreSQL and
+    SQLite ≥ 3.35 both speak ``ON CONFLICT … DO UPDATE … RETURNING``), run in autocommit so a
+    count survives whatever the request does afterwards."""
+
+    SWEEP_EVERY = 200  # on average, one hit in this many deletes the expired rows
+
+    def hit(self, key: str, window: int) -> int:
+        from tournaments.models import ThrottleCounter
+
+        q = connection.ops.quote_name
+        table = q(ThrottleCounter._meta.db_table)
+        count, expires = q("count"), q("expires_at")
+        now = int(time.time())
+        # Only identifiers of our own model are formatted in; every value is a parameter.
+        sql = (
+            f"INSERT INTO {table} ({q('key')}, {count}, {expires}) VALUES (%s, 1, %s) "  # noqa: S608
+            f"ON CONFLICT ({q('key')}) DO UPDATE SET "
+            f"{count} = CASE WHEN {table}.{expires} <= %s THEN 1 ELSE {table}.{count} + 1 END, "
+            f"{expires} = CASE WHEN {table}.{expires} <= %s THEN excluded.{expires} "
+            f"ELSE {table}.{expires} END "
+            f"RETURNING {count}"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [key, now + window, now, now])
+            value = int(cursor.fetchone()[0])
+        if random.randrange(self.SWEEP_EVERY) == 0:
+            ThrottleCounter.objects.filter(expires_at__lte=now).delete()
+        return value
+
+    def refund(self, key: str) -> None:
+        from tournaments.models import ThrottleCounter
+
+        ThrottleCounter.objects.filter(
+            key=key, count__gt=0, expires_at__gt=int(time.time())
+        ).update(count=F("count") - 1)
+
+    def clear(self, key: str) -> None:
+        from tournaments.models import ThrottleCounter
+
+        ThrottleCounter.objects.filter(key=key).delete()
+
+
+_stores: dict[tuple[str, str], Store] = {}
+_stores_lock = threading.Lock()
+
+
+def store() -> Store:
+    """The configured store (one Redis client per process and URL)."""
+    kind = getattr(settings, "THROTTLE_STORE", "database")
+    if kind != "redis":
+        return DatabaseStore()
+    url = settings.THROTTLE_REDIS_URL
+    with _stores_lock:
+        if ("redis", url) not in _stores:
+            _stores[("redis", url)] = RedisStore(url, getattr(settings, "THROTTLE_KEY_PREFIX", ""))
+        return _stores[("redis", url)]
+
+
+# --------------------------------------------------------------------------------------------
+# Attempts
+
+
+@dataclass
+class Attempt:
+    """One guess, counted in ``counters`` (key, limit) before the secret is checked."""
+
+    counters: list[tuple[str, int]]
+    window: int
+    blocked: bool = False
+    _counted: list[str] = field(default_factory=list)
+    _kept: bool = False
+
+    def keep(self) -> None:
+        """It was a wrong guess: leave it counted."""
+        self._kept = True
+
+    def settle(self) -> None:
+        """Give the reservation back unless ``keep`` was called (a success, a malformed form)."""
+        if self._kept:
+            return
+        _refund(self._counted)
+        self._counted = []
+
+
+def _refund(keys: list[str]) -> None:
     try:
-        return int(cache.get(key, 0) or 0)
-    except Exception:  # cache down: fail open (see module docstring)
-        logger.warning("throttle cache unavailable; not throttling", exc_info=True)
-        return 0
+        backend = store()
+        for key in keys:
+            backend.refund(key)
+    except Exception as error:  # one line, no traceback: the database may simply be down
+        logger.warning("throttle store unavailable; reservation not returned: %s", error)
 
 
-def _bump(key: str, window: int) -> None:
+def attempt(counters: list[tuple[str, int]], window: int) -> Attempt:
+    """Reserve one attempt in every counter; blocked (and nothing reserved) if any is full."""
+    result = Attempt(counters, window)
     try:
-        # add() only creates the counter (starting the window); incr() is atomic in Redis and
-        # in the memory cache, so two workers failing at once both count.
-        cache.add(key, 0, timeout=window)
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.add(key, 1, timeout=window)
-    except Exception:
-        logger.warning("throttle cache unavailable; failure not counted", exc_info=True)
+        backend = store()
+        for key, limit in counters:
+            count = backend.hit(key, window)
+            result._counted.append(key)
+            if count > limit:
+                result.blocked = True
+    except Exception as error:  # the store is down: fail open (see module docstring)
+        logger.warning("throttle store unavailable; not throttling: %s", error)
+        return Attempt(counters, window)
+    if result.blocked:
+        _refund(result._counted)
+        result._counted = []
+        result._kept = True
+    return result
 
 
-def _clear(key: str) -> None:
+def clear(key: str) -> None:
     try:
-        cache.delete(key)
-    except Exception:
-        logger.warning("throttle cache unavailable; counter not reset", exc_info=True)
+        store().clear(key)
+    except Exception as error:
+        logger.warning("throttle store unavailable; counter not reset: %s", error)
 
 
-def is_blocked(scope: str, subject: str, client: str, *, limit: int | None = None) -> bool:
-    """True when ``subject`` (an account, a table) from ``client`` has used up its failures, or
-    ``client`` has used up its failures across all subjects."""
-    per_subject = limit or settings.LOGIN_FAILURES_LIMIT
-    per_client = max(per_subject, settings.LOGIN_FAILURES_PER_CLIENT_LIMIT)
-    return (
-        _count(_key(scope, subject.casefold(), client)) >= per_subject
-        or _count(_key(scope + ":client", client)) >= per_client
-    )
+# --------------------------------------------------------------------------------------------
+# Logins
 
 
-def register_failure(scope: str, subject: str, client: str) -> None:
-    window = settings.LOGIN_FAILURES_WINDOW
-    _bump(_key(scope, subject.casefold(), client), window)
-    _bump(_key(scope + ":client", client), window)
-
-
-def reset(scope: str, subject: str, client: str) -> None:
-    _clear(_key(scope, subject.casefold(), client))
-
-
-# The login flavour, used by the middleware.
 LOGIN_SCOPE = "login"
 
 
-def login_blocked(request: HttpRequest, username: str) -> bool:
-    return is_blocked(LOGIN_SCOPE, username, client_ip(request))
+def _login_counters(username: str, client: str) -> list[tuple[str, int]]:
+    account = username.casefold()
+    return [
+        (_key(LOGIN_SCOPE, account, client), settings.LOGIN_FAILURES_LIMIT),
+        (_key(LOGIN_SCOPE + ":account", account), settings.LOGIN_FAILURES_PER_ACCOUNT_LIMIT),
+        (_key(LOGIN_SCOPE + ":client", client), settings.LOGIN_FAILURES_PER_CLIENT_LIMIT),
+    ]
 
 
-def login_failed(request: HttpRequest, username: str) -> None:
+def login_attempt(request: HttpRequest, username: str) -> Attempt:
+    """Reserve a login attempt for ``username`` from the request's address."""
+    return attempt(_login_counters(username, client_ip(request)), settings.LOGIN_FAILURES_WINDOW)
+
+
+def login_failed(request: HttpRequest, username: str, reservation: Attempt) -> None:
+    reservation.keep()
+    logger.info("login failed for %r from %s", username[:150], client_ip(request))
+
+
+def login_succeeded(request: HttpRequest, username: str, reservation: Attempt) -> None:
+    """The right password: the attempt is returned and the (account, address) count reset."""
+    reservation.settle()
+    clear(_key(LOGIN_SCOPE, username.casefold(), client_ip(request)))
+
+
+# --------------------------------------------------------------------------------------------
+# Pair codes at the table
+
+
+PAIR_CODE_SCOPE = "pair-code"
+
+
+def pair_code_attempt(request: HttpRequest, table_id: Any) -> Attempt:
+    """Reserve a pair-code guess at table ``table_id`` from the request's address."""
     client = client_ip(request)
-    register_failure(LOGIN_SCOPE, username, client)
-    logger.info("login failed for %r from %s", username[:150], client)
-
-
-def login_succeeded(request: HttpRequest, username: str) -> None:
-    reset(LOGIN_SCOPE, username, client_ip(request))
+    table = str(table_id)
+    return attempt(
+        [
+            (_key(PAIR_CODE_SCOPE, table, client), settings.PAIR_CODE_FAILURES_LIMIT),
+            (_key(PAIR_CODE_SCOPE + ":table", table), settings.PAIR_CODE_FAILURES_PER_TABLE_LIMIT),
+        ],
+        settings.PAIR_CODE_FAILURES_WINDOW,
+    )

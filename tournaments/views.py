@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST, require_safe
 from django_tables2 import RequestConfig
 
 from guandan_tourney.redirects import safe_next
+from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.forms import (
     PRESETS,
@@ -186,8 +187,8 @@ def pairs(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     listing = Pair.objects.filter(tournament=tournament).order_by("number")
     if query:
         condition = Q(players__name__icontains=query) | Q(unit__name__icontains=query)
-        if query.isdigit():
-            condition |= Q(number=int(query))
+        if (number := parse_int(query, minimum=1)) is not None:
+            condition |= Q(number=number)
         listing = listing.filter(condition).distinct()
     paginator = Paginator(pairs_with_players(listing), REGISTRATIONS_PER_PAGE)
     page = paginator.get_page(request.GET.get("page"))
@@ -379,8 +380,8 @@ def audit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     if action:
         entries = entries.filter(action=action)
     round_number = request.GET.get("round", "")
-    if round_number.isdigit():
-        entries = entries.filter(round_number=int(round_number))
+    if (number := parse_int(round_number, minimum=1)) is not None:
+        entries = entries.filter(round_number=number)
     table = AuditTable(entries)
     RequestConfig(request, paginate={"per_page": 100}).configure(table)
     return render(

@@ -75,7 +75,8 @@ def printed_place(upgrade: int) -> str:
 
 def describe_event(event: Event, *, effect: bool = True) -> str:
     """One event as a referee reads it: "南北上游，对家二游 +3", "东西犯规（南北 +3）",
-    "南北升级调整 +2". ``effect=False`` leaves out a foul's consequence (the public pages)."""
+    "南北本副判负（东西 +3）", "南北升级调整 +2". ``effect=False`` leaves out a foul's or a
+    deal loss's consequence (the public pages)."""
     if event.kind is EventKind.DEAL:
         return _("%(side)s上游，对家%(place)s +%(up)s") % {
             "side": side_label(event.side),
@@ -87,6 +88,14 @@ def describe_event(event: Event, *, effect: bool = True) -> str:
             return _("%(side)s犯规") % {"side": side_label(event.side)}
         # RULES.md §3: a foul ends the deal, scored as the innocent side's +3.
         return _("%(side)s犯规（%(other)s +3）") % {
+            "side": side_label(event.side),
+            "other": side_label(event.side.other),
+        }
+    if event.kind is EventKind.LOSE:
+        # RULES.md §3 本副判负: scored as the other side's 双下 (+3), not a 犯规.
+        if not effect:
+            return _("%(side)s本副判负") % {"side": side_label(event.side)}
+        return _("%(side)s本副判负（%(other)s +3）") % {
             "side": side_label(event.side),
             "other": side_label(event.side.other),
         }
@@ -104,21 +113,38 @@ def event_text(token: str) -> str:
 
 
 def printed_event_note(event: Event) -> str:
-    """The note column of a printed deal line: "南北犯规", "东西升级调整"; "" for a deal (its
-    side and place have their own columns)."""
+    """The note column of a printed deal line: "南北犯规", "南北本副判负", "东西升级调整"; ""
+    for a deal (its side and place have their own columns)."""
     if event.kind is EventKind.DEAL:
         return ""
     if event.kind is EventKind.FOUL:
         return f"{printed_side(event.side)}犯规"
+    if event.kind is EventKind.LOSE:
+        return f"{printed_side(event.side)}本副判负"
     return f"{printed_side(event.side)}升级调整"
 
 
-END_KINDS = {"forfeit": gettext_noop("弃权"), "penalty_loss": gettext_noop("判负")}
+# The extra deal of a level tie (RULES.md §2 "Level tie", ``tie: extra_deal``).
+EXTRA_DEAL = gettext_noop("加打一副")
+PRINTED_EXTRA_DEAL = "加打"
+
+# How a match ended other than by its deals (``scoring.engine.END_KINDS``).
+END_KINDS = {
+    "forfeit": gettext_noop("弃权"),
+    "penalty_loss": gettext_noop("判负"),
+    "late_sheet": gettext_noop("迟交记分表"),
+}
 
 
 def end_label(kind: str) -> str:
-    """弃权 / 判负 in the active language."""
-    return _(END_KINDS[kind])
+    """弃权 / 判负 / 迟交记分表 in the active language; an unknown kind as it is."""
+    text = END_KINDS.get(kind)
+    return _(text) if text else kind
+
+
+def printed_end(kind: str) -> str:
+    """弃权 / 判负 / 迟交记分表 on a printed document ("" for none)."""
+    return END_KINDS.get(kind, kind)
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,6 +193,31 @@ ROUND_FORMATS = {
 }
 TIEBREAK_PRESETS = {"regulation": "竞赛规程", "jiangsu2017": "江苏2017"}
 CUSTOM_PRESET = "自定义"
+
+# The settings block of the printed standings and the Excel export (fixed Chinese): the preset
+# the settings match (``rules.ruleset.PRESETS``) and each scoring setting's value.
+PRINTED_PRESETS = {"regulation": "规程", "jiangsu2017": "江苏2017（26分制）"}
+PRINTED_A_RULES = {"continue": "A必打，打A不过不降级", "reset_to_2": "打A{n}次未过降回2"}
+PRINTED_A_FAIL_COUNTS = {
+    "deal": "每打一副A未过计一次",
+    "stage": "每次上台打A被推翻计一次",
+}
+PRINTED_A_PASSES = {
+    "partner_2_or_3": "头游且对家二游或三游",
+    "double_only": "只有对方双下才算过A",
+}
+PRINTED_TIES = {"draw": "平局", "extra_deal": "加打一副决定胜负"}
+# The hint printed above a score sheet's deal grid, by how A is passed (``a_pass``).
+_UPGRADE_HINT = "上游方升级：对家二游 +3，三游 +2，末游 +1；"
+PRINTED_SHEET_HINTS = {
+    "partner_2_or_3": _UPGRADE_HINT + "A 必打，打 A 时对家二游或三游方可过 A",
+    "double_only": _UPGRADE_HINT + "A 必打，打 A 时须对方双下（对家二游）方可过 A",
+}
+# RULES.md §2 升级数, printed under a standings table that shows it.
+PRINTED_UPGRADES_NOTE = (
+    "升级数 = 每场最终级数 − 2（过A计13；迟到领先的级数计入，判负降级与打A失败降回2扣除；"
+    "弃权、轮空计0）"
+)
 
 # Keyed by ``rules.ruleset.CRITERION_KEYS`` plus ``cf`` (match points, always first): Chinese,
 # English. ``tests/core/test_wording.py`` checks that every key has both.

@@ -315,6 +315,9 @@ def render_standings(doc: Standings, target: BinaryIO | None = None) -> bytes:
     if doc.preset:
         notes.append(f"破同分规则：{doc.preset}")
     notes.append("“名次依据”为将该对与上一名分开的项目；级差分已扣除判罚扣分。")
+    notes.extend(doc.notes)
+    if doc.settings:
+        notes.append("赛事设置：" + "；".join(f"{label} {value}" for label, value in doc.settings))
     return render_table(
         doc.tournament,
         standings_title(doc),

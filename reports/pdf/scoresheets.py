@@ -33,6 +33,7 @@ from reports.pdf.common import (
     _text,
     draw_qr,
     fit,
+    text_width,
 )
 from reports.rows import (
     EAST,
@@ -160,14 +161,7 @@ def _draw_frame(c: Canvas, lay: SheetLayout, sheet: ScoreSheet, printed_at: str)
     c.setStrokeColor(RULE)
     c.line(left + half, pair_top, left + half, pair_top - 4 * row_h)
 
-    _text(
-        c,
-        left + 130,
-        lay.hint_y,
-        "上游方升级：对家二游 +3，三游 +2，末游 +1；A 必打，打 A 时对家二游或三游方可过 A",
-        8.5,
-        color=MUTED,
-    )
+    _text(c, left + 130, lay.hint_y, sheet.hint, 8.5, color=MUTED)
 
     # The deal grid.
     widths, line_h, grid_top = lay.deal_widths, lay.line_h, lay.grid_top
@@ -294,10 +288,25 @@ def _draw_values(c: Canvas, lay: SheetLayout, sheet: ScoreSheet) -> None:
         jc_x = left + sum(res_widths[:2])
         _cell_text(c, jc_x, bottom, res_widths[2], 2 * res_h, str(r.jc), 14, color=value_ink)
         if r.note:
-            note_x = left + sum(res_widths[:5])
-            _cell_text(c, note_x, bottom, res_widths[5], 2 * res_h, r.note, 11, color=value_ink)
+            note_x, note_w = left + sum(res_widths[:5]), res_widths[5]
+            lines = _note_lines(r.note, note_w - 6, 11)
+            if len(lines) == 1:
+                _cell_text(c, note_x, bottom, note_w, 2 * res_h, r.note, 11, color=value_ink)
+            else:
+                # A long remark ("南北迟交记分表（按弃权记分）") takes both rows of its cell.
+                for k, line in enumerate(lines):
+                    yy = bottom + (1 - k) * res_h
+                    _cell_text(c, note_x, yy, note_w, res_h, line, 11, color=value_ink)
     if sheet.filled and sheet.confirmed:
         _text(c, left, MARGIN - 14, fit(sheet.confirmed, width * 0.7, 8), 8, color=MUTED)
+
+
+def _note_lines(note: str, width: float, size: float) -> tuple[str, ...]:
+    """The result remark on one line, or on two split before its bracket when too wide."""
+    if text_width(note, size) <= width or "（" not in note:
+        return (note,)
+    head, _, tail = note.partition("（")
+    return head, "（" + tail
 
 
 def _frame_key(sheet: ScoreSheet, rows: int, printed_at: str) -> tuple:
@@ -305,6 +314,7 @@ def _frame_key(sheet: ScoreSheet, rows: int, printed_at: str) -> tuple:
         sheet.tournament,
         sheet.round_number,
         sheet.round_format,
+        sheet.hint,
         rows,
         sheet.filled,
         bool(sheet.entry_url),

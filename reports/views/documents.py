@@ -25,6 +25,7 @@ from reports.registrations import (
     import_registrations,
     parse_registrations,
 )
+from tournaments.bounds import parse_int
 from tournaments.models import Pair, Round, Tournament
 from tournaments.permissions import organizer_required
 
@@ -32,8 +33,7 @@ DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties")
 
 
 def _int(request: HttpRequest, name: str) -> int | None:
-    raw = request.GET.get(name, "").strip()
-    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+    return parse_int(request.GET.get(name, ""), minimum=1)
 
 
 def _flag(request: HttpRequest, name: str) -> bool:

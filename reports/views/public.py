@@ -35,6 +35,7 @@ from reports.tables import STANDINGS_PER_PAGE, StandingsData, StandingsTable
 from rules.events import Side
 from scoring.cache import CompactStandings, cached_standings
 from scoring.facts import score_table, table_facts
+from tournaments.bounds import INT_MAX, clamp_int, parse_int
 from tournaments.forms import FindForm
 from tournaments.models import Pair, Player, Round, Table, Tournament
 from tournaments.permissions import Role, roles_of
@@ -241,8 +242,8 @@ def search_pairs(tournament: Tournament, query: str, limit: int = FIND_LIMIT) ->
     """Pairs whose number is ``query`` or a player's name contains it (bounded)."""
     query = query.strip()
     condition = Q(players__name__icontains=query)
-    if query.isdigit():
-        condition |= Q(number=int(query))
+    if (number := parse_int(query, minimum=1)) is not None:
+        condition |= Q(number=number)
     ids = list(
         Pair.objects.filter(tournament=tournament)
         .filter(condition)
@@ -290,16 +291,12 @@ def _standings_context(
 ) -> dict[str, Any]:
     rounds = _visible_rounds(tournament)
     latest = rounds[-1].number if rounds else 0
-    try:
-        after = int(request.GET.get("after", latest))
-    except ValueError:
-        after = latest
-    after = max(0, min(after, latest))
+    after = clamp_int(request.GET.get("after"), default=latest, minimum=0, maximum=latest)
     rows = cached_standings(tournament, after_round=after, provisional=True)
     mine: set[int] = set()
     query = (request.GET.get("q") or "").strip()[:50]
-    if request.GET.get("pair", "").isdigit():
-        mine.add(int(request.GET["pair"]))
+    if (pair := parse_int(request.GET.get("pair"), minimum=1)) is not None:
+        mine.add(pair)
     if query:
         mine.update(p.number for p in search_pairs(tournament, query, limit=FIND_LIMIT))
     page = request.GET.get("page")
@@ -369,17 +366,24 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
                 history.append(entry)
                 continue
             other = mine.other
+            # A forfeit or a late scoresheet (RULES.md §2) is a loss for the side responsible
+            # whatever the levels say (0 CF, 0 JCF, 0 级差); the other side keeps the result of
+            # the deals.
+            lost_by_end = result.lost_by_end(mine)
             entry.update(
                 {
                     "my_level": result.level(mine),
                     "their_level": result.level(other),
-                    "jc": result.level(mine) - result.level(other),
+                    "jc": 0
+                    if lost_by_end or result.forfeit
+                    else result.level(mine) - result.level(other),
                     "jcf": result.jcf(mine),
                     "cf": result.cf(mine),
-                    "won": result.winner is mine,
-                    "lost": result.winner is other,
+                    "won": result.winner is mine and not lost_by_end,
+                    "lost": lost_by_end or result.winner is other,
                     "forfeit": result.forfeit,
                     "penalty_loss": result.penalty_loss,
+                    "late_sheet": result.late_sheet,
                     "steps": [
                         {
                             "deal": step.deal_number,
@@ -440,10 +444,7 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     show = request.GET.get("show", default)
     if show not in ("pairings", "standings"):
         show = default
-    try:
-        offset = max(0, int(request.GET.get("offset", 0)))
-    except ValueError:
-        offset = 0
+    offset = clamp_int(request.GET.get("offset"), default=0, minimum=0, maximum=INT_MAX)
     chunk = PROJECTOR_ROWS * PROJECTOR_PAGES
     standings_rows: CompactStandings | None = None
     pages: list[list[dict[str, Any]]] = []

@@ -28,6 +28,7 @@ from scoring.services import (
 )
 from scoring.views.common import _form_errors, _round, _service_message
 from scoring.views.referee import VIEW_ROLES, _round_pairs
+from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Table, Tournament
 from tournaments.permissions import (
@@ -54,11 +55,8 @@ def _penalty_scope(
 
 
 def _positive(value: Any) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise Http404 from None
-    if number < 1:
+    number = parse_int(value, minimum=1)
+    if number is None:
         raise Http404
     return number
 

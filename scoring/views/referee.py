@@ -66,6 +66,7 @@ from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournamen
 from tournaments.permissions import (
     Role,
     chief_referee_required,
+    has_role,
     is_chief_referee,
     is_referee,
     referee_required,
@@ -73,6 +74,13 @@ from tournaments.permissions import (
 )
 
 VIEW_ROLES = (Role.REFEREE, Role.ORGANIZER)  # organizers may watch; only referees enter
+# ``RuleSet.may_impose`` names the lowest role allowed (RULES.md §3 "Who may impose what");
+# the roles at or above it.
+AUTHORITY_ROLES = {
+    "referee": (Role.REFEREE, Role.CHIEF_REFEREE, Role.ORGANIZER),
+    "chief_referee": (Role.CHIEF_REFEREE, Role.ORGANIZER),
+    "organizer": (Role.ORGANIZER,),
+}
 FILTERS = ("all", "mine", "unconfirmed", "problem")
 TABLES_PER_PAGE = 100
 
@@ -258,6 +266,9 @@ def table_page(
     tokens = " ".join(event.token for event in obj.events.all())
     status = table_status(obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet)
     version = {"version": obj.version}
+    # 本副判负 (a ``lose:`` event) beside 犯规, for whoever the rules let impose it (by default
+    # the chief referee, seed 003).
+    may_lose = has_role(request.user, tournament, *AUTHORITY_ROLES[rules.may_impose("deal_loss")])
     return render(
         request,
         "scoring/table.html",
@@ -272,6 +283,7 @@ def table_page(
             "chief": chief,
             "changeable": changeable,
             "can_enter": changeable and not sheet.finished and not obj.end_kind,
+            "can_lose": may_lose,
             "status": status,
             "status_label": TableStatus.label(status),
             "history": [history_row(entry) for entry in history],
@@ -281,7 +293,9 @@ def table_page(
             "foul_form": FoulForm(initial=version, auto_id="foul_%s"),
             "lateness_form": LatenessForm(initial=version, auto_id="late_%s"),
             "end_form": EndForm(
-                initial={**version, "kind": obj.end_kind, "side": obj.end_side}, auto_id="end_%s"
+                initial={**version, "kind": obj.end_kind, "side": obj.end_side},
+                auto_id="end_%s",
+                passed_a=bool(sheet.passed_a),
             ),
             "correction_form": CorrectionForm(initial=version, auto_id="correct_%s"),
             "correction_tokens": tokens,
@@ -327,7 +341,7 @@ def _table_action(
 def table_event(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
-    """One tap of the grid (or a foul button): append the event."""
+    """One tap of the grid (or a 本副判负 button, ``lose:NS``): append the event."""
     return _table_action(
         request,
         tournament,
@@ -424,7 +438,7 @@ def table_start(
 def table_end(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
-    """弃权 / 判负 of one side, or clearing it."""
+    """弃权 / 判负 / 迟交记分表 of one side, or clearing it."""
     return _table_action(
         request,
         tournament,

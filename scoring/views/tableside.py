@@ -12,7 +12,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.core.cache import cache
 from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -38,11 +37,9 @@ from scoring.services import (
 )
 from scoring.sheet import tap_grid
 from scoring.views.common import _form_errors, _service_message, _sheet_of, _tables_qs
+from tournaments import throttle
 from tournaments.errors import ServiceError
 from tournaments.models import Round, Table
-
-CODE_ATTEMPTS = 10  # wrong pair codes per table before the link refuses codes for a while
-CODE_LOCK_SECONDS = 600
 
 
 class LinkGone(Exception):
@@ -88,10 +85,6 @@ def _tableside(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
         return view(request, table)
 
     return never_cache(wrapper)
-
-
-def _code_key(table: Table) -> str:
-    return f"tableside-code-failures:{table.pk}"
 
 
 @_tableside
@@ -194,9 +187,10 @@ tableside_submit = _tableside_write(
 @_tableside
 def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
     """West confirms with the East–West pair's code; then only a referee can change the table.
-    Wrong codes are counted per table (a shared cache) so the code cannot be guessed."""
-    key = _code_key(table)
-    if cache.get(key, 0) >= CODE_ATTEMPTS:
+    Wrong codes are counted per table and per (table, address) in a shared store
+    (tournaments/throttle.py), reserved before the code is checked, so no race gets extra tries."""
+    attempt = throttle.pair_code_attempt(request, table.pk)
+    if attempt.blocked:
         messages.error(request, _("密码错误次数过多，请稍后再试或联系裁判。"))
         return redirect("tableside:tableside", table.entry_token)
 
@@ -205,18 +199,17 @@ def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
             confirm_table_by_pair_code(t, f.cleaned_data["code"], f.cleaned_data["version"])
         except ServiceError as error:
             if error.code == "bad_pair_code":
-                cache.add(key, 0, CODE_LOCK_SECONDS)
-                try:
-                    cache.incr(key)
-                except ValueError:  # expired in between
-                    cache.set(key, 1, CODE_LOCK_SECONDS)
+                attempt.keep()  # a wrong guess stays counted
             raise
 
-    return _tableside_action(
-        request,
-        table,
-        table.entry_token,
-        PairCodeForm(request.POST),
-        confirm,
-        _("成绩已确认。谢谢！如需更改，请联系裁判。"),
-    )
+    try:
+        return _tableside_action(
+            request,
+            table,
+            table.entry_token,
+            PairCodeForm(request.POST),
+            confirm,
+            _("成绩已确认。谢谢！如需更改，请联系裁判。"),
+        )
+    finally:
+        attempt.settle()

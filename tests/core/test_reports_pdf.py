@@ -275,3 +275,22 @@ def test_progress_bar_draws_in_place_on_a_terminal_and_stays_quiet_in_logs() -> 
     quiet = ProgressBar("记分表", log)
     quiet(1, 2)
     assert log.getvalue() == ""
+
+
+def test_standings_print_the_settings_block_and_the_upgrades_footnote() -> None:
+    # Issue 12: the scoring settings actually used and what 升级数 counts, under the table.
+    base = standings_doc()
+    doc = Standings(
+        base.tournament,
+        base.after_round,
+        base.final,
+        base.columns,
+        base.lines,
+        "江苏2017",
+        settings=(("规则", "江苏2017（26分制）"), ("弃权", "出席方 2 场分 + 18 级差分")),
+        notes=("升级数 = 每场最终级数 − 2",),
+    )
+    text = "".join(text_of(pdf.render_standings(doc)))
+    assert "升级数 = 每场最终级数 − 2" in text
+    assert "赛事设置：规则 江苏2017（26分制）；弃权 出席方 2 场分 + 18 级差分" in text
+    assert "赛事设置" not in "".join(text_of(pdf.render_standings(base)))

@@ -59,7 +59,7 @@ def doc() -> Doc:
 
 def test_export_round_trip_has_every_sheet_frozen_headers_and_widths() -> None:
     book = load_workbook(io.BytesIO(xlsx.render_workbook(doc())))
-    assert book.sheetnames == ["排名", "第1轮", "牌局", "判罚", "报名"]
+    assert book.sheetnames == ["排名", "第1轮", "牌局", "判罚", "报名", "设置"]
     standings = book["排名"]
     assert [c.value for c in standings[1]][:6] == ["名次", "对号", "牌手", "单位", "场分", "级差分"]
     assert [c.value for c in standings[2]][:6] == [1, 1, "张三/李四", "南京", 2, 17]
@@ -265,3 +265,52 @@ def test_streaming_writer_keeps_every_value_readable() -> None:
     assert ws["A1"].fill.fgColor.rgb == "FFE6E6E6"
     assert ws.column_dimensions["A"].width == 10
     assert loaded["空表"].max_row == 1
+
+
+def test_results_carry_the_end_and_the_settings_sheet_the_settings_block() -> None:
+    # Issue 12: a late scoresheet's end in its own column (the late side's 0 figures), and the
+    # settings block with the footnote on 升级数.
+    base = doc()
+    late = MatchSummary("9", "7", 2, 0, 11, 0, 0, "南北迟交记分表（按弃权记分）", "迟交记分表")
+    standings = Standings(
+        "秋季赛",
+        1,
+        False,
+        base.standings.columns,
+        base.standings.lines,
+        settings=(("规则", "江苏2017（26分制）"), ("级数相同", "加打一副决定胜负")),
+        notes=("升级数 = 每场最终级数 − 2",),
+    )
+    book = load_workbook(
+        io.BytesIO(
+            xlsx.render_workbook(
+                Doc(
+                    tournament="秋季赛",
+                    standings=standings,
+                    rounds=((1, (ResultLine(1, A, B, "已确认", late),)),),
+                    deals=base.deals,
+                    penalties=base.penalties,
+                )
+            )
+        )
+    )
+    results = [[c.value for c in row] for row in book["第1轮"].iter_rows()]
+    assert results[0][-2:] == ["结束方式", "说明"]
+    assert results[1][8:] == [
+        "9",
+        "7",
+        2,
+        0,
+        11,
+        0,
+        0,
+        "迟交记分表",
+        "南北迟交记分表（按弃权记分）",
+    ]
+    settings = [[c.value for c in row] for row in book["设置"].iter_rows()]
+    assert settings == [
+        ["项目", "设置"],
+        ["规则", "江苏2017（26分制）"],
+        ["级数相同", "加打一副决定胜负"],
+        ["说明", "升级数 = 每场最终级数 − 2"],
+    ]

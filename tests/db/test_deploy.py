@@ -44,14 +44,29 @@ def _prod_env(**overrides: str) -> dict[str, str]:
     return _env(**values)
 
 
+def _redis_reachable() -> bool:
+    try:
+        import redis  # noqa: F401
+    except ImportError:
+        return False
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
+    except OSError:
+        return False
+    return True
+
+
 def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
 
 
+@pytest.mark.skipif(not _redis_reachable(), reason="needs the redis package and Redis on :6379")
 def test_check_deploy_is_clean_with_production_settings() -> None:
-    result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], _prod_env())
+    # Production has a shared store (without one: guandan.W001, tests/web/test_throttle.py).
+    env = _prod_env(REDIS_URL="redis://127.0.0.1:6379/15")
+    result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 
@@ -102,7 +117,7 @@ def test_a_bad_environment_fails_loudly_at_start(
     monkeypatch: pytest.MonkeyPatch, env: dict[str, str], message: str
 ) -> None:
     with pytest.raises(ImproperlyConfigured, match=message):
-        _load_settings(monkeypatch, **env)
+        _load_settings(monkeypatch, **{"DEBUG": "1", **env})
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -149,25 +164,21 @@ def test_production_defaults_are_secure(monkeypatch: pytest.MonkeyPatch) -> None
     assert s.CACHES["default"]["BACKEND"].endswith("LocMemCache")
 
 
-def test_debug_default_is_a_laptop_with_sqlite_and_no_secrets_needed(
+def test_debug_is_off_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 11 finding 12: an unset DEBUG is production (so it needs its secrets)."""
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY must be set"):
+        _load_settings(monkeypatch)
+    s = _load_settings(monkeypatch, SECRET_KEY=PROD_KEY, ALLOWED_HOSTS="x.org")
+    assert s.DEBUG is False
+
+
+def test_debug_on_is_a_laptop_with_sqlite_and_no_secrets_needed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    s = _load_settings(monkeypatch)
+    s = _load_settings(monkeypatch, DEBUG="1")
     assert s.DEBUG is True
     assert s.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
     assert s.DATABASES["default"]["CONN_MAX_AGE"] == 0
-
-
-def _redis_reachable() -> bool:
-    try:
-        import redis  # noqa: F401
-    except ImportError:
-        return False
-    try:
-        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
-    except OSError:
-        return False
-    return True
 
 
 @pytest.mark.skipif(not _redis_reachable(), reason="needs the redis package and Redis on :6379")

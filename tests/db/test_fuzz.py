@@ -257,7 +257,14 @@ FIELD_NAMES = [
     "ew", "start_ns", "start_ew", "minutes", "late_side", "end", "end_kind", "end_side", "role",
     "username", "user", "pair_a", "pair_b", "a", "b", "deals", "next", "preset", "slug",
     "settings", "rounds", "confirm", "escalation", "referee_name", "upgrade", "levels", "file",
+    # the organizer forms' real prefixes (PairForm prefix "pair", UnitForm prefix "unit")
+    "pair-number", "pair-seeding", "pair-player1", "pair-player2", "pair-unit", "pair-contact1",
+    "unit-code", "unit-name", "user_id", "pair_number", "offset", "show", "action", "seed",
 ]  # fmt: skip
+# Column and 64-bit boundaries (PostgreSQL integer/bigint), as text and around zero.
+BOUNDARY_INTEGERS = [
+    str(n) for n in (2**31 - 1, 2**31, -(2**31) - 1, 2**53, 2**63 - 1, 2**63, 2**64, -(2**63) - 1)
+]
 nasty_text = st.sampled_from(
     [
         "",
@@ -285,6 +292,9 @@ nasty_text = st.sampled_from(
         "{}",
         "true",
         "//evil.example/",
+        "a\x00b",
+        "²",
+        *BOUNDARY_INTEGERS,
     ]
 ) | st.text(max_size=40)
 form_data = st.dictionaries(
@@ -376,9 +386,11 @@ def test_malformed_table_side_entry_changes_nothing(
 )
 @given(
     path=st.sampled_from(["", "find/", "standings/", "rounds/", "rounds/1/", "pairs/1/",
-                          "projector/"]),
+                          "projector/", "projector/?show=standings&", "pairs/2147483648/",
+                          "rounds/9223372036854775808/"]),
     query=st.dictionaries(
-        st.sampled_from(["q", "page", "round", "sort", "per_page", "after", "lang", "pair"]),
+        st.sampled_from(["q", "page", "round", "sort", "per_page", "after", "lang", "pair",
+                         "offset", "show", "\x00"]),
         nasty_text,
         max_size=4,
     ),
@@ -390,6 +402,45 @@ def test_public_pages_survive_any_query_string(
     client.raise_request_exception = False
     response = client.get(f"/t/{site['tournament'].slug}/{path}", query)
     assert response.status_code < 500, (path, query)
+
+
+@pytest.mark.django_db
+@settings(
+    max_examples=40,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    path=st.sampled_from(["manage/pairs/", "manage/audit/", "referee/", "referee/penalties/",
+                          "reports/", "reports/standings.pdf", "manage/pairs/2147483648/"]),
+    query=st.dictionaries(
+        st.sampled_from(["q", "page", "round", "table", "pair", "action", "sort", "all",
+                         "show", "filled", "final"]),
+        nasty_text,
+        max_size=3,
+    ),
+)  # fmt: skip
+def test_organizer_and_referee_pages_survive_any_query_string(
+    site: dict[str, Any], path: str, query: dict[str, str]
+) -> None:
+    client = Client()
+    client.force_login(site["boss"])
+    client.raise_request_exception = False
+    response = client.get(f"/t/{site['tournament'].slug}/{path}", query)
+    assert response.status_code < 500, (path, query)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("offset", ["0", "-1", *BOUNDARY_INTEGERS, "1e400", "\x00"])
+def test_projector_offset_is_never_a_500(site: dict[str, Any], offset: str) -> None:
+    client = Client()
+    client.raise_request_exception = False
+    for show in ("pairings", "standings"):
+        response = client.get(
+            f"/t/{site['tournament'].slug}/projector/", {"show": show, "offset": offset}
+        )
+        assert response.status_code in (200, 400), (show, offset, response.status_code)
 
 
 @pytest.mark.django_db

@@ -139,7 +139,7 @@ def test_penalty_report_for_a_round_and_the_event(played: Tournament, referee: A
 def test_excel_export_round_trip(played: Tournament, organizer: Any) -> None:
     tournament_services.register_pair(played, ["=HYPERLINK(1)", "@x"], organizer)
     book = load_workbook(io.BytesIO(xlsx.render_workbook(collect.workbook(played))))
-    assert book.sheetnames == ["排名", "第1轮", "第2轮", "牌局", "判罚", "报名"]
+    assert book.sheetnames == ["排名", "第1轮", "第2轮", "牌局", "判罚", "报名", "设置"]
     standings = list(book["排名"].iter_rows(values_only=True))
     assert standings[0][:5] == ("名次", "对号", "牌手", "单位", "场分")
     assert len(standings) == 1 + 9

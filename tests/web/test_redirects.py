@@ -37,6 +37,10 @@ def test_penalty_form_with_a_control_character_in_next_is_not_a_500(site):  # no
 
 @pytest.mark.django_db
 def test_language_switch_ignores_a_malformed_next():
+    # A control character in a query string is refused before any view (issue 11: a 400 page).
     response = Client().get("/lang/en/", {"next": "a\x00b"})
+    assert response.status_code == 400
+    assert "Location" not in response
+    response = Client().get("/lang/en/", {"next": "//evil.example/"})
     assert response.status_code == 302
     assert response["Location"] == "/"

@@ -7,12 +7,15 @@ alone. Tests use ``call_command``, which raises the ``CommandError`` itself.
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, handle_default_options
 from django.db import connections
 
+from tournaments.bounds import INT_MAX, OutOfRange, bounded_int
 from tournaments.messages import describe_problems, describe_rule_error, sentence
 from tournaments.models import Tournament
 
@@ -39,6 +42,22 @@ class PlainCommand(BaseCommand):
                 connections.close_all()
             except Exception:  # noqa: S110 - as Django's own run_from_argv
                 pass
+
+
+def whole_number(minimum: int = 1, maximum: int = INT_MAX) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number a column can hold (``tournaments.bounds``); anything
+    else is argparse's one-line usage error, never a database traceback."""
+
+    def parse(text: str) -> int:
+        try:
+            return bounded_int(text, minimum=minimum, maximum=maximum)
+        except OutOfRange:
+            raise argparse.ArgumentTypeError(
+                f"{text[:30]!r}: a whole number from {minimum} to {maximum}"
+            ) from None
+
+    parse.__name__ = "whole number"
+    return parse
 
 
 def get_tournament(slug: str) -> Tournament:

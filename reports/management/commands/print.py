@@ -17,6 +17,7 @@ from reports.collect import ReportError
 from reports.views.documents import DOCUMENTS, render_document
 from tournaments.models import Tournament
 
+from ._base import whole_number
 from ._progress import ProgressBar
 
 
@@ -26,7 +27,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help=_("赛事的网址标识"))
         parser.add_argument("document", choices=DOCUMENTS)
-        parser.add_argument("--round", type=int, default=None, help=_("轮次（默认最新一轮）"))
+        parser.add_argument(
+            "--round", type=whole_number(), default=None, help=_("轮次（默认最新一轮）")
+        )
         parser.add_argument(
             "--filled", action="store_true", help=_("记分表：打印已确认桌的已填记分表")
         )

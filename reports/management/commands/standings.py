@@ -20,7 +20,7 @@ from tournaments.messages import sentence
 from tournaments.models import Pair, Round
 from tournaments.wording import criterion_label
 
-from ._base import PlainCommand, get_tournament, plain, refusal
+from ._base import PlainCommand, get_tournament, plain, refusal, whole_number
 
 
 def last_finished_round(tournament: Any) -> int:
@@ -38,7 +38,7 @@ class Command(PlainCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
-        parser.add_argument("--after-round", type=int, default=None, dest="after_round")
+        parser.add_argument("--after-round", type=whole_number(0), default=None, dest="after_round")
         parser.add_argument("--json", action="store_true", dest="as_json")
 
     def handle(self, *args: Any, **options: Any) -> None:
