@@ -1,13 +1,14 @@
-"""scoring.bench on a tiny field: the benchmark builds valid tournaments and reports its figures
-(issue 2 §6). The full ``make bench`` sizes are not run here."""
+"""benchmarks.standings on a tiny field: the benchmark's tournaments are valid and it reports its
+figures (issue 2 §6, issue 18). The full ``make bench`` sizes are not run here."""
 
 from __future__ import annotations
 
 import json
 
+from benchmarks.standings import main, run_bench
 from rules.ruleset import RuleSet
-from scoring.bench import build_tournament, main, run_bench
 from scoring.standings import standings_by_round
+from tests.support.standings_data import build_tournament
 
 
 def test_bench_tournament_gives_every_pair_one_outcome_a_round():
@@ -29,16 +30,27 @@ def test_bench_standings_run_on_its_tournament():
 
 
 def test_bench_reports_its_figures(capsys):
-    result = run_bench(pairs=20, rounds=3, seed=2, repeat=1)
+    result = run_bench(pairs=20, rounds=3, seed=2, repeat=1, reference=True)
     assert result.matches == 30
     assert result.events > 0
-    assert min(result.scoring_seconds, result.standings_seconds, result.floor_seconds) >= 0
+    timed = (
+        result.scoring_seconds,
+        result.standings_seconds,
+        result.by_round_seconds,
+        result.floor_seconds,
+        result.confirmation_seconds,
+        result.cold_seconds,
+    )
+    assert min(timed) >= 0
+    assert result.reference_seconds is not None
+    assert result.frozen_state_bytes > 0
 
     assert main(["--pairs", "12", "--rounds", "2", "--repeat", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["pairs"] == 12
     assert data["matches"] == 12
-    assert {"scoring_seconds", "standings_seconds", "floor_seconds", "scoring_goal_met"} <= set(
+    assert data["reference_seconds"] is None
+    assert {"standings_seconds", "confirmation_seconds", "cold_seconds", "scoring_goal_met"} <= set(
         data
     )
 

@@ -1,0 +1,214 @@
+"""scoring.standings' issue-18 API: ``rank_entrants`` (the ranking alone, for any entrants) and
+the frozen ``StandingsState`` that ``advance`` carries from one round to the next, so that a
+confirmation in the round in progress re-ranks without re-reading the earlier rounds."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+
+from scoring.standings import (
+    HEAD_TO_HEAD,
+    STANDING_ROW_FIELDS,
+    Deduction,
+    Outcome,
+    RankColumn,
+    StandingRow,
+    StandingsError,
+    StandingsUsageError,
+    advance,
+    compute_standings,
+    initial_state,
+    rank_entrants,
+    standings_setup,
+    state_after,
+)
+
+
+def match(number: int, winner: int, loser: int, jc: int = 1) -> list[Outcome]:
+    return [
+        Outcome(number, winner, loser, "played", "win", 2, 13 + jc, jc, 0),
+        Outcome(number, loser, winner, "played", "loss", 0, 13 - jc, -jc, 0),
+    ]
+
+
+LOT = RankColumn("lot", (3, 2, 1, 0))
+
+# -- rank_entrants: the ranking alone ---------------------------------------------------------
+
+
+def test_rank_entrants_orders_by_the_columns_in_turn_and_says_which_decided():
+    # Entrants are indices only (teams or a group's pairs alike). Higher points first, then
+    # fewer penalties, then the lot.
+    points = RankColumn("points", (4, 6, 4, 4), higher_is_better=True)
+    penalties = RankColumn("penalties", (1, 0, 0, 1))
+    ranking = rank_entrants([points, penalties, LOT])
+    assert ranking.order == (1, 2, 3, 0)
+    assert ranking.decided_by == (None, "points", "penalties", "lot")
+    assert ranking.ranks == (4, 1, 2, 3)
+
+
+def test_rank_entrants_treats_equal_numbers_of_either_type_as_equal():
+    # 2 and 2.0 (and -0.0 and 0.0) are the same figure: the lot decides.
+    ranking = rank_entrants([RankColumn("cf", (2, 2.0, -0.0, 0.0), True), LOT])
+    assert ranking.order == (1, 0, 3, 2)
+    assert ranking.decided_by == (None, "lot", "cf", "lot")
+
+
+def test_rank_entrants_places_fractions_and_wide_ranges_exactly():
+    values = (0.1 + 0.2, 0.3, 10**12, -(10**12))
+    ranking = rank_entrants([RankColumn("x", values, True), LOT])
+    assert ranking.order == (2, 0, 1, 3)  # 0.1 + 0.2 > 0.3 in binary floating point
+
+
+def test_rank_entrants_head_to_head_only_inside_tie_groups_and_again_inside_sub_groups():
+    # Entrants 0-3 tied on points; 4 alone. The mini-league puts 3 first and leaves 0, 1, 2
+    # level on 2, where it is applied again (1 beat 0 and 2 among themselves).
+    calls: list[tuple[int, ...]] = []
+
+    def mini_league(group):
+        calls.append(tuple(sorted(group)))
+        if len(group) == 4:
+            return {0: 2, 1: 2, 2: 2, 3: 6}
+        return {0: 0, 1: 4, 2: 0}  # 0 and 2: level again, then they did not meet
+
+    points = RankColumn("points", (5, 5, 5, 5, 9), higher_is_better=True)
+    ranking = rank_entrants(
+        [points, RankColumn(HEAD_TO_HEAD, None), RankColumn("lot", (0, 1, 2, 3, 4))],
+        mini_league,
+    )
+    assert ranking.order == (4, 3, 1, 0, 2)
+    assert ranking.decided_by == (None, "points", HEAD_TO_HEAD, HEAD_TO_HEAD, "lot")
+    assert calls[0] == (0, 1, 2, 3)  # never the single entrant 4
+    assert set(calls[1:]) == {(0, 1, 2), (0, 2)}
+
+
+def test_rank_entrants_head_to_head_that_does_not_apply_leaves_the_group_to_the_next_column():
+    ranking = rank_entrants(
+        [
+            RankColumn("points", (1, 1, 1, 1)),
+            RankColumn(HEAD_TO_HEAD, None),
+            RankColumn("wins", (0, 1, 0, 1), True),
+            LOT,
+        ],
+        lambda group: None,
+    )
+    assert ranking.order == (3, 1, 2, 0)
+    assert ranking.decided_by == (None, "lot", "wins", "lot")
+
+
+@pytest.mark.parametrize(
+    ("columns", "mini_league"),
+    [
+        ([], None),
+        ([RankColumn(HEAD_TO_HEAD, None), LOT], None),  # head-to-head without a mini-league
+        ([LOT, RankColumn(HEAD_TO_HEAD, None)], lambda g: None),  # head-to-head last
+        (
+            [RankColumn(HEAD_TO_HEAD, None), RankColumn("h2", None), LOT],
+            lambda g: None,
+        ),
+        ([RankColumn("x", (1, 2)), LOT], None),  # columns of different lengths
+    ],
+)
+def test_rank_entrants_rejects_bad_columns(columns, mini_league):
+    with pytest.raises(StandingsUsageError) as error:
+        rank_entrants(columns, mini_league)
+    assert error.value.code == "bad_columns"
+
+
+def test_rank_entrants_needs_a_last_column_that_separates_everyone():
+    with pytest.raises(StandingsUsageError) as error:
+        rank_entrants([RankColumn("points", (1, 2, 2))])
+    assert error.value.code == "no_total_order"
+
+
+def test_rank_entrants_of_no_one_and_of_one():
+    assert rank_entrants([RankColumn("lot", ())]).order == ()
+    assert rank_entrants([RankColumn("lot", (7,))]).decided_by == (None,)
+
+
+# -- StandingsState and advance ----------------------------------------------------------------
+
+PAIRS = [11, 12, 13, 14, 15]
+
+
+def _rounds() -> list[Outcome]:
+    outcomes = [*match(1, 11, 12, 3), *match(1, 13, 14, 1)]
+    outcomes.append(Outcome(1, 15, None, "bye", "win", 2, 17, 0, 0))
+    outcomes += [*match(2, 13, 11, 2), *match(2, 15, 12, 1)]
+    outcomes.append(Outcome(2, 14, None, "bye", "win", 2, 17, 0, 0))
+    return outcomes
+
+
+def test_advance_with_a_round_in_progress_equals_the_standings_from_every_outcome():
+    outcomes = _rounds()
+    setup = standings_setup(PAIRS, "regulation", 5)
+    frozen = state_after(setup, [o for o in outcomes if o.round == 1], [], 1)
+    round_2 = [o for o in outcomes if o.round == 2][:2]  # one table confirmed, one playing
+    in_progress = advance(frozen, round_2)
+    want = compute_standings(PAIRS, [*outcomes[:5], *round_2], [], "regulation", 5, 2)
+    assert in_progress.rows() == want
+    assert in_progress.after_round == 2
+
+
+def test_advance_leaves_the_frozen_state_as_it_was():
+    outcomes = _rounds()
+    setup = standings_setup(PAIRS, "regulation", 5)
+    frozen = state_after(setup, outcomes, [], 1)
+    before = frozen.rows()
+    first = advance(frozen, [o for o in outcomes if o.round == 2][:2])
+    second = advance(frozen, [o for o in outcomes if o.round == 2])
+    assert frozen.rows() == before
+    assert first.rows() != second.rows()
+    assert second.rows() == compute_standings(PAIRS, outcomes, [], "regulation", 5, 2)
+
+
+def test_advance_takes_only_outcomes_and_deductions_of_the_next_round():
+    setup = standings_setup(PAIRS, (), 0)
+    state = initial_state(setup)
+    for outcomes, deductions in [
+        (match(2, 11, 12), []),  # round 2 after round 0
+        (match(1, 11, 12), [Deduction(2, 11, 1)]),
+        (match(1, 11, 12), [Deduction(None, 11, 1)]),  # no round: a new cold start
+    ]:
+        with pytest.raises(StandingsUsageError) as error:  # a bug of the caller, not the user's
+            advance(state, outcomes, deductions)
+        assert error.value.code == "wrong_round"
+
+
+def test_advance_checks_outcomes_like_compute_standings():
+    state = initial_state(standings_setup(PAIRS, (), 0))
+    with pytest.raises(StandingsError) as error:
+        advance(state, match(1, 11, 99))
+    assert error.value.code == "unknown_pair"
+
+
+def test_initial_state_applies_deductions_without_a_round():
+    state = initial_state(standings_setup(PAIRS, (), 0), [Deduction(None, 12, 2)])
+    row = next(row for row in state.rows() if row.pair == 12)
+    assert (row.jcf, row.deductions) == (-2, 2)
+    with pytest.raises(StandingsUsageError) as error:
+        initial_state(standings_setup(PAIRS, (), 0), [Deduction(1, 12, 2)])
+    assert error.value.code == "wrong_round"
+
+
+def test_columns_are_the_rows_by_field_and_rank_of_finds_an_entrant():
+    outcomes = _rounds()
+    state = state_after(standings_setup(PAIRS, "jiangsu2017", 3), outcomes, [], 2)
+    rows = state.rows()
+    assert STANDING_ROW_FIELDS == tuple(f.name for f in dataclasses.fields(StandingRow))
+    columns = state.columns()
+    assert [StandingRow(*values) for values in zip(*columns, strict=True)] == list(rows)
+    assert all(state.rank_of(row.pair) == row.rank for row in rows)
+
+
+def test_a_state_survives_pickling_and_advances_the_same():
+    # A service may keep the frozen state in a cache shared by its processes.
+    outcomes = _rounds()
+    setup = standings_setup(PAIRS, "regulation", 9)
+    frozen = state_after(setup, outcomes, [], 1)
+    copy = pickle.loads(pickle.dumps(frozen))  # noqa: S301 (our own bytes)
+    round_2 = [o for o in outcomes if o.round == 2]
+    assert advance(copy, round_2).rows() == advance(frozen, round_2).rows()
