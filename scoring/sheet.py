@@ -26,6 +26,7 @@ from tournaments.wording import (
     end_label,
     place_label,
     side_label,
+    table_state,
     table_state_label,
 )
 
@@ -241,12 +242,14 @@ def rule_error_message(error: RuleError) -> str:
 
 
 class TableStatus:
-    """The dashboard's status of a table (issue 5): not started … confirmed, or a problem."""
+    """The desk's status of a table: the states of ``tournaments.wording.table_state`` and
+    ``problem``."""
 
     NOT_STARTED = "not_started"
     IN_PROGRESS = "in_progress"
     ENTERED = "entered"
     CONFIRMED = "confirmed"
+    CORRECTED = "corrected"
     PROBLEM = "problem"
     BYE = "bye"
     ORDER = (NOT_STARTED, IN_PROGRESS, ENTERED, CONFIRMED, PROBLEM)
@@ -257,20 +260,23 @@ class TableStatus:
         return table_state_label(status)
 
 
-def table_status(entry_status: str, is_bye: bool, has_facts: bool, sheet: Sheet | None) -> str:
-    """Pure: the dashboard status. A problem is a sheet the engine refuses, or a table marked
-    entered/confirmed whose sheet is not a finished match (e.g. fewer deals than the round)."""
-    if is_bye:
-        return TableStatus.BYE
-    if sheet is not None and sheet.error:
-        return TableStatus.PROBLEM
-    if entry_status in ("entered", "confirmed") and sheet is not None and not sheet.finished:
-        return TableStatus.PROBLEM
-    if entry_status == "confirmed":
-        return TableStatus.CONFIRMED
-    if entry_status == "entered":
-        return TableStatus.ENTERED
-    return TableStatus.IN_PROGRESS if has_facts else TableStatus.NOT_STARTED
+def table_status(
+    entry_status: str,
+    is_bye: bool,
+    has_facts: bool,
+    sheet: Sheet | None,
+    *,
+    corrected: bool = False,
+) -> str:
+    """Pure: the desk status, ``tournaments.wording.table_state`` unless the table has a
+    problem: a sheet the engine refuses, or a table marked entered/confirmed whose sheet is not
+    a finished match (e.g. fewer deals than the round)."""
+    if not is_bye:
+        if sheet is not None and sheet.error:
+            return TableStatus.PROBLEM
+        if entry_status in ("entered", "confirmed") and sheet is not None and not sheet.finished:
+            return TableStatus.PROBLEM
+    return table_state(entry_status, is_bye=is_bye, has_facts=has_facts, corrected=corrected)
 
 
 def describe_snapshot(snapshot: Any) -> str:

@@ -30,7 +30,7 @@ from django.utils.translation import check_for_language, get_language
 
 from guandan_tourney.redirects import safe_next
 from pairing.forms import TableFilterForm
-from pairing.queries import round_progress, round_tables, table_names
+from pairing.queries import round_progress, round_tables, table_names, table_states
 from reports.tables import STANDINGS_PER_PAGE, StandingsData, StandingsTable
 from rules.events import Side
 from scoring.cache import CompactStandings, cached_standings
@@ -39,6 +39,7 @@ from tournaments.forms import FindForm
 from tournaments.models import Pair, Player, Round, Table, Tournament
 from tournaments.permissions import Role, roles_of
 from tournaments.queries import names_by_pair, pairs_with_players
+from tournaments.wording import table_state_label
 
 PUBLIC_CACHE_SECONDS = 30
 PUBLIC_MAX_AGE = 15
@@ -521,9 +522,9 @@ def round_public(request: HttpRequest, tournament: Tournament, number: int) -> H
     paginator = Paginator(round_tables(rnd, query), ROUND_TABLES_PER_PAGE)
     page = paginator.get_page(request.GET.get("page"))
     tables = list(page.object_list)
-    # Labels looked up once: get_entry_status_display() rebuilds the choices dict on each call.
-    labels = {value: str(label) for value, label in Table.EntryStatus.choices}
-    rows = [{"table": t, "status": labels.get(t.entry_status, t.entry_status)} for t in tables]
+    rows = []
+    for table, state in zip(tables, table_states(tables), strict=True):
+        rows.append({"table": table, "state": state, "status": table_state_label(state)})
     others = list(
         Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
         .order_by("number")

@@ -1,0 +1,72 @@
+"""Every screen tells the truth (issue 15): one table state everywhere, no unconfirmed result
+shown as a result, standings after the last complete round, draft checks after a swap."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from reports.collect import workbook
+from reports.xlsx import result_rows
+from scoring import services as scoring_services
+from tests.db.conftest import NS_WINS, enter_tokens, play_table
+from tournaments.models import Round, Table
+from tournaments.wording import TABLE_STATES, table_state
+
+
+def _states(html: str) -> dict[int, str]:
+    """Table number → the state badge of the public round page."""
+    rows = re.findall(r'<tr id="table-(\d+)">(.*?)</tr>', html, re.S)
+    states = {}
+    for number, row in rows:
+        badge = re.search(r'class="badge state-[a-z_]+">([^<]+)<', row)
+        states[int(number)] = badge.group(1) if badge else "—"
+    return states
+
+
+def test_table_state_is_one_definition() -> None:
+    assert table_state("open", is_bye=False, has_facts=False) == "not_started"
+    assert table_state("open", is_bye=False, has_facts=True) == "in_progress"
+    assert table_state("entered", is_bye=False, has_facts=True) == "entered"
+    assert table_state("confirmed", is_bye=False, has_facts=True) == "confirmed"
+    assert table_state("confirmed", is_bye=False, has_facts=True, corrected=True) == "corrected"
+    assert table_state("open", is_bye=True, has_facts=False) == "bye"
+    assert TABLE_STATES["corrected"] == "已更正"
+
+
+@pytest.mark.django_db
+def test_public_round_page_states(round1: Round, cast: dict[str, Any], client_as: Any) -> None:
+    tables = list(Table.objects.filter(round=round1, is_bye=False).order_by("number"))
+    referee, chief = cast["referee"], cast["chief"]
+    enter_tokens(tables[1], ["NS3"], referee)
+    play_table(tables[2], NS_WINS, referee, chief, confirm=False)
+    confirmed = play_table(tables[3], NS_WINS, referee, chief)
+    scoring_services.correct_result(
+        confirmed, ["EW3", *NS_WINS[1:]], None, None, chief, "记分表抄错", confirmed.version
+    )
+    html = client_as("anonymous").get(reverse("public:round", args=[round1.tournament.slug, 1]))
+    states = _states(html.content.decode())
+    assert states[tables[0].number] == "未开始"
+    assert states[tables[1].number] == "录入中"
+    assert states[tables[2].number] == "待确认"
+    assert states[tables[3].number] == "已更正"
+
+
+@pytest.mark.django_db
+def test_excel_round_sheet_shows_no_unconfirmed_result(round1: Round, cast: dict[str, Any]) -> None:
+    tables = list(Table.objects.filter(round=round1, is_bye=False).order_by("number"))
+    referee, chief = cast["referee"], cast["chief"]
+    enter_tokens(tables[1], ["NS3"], referee)
+    play_table(tables[2], NS_WINS, referee, chief)
+    book = workbook(round1.tournament)
+    ((_number, lines),) = book.rounds
+    rows = {row[0]: row for row in result_rows(lines)}
+    untouched, one_deal, done = (rows[t.number] for t in tables[:3])
+    assert untouched[7] == "未开始" and untouched[8:] == [""] * 8
+    assert one_deal[7] == "录入中" and one_deal[8:] == [""] * 8
+    assert done[7] == "已确认" and done[10] > 0  # North–South ahead
+    # The deals sheet lists the confirmed table's deals only.
+    assert {d.table_number for d in book.deals} == {tables[2].number}
