@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
@@ -106,12 +107,37 @@ def _visible_rounds(tournament: Tournament) -> list[Round]:
     )
 
 
-def _latest_round_number(tournament: Tournament) -> int:
-    """The last published or finished round (0 before any): the standings "after the latest
-    round" are asked for by this number on every page, so the pages share one cache entry (and
-    one computation after each result) instead of one per spelling of "latest"."""
-    numbers = Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
-    return numbers.order_by("-number").values_list("number", flat=True).first() or 0
+@dataclass(frozen=True, slots=True)
+class StandingsRound:
+    """Which standings the public pages show by default: after ``after``, the latest round
+    whose tables are all confirmed (and every round before it); ``pending`` the round being
+    played after it — its number and how many of its tables are confirmed — if any. Every page
+    asks for the same ``after`` so they share one cache entry (one computation a result)."""
+
+    after: int
+    pending: dict[str, int] | None
+
+
+def standings_round(tournament: Tournament) -> StandingsRound:
+    """The latest complete round and the one in play after it (one query)."""
+    counts = (
+        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
+        .annotate(
+            total=Count("tables", filter=Q(tables__is_bye=False)),
+            confirmed=Count(
+                "tables",
+                filter=Q(tables__is_bye=False, tables__entry_status=Table.EntryStatus.CONFIRMED),
+            ),
+        )
+        .order_by("number")
+        .values_list("number", "total", "confirmed")
+    )
+    after = 0
+    for number, total, confirmed in counts:
+        if confirmed < total:
+            return StandingsRound(after, {"number": number, "confirmed": confirmed, "total": total})
+        after = number
+    return StandingsRound(after, None)
 
 
 def _as_of(response: HttpResponse, rows: CompactStandings | None) -> HttpResponse:
@@ -291,10 +317,11 @@ def _standings_context(
 ) -> dict[str, Any]:
     rounds = _visible_rounds(tournament)
     latest = rounds[-1].number if rounds else 0
+    default = standings_round(tournament)
     try:
-        after = int(request.GET.get("after", latest))
+        after = int(request.GET.get("after", default.after))
     except ValueError:
-        after = latest
+        after = default.after
     after = max(0, min(after, latest))
     rows = cached_standings(tournament, after_round=after, provisional=True)
     mine: set[int] = set()
@@ -318,6 +345,7 @@ def _standings_context(
         "rounds": rounds,
         "after": after,
         "latest": latest,
+        "pending": default.pending if after == default.after else None,
         "query": query,
         "found": bool(mine),
         "criteria": criteria,
@@ -403,9 +431,8 @@ def pair_detail(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     pair = get_object_or_404(
         pairs_with_players(Pair.objects.filter(tournament=tournament)), number=number
     )
-    rows = cached_standings(
-        tournament, after_round=_latest_round_number(tournament), provisional=True
-    )
+    default = standings_round(tournament)
+    rows = cached_standings(tournament, after_round=default.after, provisional=True)
     row = rows.rows_of([pair.number]).get(pair.number)
     response = render(
         request,
@@ -418,6 +445,8 @@ def pair_detail(request: HttpRequest, tournament: Tournament, number: int) -> Ht
             "history": pair_history(tournament, pair),
             "per_page": STANDINGS_PER_PAGE,
             "standings": rows,
+            "after": default.after,
+            "pending": default.pending,
         },
     )
     return _as_of(response, rows)
@@ -447,6 +476,7 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         offset = 0
     chunk = PROJECTOR_ROWS * PROJECTOR_PAGES
     standings_rows: CompactStandings | None = None
+    standings_at: StandingsRound | None = None
     pages: list[list[dict[str, Any]]] = []
     total = 0
     if show == "pairings" and current is not None:
@@ -459,8 +489,9 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             for t in tables
         ]
     elif show == "standings":
+        standings_at = standings_round(tournament)
         standings_rows = cached_standings(
-            tournament, after_round=current.number if current else 0, provisional=True
+            tournament, after_round=standings_at.after, provisional=True
         )
         total = len(standings_rows)
         items = list(StandingsData(tournament, standings_rows, set())[offset : offset + chunk])
@@ -484,6 +515,8 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "seconds": 12,
             "offset": offset,
             "standings": standings_rows,
+            "after": standings_at.after if standings_at else None,
+            "pending": standings_at.pending if standings_at else None,
         },
     )
     return _as_of(response, standings_rows)

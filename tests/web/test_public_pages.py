@@ -269,11 +269,14 @@ def test_standings_table_markup(played: Round, cast: dict[str, Any], rf: Any) ->
 
 @pytest.mark.django_db
 def test_standings_pages_share_one_computation(
-    played: Round, client_as: Any, monkeypatch: Any
+    played: Round, cast: dict[str, Any], client_as: Any, monkeypatch: Any
 ) -> None:
     """The standings page, a pair's page and the projector ask for the same standings (after
-    the latest round): computed once per results version, whatever page comes first."""
+    the latest complete round): computed once per results version, whatever page comes first."""
     from scoring import services
+    from tests.web.conftest import play_round
+
+    play_round(played, cast["referee"], cast["chief"])
 
     calls: list[int] = []
     compute = services.compute_standings

@@ -70,3 +70,31 @@ def test_excel_round_sheet_shows_no_unconfirmed_result(round1: Round, cast: dict
     assert done[7] == "已确认" and done[10] > 0  # North–South ahead
     # The deals sheet lists the confirmed table's deals only.
     assert {d.table_number for d in book.deals} == {tables[2].number}
+
+
+@pytest.mark.django_db
+def test_standings_default_to_the_last_complete_round(
+    played: Round, cast: dict[str, Any], client_as: Any
+) -> None:
+    """Round 1 confirmed, round 2 published with nothing confirmed: every page shows the
+    standings after round 1 and says how far round 2 is; the tiebreak wording stays."""
+    tournament = played.tournament
+    slug = tournament.slug
+    client = client_as("anonymous")
+    total = Table.objects.filter(round=played, is_bye=False).count()
+    first = Table.objects.filter(round=played, is_bye=False).order_by("number").first()
+    play_table(first, NS_WINS, cast["referee"], cast["chief"])
+    pending = f"第1轮后（第2轮 1/{total} 已确认）"
+    page = client.get(reverse("public:standings", args=[slug]))
+    assert page.context["after"] == 1
+    assert pending in page.content.decode()
+    after1 = client.get(reverse("public:standings", args=[slug]) + "?after=1")
+    assert page.context["standings"] == after1.context["standings"]
+    # Round 1's ties are decided by lot, not by a "previous rank" round 2 has not made yet.
+    assert "previous_rank" not in {row.decided_by for row in page.context["standings"]}
+    projector = client.get(reverse("public:projector", args=[slug]) + "?show=standings")
+    assert projector.context["standings"] == page.context["standings"]
+    assert f"（第2轮 1/{total} 已确认）" in projector.content.decode()
+    pair = client.get(reverse("public:pair", args=[slug, first.ns.number]))
+    assert pair.context["standings"] == page.context["standings"]
+    assert f"（第2轮 1/{total} 已确认）" in pair.content.decode()
