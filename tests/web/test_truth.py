@@ -98,3 +98,27 @@ def test_standings_default_to_the_last_complete_round(
     pair = client.get(reverse("public:pair", args=[slug, first.ns.number]))
     assert pair.context["standings"] == page.context["standings"]
     assert f"（第2轮 1/{total} 已确认）" in pair.content.decode()
+
+
+@pytest.mark.django_db
+def test_draft_checks_follow_a_swap(tournament: Any, cast: dict[str, Any], client_as: Any) -> None:
+    """A swap that seats two pairs of one unit together: the review's "同单位相遇" says 1 桌."""
+    from pairing import services as pairing_services
+
+    draft = pairing_services.generate_round(tournament, cast["organizer"])
+    client = client_as("organizer")
+    url = reverse("pairing:round_control", args=[tournament.slug, draft.number])
+    assert "同单位相遇：0 桌" in client.get(url).content.decode()
+    tables = list(Table.objects.filter(round=draft, is_bye=False).select_related("ns", "ew"))
+    first = tables[0]
+    mate = next(
+        pair for t in tables[1:] for pair in (t.ns, t.ew) if pair.unit_id == first.ns.unit_id
+    )
+    client.post(
+        reverse("pairing:swap", args=[tournament.slug, draft.number]),
+        {"pair_a": first.ew.number, "pair_b": mate.number},
+    )
+    html = client.get(url).content.decode()
+    assert "同单位相遇：1 桌" in html
+    draft.refresh_from_db()
+    assert draft.draw_info["same_unit_meetings"] == 1
