@@ -452,8 +452,10 @@ def pair_detail(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     return _as_of(response, rows)
 
 
-PROJECTOR_ROWS = 20
-PROJECTOR_PAGES = 10
+# Rows sent per load: the script shows as many as fit the screen at a time, then loads the next
+# chunk (or the first again, which also refreshes the data).
+PROJECTOR_CHUNK = 200
+PROJECTOR_SECONDS = 12
 
 
 @public_page
@@ -461,8 +463,9 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Large-type pages for a projector, advanced by ``static/js/projector.js``.
 
     ``show=pairings`` (default while a round is being played) or ``standings``; ``offset``
-    picks the chunk of rows; after the last page the script loads ``next_url`` (the next chunk,
-    or the first one again, which also refreshes the data).
+    picks the chunk of rows. The script measures the screen and the rows, shows as many rows as
+    fit, one screenful every ``seconds``, so every row appears once a cycle whatever the
+    screen; after the last one it loads ``next_url`` (the next chunk, or the first one again).
     """
     rounds = _visible_rounds(tournament)
     current = rounds[-1] if rounds else None
@@ -474,10 +477,9 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         offset = max(0, int(request.GET.get("offset", 0)))
     except ValueError:
         offset = 0
-    chunk = PROJECTOR_ROWS * PROJECTOR_PAGES
+    chunk = PROJECTOR_CHUNK
     standings_rows: CompactStandings | None = None
     standings_at: StandingsRound | None = None
-    pages: list[list[dict[str, Any]]] = []
     total = 0
     if show == "pairings" and current is not None:
         base = Table.objects.filter(round=current)
@@ -497,8 +499,6 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         items = list(StandingsData(tournament, standings_rows, set())[offset : offset + chunk])
     else:
         items = []
-    for start in range(0, len(items), PROJECTOR_ROWS):
-        pages.append(items[start : start + PROJECTOR_ROWS])
     next_offset = offset + chunk if offset + chunk < total else 0
     next_url = (
         reverse("public:projector", args=[tournament.slug]) + f"?show={show}&offset={next_offset}"
@@ -510,9 +510,9 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "tournament": tournament,
             "show": show,
             "current": current,
-            "pages": pages,
+            "items": items,
             "next_url": next_url,
-            "seconds": 12,
+            "seconds": PROJECTOR_SECONDS,
             "offset": offset,
             "standings": standings_rows,
             "after": standings_at.after if standings_at else None,
