@@ -42,6 +42,23 @@ def _side_key(side: Any) -> str:
     return "" if side is None else str(side)
 
 
+# The four seats (RULES.md §7): the NS pair's first player sits North, the second South; the EW
+# pair's first player East, the second West.
+SEATS = {
+    ("NS", 1): gettext_noop("北"),
+    ("NS", 2): gettext_noop("南"),
+    ("EW", 1): gettext_noop("东"),
+    ("EW", 2): gettext_noop("西"),
+}
+
+
+def seat_label(side: Any, position: int) -> str:
+    """A player's own seat (北 / 南 / 东 / 西) from the pair's side and the player's position
+    (1 or 2) in the active language; an em dash for a bye or an unknown position."""
+    text = SEATS.get((_side_key(side), int(position)))
+    return _(text) if text else NO_ONE
+
+
 def side_label(side: Any) -> str:
     """南北 / 东西 / 轮空 (NS / EW / BYE, or a ``rules.events.Side``) in the active language; an
     em dash for nobody."""

@@ -40,7 +40,8 @@ from tournaments.forms import FindForm
 from tournaments.models import Pair, Player, Round, Table, Tournament
 from tournaments.permissions import Role, roles_of
 from tournaments.queries import names_by_pair, pairs_with_players
-from tournaments.wording import table_state_label
+from tournaments.search import is_pinyin_query, name_matches, pairs_by_pinyin, spellings
+from tournaments.wording import seat_label, table_state_label
 
 PUBLIC_CACHE_SECONDS = 30
 PUBLIC_MAX_AGE = 15
@@ -229,8 +230,11 @@ def detail(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     )
 
 
-def _seat_rows(tournament: Tournament, rnd: Round, pairs: list[Pair]) -> list[dict[str, Any]]:
-    """Where each pair sits in ``rnd``: table, direction, opponents (two queries)."""
+def _seat_rows(
+    tournament: Tournament, rnd: Round, pairs: list[Pair], query: str = ""
+) -> list[dict[str, Any]]:
+    """Where each pair sits in ``rnd``: table, direction, each player's seat, opponents (two
+    queries)."""
     numbers = [p.pk for p in pairs]
     tables = (
         Table.objects.filter(round=rnd)
@@ -260,16 +264,34 @@ def _seat_rows(tournament: Tournament, rnd: Round, pairs: list[Pair]) -> list[di
                 row["opponent"] = table.ew
             elif direction == "EW":
                 row["opponent"] = table.ns
+            if direction in ("NS", "EW"):
+                # Each player's own seat (北/南, 东/西), the one searched for marked.
+                row["seats"] = [
+                    {
+                        "seat": seat_label(direction, player.position),
+                        "name": player.name,
+                        "found": name_matches(player.name, query),
+                    }
+                    for player in pair.players.all()
+                ]
+                found = [s["seat"] for s in row["seats"] if s["found"]]
+                row["my_seat"] = found[0] if len(found) == 1 else ""
         rows.append(row)
     return rows
 
 
 def search_pairs(tournament: Tournament, query: str, limit: int = FIND_LIMIT) -> list[Pair]:
-    """Pairs whose number is ``query`` or a player's name contains it (bounded)."""
+    """Pairs whose number is ``query`` or a player's name contains it, in simplified or
+    traditional characters, or whose pinyin (full or initials) matches it
+    (``tournaments.search``; bounded)."""
     query = query.strip()
-    condition = Q(players__name__icontains=query)
+    condition = Q()
+    for spelling in spellings(query):
+        condition |= Q(players__name__icontains=spelling)
     if query.isdigit():
         condition |= Q(number=int(query))
+    if is_pinyin_query(query):
+        condition |= Q(pk__in=pairs_by_pinyin(tournament, query, limit))
     ids = list(
         Pair.objects.filter(tournament=tournament)
         .filter(condition)
@@ -292,7 +314,7 @@ def find(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         searched = True
         pairs = search_pairs(tournament, form.cleaned_data["q"])
         if current is not None:
-            results = _seat_rows(tournament, current, pairs)
+            results = _seat_rows(tournament, current, pairs, form.cleaned_data["q"])
         else:
             results = [
                 {"pair": p, "table": None, "direction": None, "opponent": None} for p in pairs

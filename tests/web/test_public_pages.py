@@ -81,9 +81,9 @@ def test_find_my_table_by_part_of_a_name(round1: Round, client_as: Any) -> None:
     html = client_as("anonymous").get(url, {"q": "娜"}).content.decode()
     assert "李娜/刘洋" in html
     assert f"第 {table.number} 桌" in html
-    direction = "南北" if table.ns_id == pair.pk else "东西"
+    seat = "北" if table.ns_id == pair.pk else "东"  # 李娜 is the pair's first player
     opponent = table.ew if table.ns_id == pair.pk else table.ns
-    assert direction in html
+    assert f'my-seat">{seat}</span>' in html
     assert opponent.player_names in html
 
 
