@@ -127,6 +127,11 @@ class Sheet:
 TIMED_FORMATS = ("timed", "timed_deals")
 
 
+def _level(level: int) -> str:
+    """A level as the page shows it: "2" … "A", and 过A in the active language."""
+    return _("过A") if level == PAST_ACE else level_label(level)
+
+
 def match_finished(result: MatchResult, rules: RuleSet) -> bool:
     """No further event may be entered: 过A, an end, or all the round's deals played."""
     max_deals = rules.max_deals
@@ -163,11 +168,11 @@ def sheet_from_result(
                 kind=step.event.kind.value,
                 token=step.event.token,
                 description=describe_event(step.event),
-                level_played=level_label(step.level_played) if step.level_played else "",
+                level_played=_level(step.level_played) if step.level_played else "",
                 # A level award is not a deal: nobody was "on stage" for it.
                 on_stage=side_label(step.on_stage) if step.level_played else "",
-                ns_level=level_label(step.ns_level),
-                ew_level=level_label(step.ew_level),
+                ns_level=_level(step.ns_level),
+                ew_level=_level(step.ew_level),
                 note=_note(step.event, step.attempt_at_a, step.reset_to_2, after),
             )
         )
@@ -192,11 +197,11 @@ def sheet_from_result(
     leader = "" if result.winner is None else result.winner.value
     return Sheet(
         rows=tuple(rows),
-        ns_level=level_label(result.table_ns_level),
-        ew_level=level_label(result.table_ew_level),
-        recorded_ns_level=level_label(result.ns_level),
-        recorded_ew_level=level_label(result.ew_level),
-        next_level="" if finished else level_label(next_level),
+        ns_level=_level(result.table_ns_level),
+        ew_level=_level(result.table_ew_level),
+        recorded_ns_level=_level(result.ns_level),
+        recorded_ew_level=_level(result.ew_level),
+        next_level="" if finished else _level(next_level),
         on_stage="" if on_stage is None else on_stage.value,
         on_stage_label=side_label(on_stage),
         deals=result.deals_played,
