@@ -124,7 +124,7 @@ register.filter("reason", describe_reason)
 def _pair_text(pair: Any, names: dict[int, str]) -> str:
     unit = pair.unit
     return format_html(
-        '<span class="pair-no">{}</span> {}{}',
+        '<span class="pair-no">{}</span> <span class="names">{}</span>{}',
         localize(pair.number),
         names.get(pair.pk, ""),
         format_html(' <span class="muted unit">{}</span>', unit) if unit else "",
