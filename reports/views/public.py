@@ -41,7 +41,7 @@ from tournaments.models import Pair, Player, Round, Table, Tournament
 from tournaments.permissions import Role, roles_of
 from tournaments.queries import names_by_pair, pairs_with_players
 from tournaments.search import is_pinyin_query, name_matches, pairs_by_pinyin, spellings
-from tournaments.wording import seat_label, table_state_label
+from tournaments.wording import seat_label, table_state, table_state_label
 
 PUBLIC_CACHE_SECONDS = 30
 PUBLIC_MAX_AGE = 15
@@ -412,6 +412,13 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
         entry["direction"] = str(mine)
         entry["opponent"] = table.ew if mine is Side.NS else table.ns
         entry["confirmed"] = table.entry_status == Table.EntryStatus.CONFIRMED
+        entry["state_label"] = table_state_label(
+            table_state(
+                table.entry_status,
+                is_bye=False,
+                has_facts=bool(table.events.all()) or bool(table.end_kind),
+            )
+        )
         if entry["confirmed"]:
             try:
                 result = score_table(table_facts(table), rules)

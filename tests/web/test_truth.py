@@ -122,3 +122,21 @@ def test_draft_checks_follow_a_swap(tournament: Any, cast: dict[str, Any], clien
     assert "同单位相遇：1 桌" in html
     draft.refresh_from_db()
     assert draft.draw_info["same_unit_meetings"] == 1
+
+
+@pytest.mark.django_db
+def test_pair_page_shows_the_state_not_a_result(
+    round1: Round, cast: dict[str, Any], client_as: Any
+) -> None:
+    """A table with one deal entered: the pair's page says 录入中 and shows no levels/场分;
+    an untouched table says 未开始."""
+    tables = list(Table.objects.filter(round=round1, is_bye=False).order_by("number"))
+    enter_tokens(tables[0], ["NS3"], cast["referee"])
+    client = client_as("anonymous")
+    slug = round1.tournament.slug
+    played = client.get(reverse("public:pair", args=[slug, tables[0].ns.number]))
+    html = played.content.decode()
+    assert '<span class="badge">录入中</span>' in html
+    assert 'class="result"' not in html
+    untouched = client.get(reverse("public:pair", args=[slug, tables[1].ns.number]))
+    assert '<span class="badge">未开始</span>' in untouched.content.decode()
