@@ -53,6 +53,10 @@ def test_public_round_page_states(round1: Round, cast: dict[str, Any], client_as
     assert states[tables[1].number] == "录入中"
     assert states[tables[2].number] == "待确认"
     assert states[tables[3].number] == "已更正"
+    desk = client_as("chief").get(
+        reverse("referee:table", args=[round1.tournament.slug, 1, tables[3].number])
+    )
+    assert desk.context["status"] == "corrected" and desk.context["status_label"] == "已更正"
 
 
 @pytest.mark.django_db
