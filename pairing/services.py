@@ -306,6 +306,36 @@ def _table_view(table: Table) -> dict[str, Any]:
     }
 
 
+def draw_checks(rnd: Round) -> dict[str, Any]:
+    """The draft's checks as its tables stand now (after any swap): the bye, the same-unit
+    meetings and Σ|场分差| over the tables (the engine's ``SwissDraw`` figures). The engine's
+    reasons for the bye are kept while the same pair has it. Three queries."""
+    from scoring.cache import cached_standings
+
+    tables = list(Table.objects.filter(round=rnd).select_related("ns", "ew"))
+    points = {
+        row.pair: row.cf for row in cached_standings(rnd.tournament, after_round=rnd.number - 1)
+    }
+    old = rnd.draw_info or {}
+    bye = next((t.ns.number for t in tables if t.is_bye), None)
+    same_unit = 0
+    gap = 0.0
+    for table in tables:
+        if table.is_bye or table.ew is None:
+            continue
+        a, b = table.ns, table.ew
+        if a.unit_id is not None and a.unit_id == b.unit_id:
+            same_unit += 1
+        gap += abs(points.get(a.number, 0) - points.get(b.number, 0))
+    return {
+        **old,
+        "bye": bye,
+        "bye_reasons": old.get("bye_reasons", []) if bye == old.get("bye") else [],
+        "same_unit_meetings": same_unit,
+        "total_gap": gap,
+    }
+
+
 def swap_pairs(rnd: Round, pair_a: Pair, pair_b: Pair, user: Any = None) -> list[PairingWarning]:
     """Swap two pairs' seats in a draft (also a pair with the bye, or NS with EW at one table).
 
@@ -365,6 +395,8 @@ def swap_pairs(rnd: Round, pair_a: Pair, pair_b: Pair, user: Any = None) -> list
                 warnings.append(PairingWarning("rematch", a=a.number, b=b.number))
             if avoid_units and a.unit_id is not None and a.unit_id == b.unit_id:
                 warnings.append(PairingWarning("same_unit", a=a.number, b=b.number))
+        # The review's checks (同单位相遇, 场分差, the bye) follow the swap.
+        Round.objects.filter(pk=locked.pk).update(draw_info=draw_checks(locked))
         audit(
             locked.tournament_id,
             "swap_pairs",

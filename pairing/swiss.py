@@ -134,6 +134,8 @@ _WHY: dict[str, str] = {
     "balance": "balances its North-South and East-West counts",
     "alternate": "alternates with its last seat",
     "higher_ranked": "no preference either way; the higher-ranked pair sits North-South",
+    "drawn_first": "no preference either way; the pair drawn first sits North-South",
+    "higher_seeded": "no preference either way; the higher-seeded pair sits North-South",
 }
 
 
@@ -1636,6 +1638,9 @@ def _build_draw(
             reasons.append(Reason(code, (("unit", a.unit),)))
         total_gap += abs(exact[a.match_points] - exact[b.match_points])
         ns, ew, why = _seat(a, b)
+        if why == "higher_ranked" and first_reason in ("lot", "seeding"):
+            # Round 1: no rank yet (everyone on 0), the order is the lot's or the seeding's.
+            why = "drawn_first" if first_reason == "lot" else "higher_seeded"
         reasons.append(Reason("direction", (("pair", ns.id), ("seat", "NS"), ("why", why))))
         tables.append((position[a.id], SwissTable(0, ns.id, ew.id, tuple(reasons))))
     tables.sort(key=lambda item: item[0])

@@ -34,7 +34,7 @@ from scoring.facts import MatchFacts, score_table, tokens_by_table
 from scoring.models import Penalty, TableEvent
 from scoring.standings import CRITERIA, PRESETS, resolve_criteria
 from tournaments.errors import ServiceError
-from tournaments.models import Pair, Player, Round, Table, Tournament
+from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.wording import (
     CUSTOM_PRESET,
     PRINTED_A_FAIL_COUNTS,
@@ -45,6 +45,7 @@ from tournaments.wording import (
     PRINTED_SHEET_HINTS,
     PRINTED_TIES,
     PRINTED_UPGRADES_NOTE,
+    RESULT_STATES,
     ROUND_FORMATS,
     TIEBREAK_PRESETS,
     penalty_kind_label,
@@ -53,6 +54,8 @@ from tournaments.wording import (
     printed_event_note,
     printed_place,
     printed_side,
+    printed_table_state,
+    table_state,
 )
 
 from .rows import (
@@ -545,7 +548,11 @@ def _results_and_deals(
 ) -> tuple[tuple[tuple[int, tuple[ResultLine, ...]], ...], Iterator[DealRecord]]:
     rules = tournament.rules
     tokens = _tokens(tournament)
-    statuses = {key: str(label) for key, label in Table.EntryStatus.choices}
+    corrected = set(
+        AuditEntry.objects.filter(
+            tournament=tournament, action=AuditEntry.Action.CORRECT, table__isnull=False
+        ).values_list("table_id", flat=True)
+    )
     by_round: dict[int, list[ResultLine]] = defaultdict(list)
     deals: list[DealRecord] = []
     for t in _tables(tournament):
@@ -557,10 +564,18 @@ def _results_and_deals(
             continue
         ew = infos[t.ew_id] if t.ew_id else PairInfo(0)
         table_tokens = tokens.get(t.pk, [])
-        result = _result(t, table_tokens, rules)
+        state = table_state(
+            t.entry_status,
+            is_bye=False,
+            has_facts=bool(table_tokens or t.end_kind),
+            corrected=t.pk in corrected,
+        )
+        # Only a confirmed (or corrected) table has a result: a table not played, or still
+        # being entered, shows its state and empty result columns (never "2:2 平局").
+        result = _result(t, table_tokens, rules) if state in RESULT_STATES else None
         summary = match_summary(result) if result is not None else None
         by_round[t.round_number].append(
-            ResultLine(t.number, ns, ew, statuses.get(t.entry_status, ""), summary)
+            ResultLine(t.number, ns, ew, printed_table_state(state), summary)
         )
         if result is not None:
             for line, token in zip(deal_lines(result, rules.max_deals), table_tokens, strict=False):

@@ -175,8 +175,8 @@ class ResultLine:
     table_number: int
     ns: PairInfo
     ew: PairInfo | None
-    status: str  # "已确认" / "录入中" / "轮空"
-    summary: MatchSummary | None
+    status: str  # tournaments.wording.printed_table_state: "未开始" … "已更正", or "轮空"
+    summary: MatchSummary | None  # None unless the table is confirmed (or corrected)
 
 
 @dataclass(frozen=True, slots=True)

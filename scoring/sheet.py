@@ -27,6 +27,7 @@ from tournaments.wording import (
     end_label,
     place_label,
     side_label,
+    table_state,
     table_state_label,
 )
 
@@ -130,6 +131,11 @@ class Sheet:
 TIMED_FORMATS = ("timed", "timed_deals")
 
 
+def _level(level: int) -> str:
+    """A level as the page shows it: "2" … "A", and 过A in the active language."""
+    return _("过A") if level == PAST_ACE else level_label(level)
+
+
 def match_finished(result: MatchResult, rules: RuleSet) -> bool:
     """No further event may be entered: 过A, an end, the extra deal played, or all the round's
     deals played — unless the levels are tied and the rules play one extra deal
@@ -197,11 +203,11 @@ def sheet_from_result(
                 kind=step.event.kind.value,
                 token=step.event.token,
                 description=describe_event(step.event),
-                level_played=level_label(step.level_played) if step.level_played else "",
+                level_played=_level(step.level_played) if step.level_played else "",
                 # A level award is not a deal: nobody was "on stage" for it.
                 on_stage=side_label(step.on_stage) if step.level_played else "",
-                ns_level=level_label(step.ns_level),
-                ew_level=level_label(step.ew_level),
+                ns_level=_level(step.ns_level),
+                ew_level=_level(step.ew_level),
                 note=note,
                 extra=extra,
             )
@@ -234,11 +240,11 @@ def sheet_from_result(
     leader = "" if result.winner is None else result.winner.value
     return Sheet(
         rows=tuple(rows),
-        ns_level=level_label(result.table_ns_level),
-        ew_level=level_label(result.table_ew_level),
-        recorded_ns_level=level_label(result.ns_level),
-        recorded_ew_level=level_label(result.ew_level),
-        next_level="" if finished else level_label(next_level),
+        ns_level=_level(result.table_ns_level),
+        ew_level=_level(result.table_ew_level),
+        recorded_ns_level=_level(result.ns_level),
+        recorded_ew_level=_level(result.ew_level),
+        next_level="" if finished else _level(next_level),
         on_stage="" if on_stage is None else on_stage.value,
         on_stage_label=side_label(on_stage),
         deals=result.deals_played,
@@ -286,12 +292,14 @@ def rule_error_message(error: RuleError) -> str:
 
 
 class TableStatus:
-    """The dashboard's status of a table (issue 5): not started … confirmed, or a problem."""
+    """The desk's status of a table: the states of ``tournaments.wording.table_state`` and
+    ``problem``."""
 
     NOT_STARTED = "not_started"
     IN_PROGRESS = "in_progress"
     ENTERED = "entered"
     CONFIRMED = "confirmed"
+    CORRECTED = "corrected"
     PROBLEM = "problem"
     BYE = "bye"
     ORDER = (NOT_STARTED, IN_PROGRESS, ENTERED, CONFIRMED, PROBLEM)
@@ -302,20 +310,23 @@ class TableStatus:
         return table_state_label(status)
 
 
-def table_status(entry_status: str, is_bye: bool, has_facts: bool, sheet: Sheet | None) -> str:
-    """Pure: the dashboard status. A problem is a sheet the engine refuses, or a table marked
-    entered/confirmed whose sheet is not a finished match (e.g. fewer deals than the round)."""
-    if is_bye:
-        return TableStatus.BYE
-    if sheet is not None and sheet.error:
-        return TableStatus.PROBLEM
-    if entry_status in ("entered", "confirmed") and sheet is not None and not sheet.finished:
-        return TableStatus.PROBLEM
-    if entry_status == "confirmed":
-        return TableStatus.CONFIRMED
-    if entry_status == "entered":
-        return TableStatus.ENTERED
-    return TableStatus.IN_PROGRESS if has_facts else TableStatus.NOT_STARTED
+def table_status(
+    entry_status: str,
+    is_bye: bool,
+    has_facts: bool,
+    sheet: Sheet | None,
+    *,
+    corrected: bool = False,
+) -> str:
+    """Pure: the desk status, ``tournaments.wording.table_state`` unless the table has a
+    problem: a sheet the engine refuses, or a table marked entered/confirmed whose sheet is not
+    a finished match (e.g. fewer deals than the round)."""
+    if not is_bye:
+        if sheet is not None and sheet.error:
+            return TableStatus.PROBLEM
+        if entry_status in ("entered", "confirmed") and sheet is not None and not sheet.finished:
+            return TableStatus.PROBLEM
+    return table_state(entry_status, is_bye=is_bye, has_facts=has_facts, corrected=corrected)
 
 
 def describe_snapshot(snapshot: Any) -> str:

@@ -42,6 +42,23 @@ def _side_key(side: Any) -> str:
     return "" if side is None else str(side)
 
 
+# The four seats (RULES.md §7): the NS pair's first player sits North, the second South; the EW
+# pair's first player East, the second West.
+SEATS = {
+    ("NS", 1): gettext_noop("北"),
+    ("NS", 2): gettext_noop("南"),
+    ("EW", 1): gettext_noop("东"),
+    ("EW", 2): gettext_noop("西"),
+}
+
+
+def seat_label(side: Any, position: int) -> str:
+    """A player's own seat (北 / 南 / 东 / 西) from the pair's side and the player's position
+    (1 or 2) in the active language; an em dash for a bye or an unknown position."""
+    text = SEATS.get((_side_key(side), int(position)))
+    return _(text) if text else NO_ONE
+
+
 def side_label(side: Any) -> str:
     """南北 / 东西 / 轮空 (NS / EW / BYE, or a ``rules.events.Side``) in the active language; an
     em dash for nobody."""
@@ -167,19 +184,46 @@ def penalty_kind_label(kind: str) -> str:
     return _(text) if text else kind
 
 
-# A table's state on the referee desk (``scoring.sheet.TableStatus``).
+# A table's state, the one definition for the desk, the public pages, the PDF and the Excel
+# (issue 15): 未开始 (no fact entered) / 录入中 (facts, not submitted) / 待确认 (submitted) /
+# 已确认 / 已更正 (confirmed, then corrected by the chief referee). The desk adds 有问题 (a sheet
+# the engine refuses, ``scoring.sheet.table_status``); a bye is 轮空.
 TABLE_STATES = {
     "not_started": gettext_noop("未开始"),
     "in_progress": gettext_noop("录入中"),
     "entered": gettext_noop("待确认"),
     "confirmed": gettext_noop("已确认"),
+    "corrected": gettext_noop("已更正"),
     "problem": gettext_noop("有问题"),
     "bye": gettext_noop("轮空"),
 }
+# The states whose result counts (standings, result columns of the documents).
+RESULT_STATES = frozenset({"confirmed", "corrected"})
+
+
+def table_state(
+    entry_status: str, *, is_bye: bool, has_facts: bool, corrected: bool = False
+) -> str:
+    """A table's state from its stored columns (``Table.entry_status`` "open" / "entered" /
+    "confirmed", ``is_bye``), whether any fact is entered (an event, or an end such as a
+    forfeit) and whether a confirmed result was corrected since."""
+    if is_bye:
+        return "bye"
+    if entry_status == "confirmed":
+        return "corrected" if corrected else "confirmed"
+    if entry_status == "entered":
+        return "entered"
+    return "in_progress" if has_facts else "not_started"
 
 
 def table_state_label(state: str) -> str:
+    """The state in the active language."""
     return _(TABLE_STATES[state])
+
+
+def printed_table_state(state: str) -> str:
+    """The state on a printed document (Chinese whatever the interface language)."""
+    return TABLE_STATES[state]
 
 
 # --------------------------------------------------------------------------------------------

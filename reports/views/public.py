@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
@@ -30,7 +31,7 @@ from django.utils.translation import check_for_language, get_language
 
 from guandan_tourney.redirects import safe_next
 from pairing.forms import TableFilterForm
-from pairing.queries import round_progress, round_tables, table_names
+from pairing.queries import round_progress, round_tables, table_names, table_states
 from reports.tables import STANDINGS_PER_PAGE, StandingsData, StandingsTable
 from rules.events import Side
 from scoring.cache import CompactStandings, cached_standings
@@ -40,6 +41,8 @@ from tournaments.forms import FindForm
 from tournaments.models import Pair, Player, Round, Table, Tournament
 from tournaments.permissions import Role, roles_of
 from tournaments.queries import names_by_pair, pairs_with_players
+from tournaments.search import is_pinyin_query, name_matches, pairs_by_pinyin, spellings
+from tournaments.wording import seat_label, table_state, table_state_label
 
 PUBLIC_CACHE_SECONDS = 30
 PUBLIC_MAX_AGE = 15
@@ -106,12 +109,37 @@ def _visible_rounds(tournament: Tournament) -> list[Round]:
     )
 
 
-def _latest_round_number(tournament: Tournament) -> int:
-    """The last published or finished round (0 before any): the standings "after the latest
-    round" are asked for by this number on every page, so the pages share one cache entry (and
-    one computation after each result) instead of one per spelling of "latest"."""
-    numbers = Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
-    return numbers.order_by("-number").values_list("number", flat=True).first() or 0
+@dataclass(frozen=True, slots=True)
+class StandingsRound:
+    """Which standings the public pages show by default: after ``after``, the latest round
+    whose tables are all confirmed (and every round before it); ``pending`` the round being
+    played after it — its number and how many of its tables are confirmed — if any. Every page
+    asks for the same ``after`` so they share one cache entry (one computation a result)."""
+
+    after: int
+    pending: dict[str, int] | None
+
+
+def standings_round(tournament: Tournament) -> StandingsRound:
+    """The latest complete round and the one in play after it (one query)."""
+    counts = (
+        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
+        .annotate(
+            total=Count("tables", filter=Q(tables__is_bye=False)),
+            confirmed=Count(
+                "tables",
+                filter=Q(tables__is_bye=False, tables__entry_status=Table.EntryStatus.CONFIRMED),
+            ),
+        )
+        .order_by("number")
+        .values_list("number", "total", "confirmed")
+    )
+    after = 0
+    for number, total, confirmed in counts:
+        if confirmed < total:
+            return StandingsRound(after, {"number": number, "confirmed": confirmed, "total": total})
+        after = number
+    return StandingsRound(after, None)
 
 
 def _as_of(response: HttpResponse, rows: CompactStandings | None) -> HttpResponse:
@@ -203,8 +231,11 @@ def detail(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     )
 
 
-def _seat_rows(tournament: Tournament, rnd: Round, pairs: list[Pair]) -> list[dict[str, Any]]:
-    """Where each pair sits in ``rnd``: table, direction, opponents (two queries)."""
+def _seat_rows(
+    tournament: Tournament, rnd: Round, pairs: list[Pair], query: str = ""
+) -> list[dict[str, Any]]:
+    """Where each pair sits in ``rnd``: table, direction, each player's seat, opponents (two
+    queries)."""
     numbers = [p.pk for p in pairs]
     tables = (
         Table.objects.filter(round=rnd)
@@ -234,16 +265,34 @@ def _seat_rows(tournament: Tournament, rnd: Round, pairs: list[Pair]) -> list[di
                 row["opponent"] = table.ew
             elif direction == "EW":
                 row["opponent"] = table.ns
+            if direction in ("NS", "EW"):
+                # Each player's own seat (北/南, 东/西), the one searched for marked.
+                row["seats"] = [
+                    {
+                        "seat": seat_label(direction, player.position),
+                        "name": player.name,
+                        "found": name_matches(player.name, query),
+                    }
+                    for player in pair.players.all()
+                ]
+                found = [s["seat"] for s in row["seats"] if s["found"]]
+                row["my_seat"] = found[0] if len(found) == 1 else ""
         rows.append(row)
     return rows
 
 
 def search_pairs(tournament: Tournament, query: str, limit: int = FIND_LIMIT) -> list[Pair]:
-    """Pairs whose number is ``query`` or a player's name contains it (bounded)."""
+    """Pairs whose number is ``query`` or a player's name contains it, in simplified or
+    traditional characters, or whose pinyin (full or initials) matches it
+    (``tournaments.search``; bounded)."""
     query = query.strip()
-    condition = Q(players__name__icontains=query)
+    condition = Q()
+    for spelling in spellings(query):
+        condition |= Q(players__name__icontains=spelling)
     if (number := parse_int(query, minimum=1)) is not None:
         condition |= Q(number=number)
+    if is_pinyin_query(query):
+        condition |= Q(pk__in=pairs_by_pinyin(tournament, query, limit))
     ids = list(
         Pair.objects.filter(tournament=tournament)
         .filter(condition)
@@ -266,7 +315,7 @@ def find(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         searched = True
         pairs = search_pairs(tournament, form.cleaned_data["q"])
         if current is not None:
-            results = _seat_rows(tournament, current, pairs)
+            results = _seat_rows(tournament, current, pairs, form.cleaned_data["q"])
         else:
             results = [
                 {"pair": p, "table": None, "direction": None, "opponent": None} for p in pairs
@@ -291,7 +340,8 @@ def _standings_context(
 ) -> dict[str, Any]:
     rounds = _visible_rounds(tournament)
     latest = rounds[-1].number if rounds else 0
-    after = clamp_int(request.GET.get("after"), default=latest, minimum=0, maximum=latest)
+    default = standings_round(tournament)
+    after = clamp_int(request.GET.get("after"), default=default.after, minimum=0, maximum=latest)
     rows = cached_standings(tournament, after_round=after, provisional=True)
     mine: set[int] = set()
     query = (request.GET.get("q") or "").strip()[:50]
@@ -314,6 +364,7 @@ def _standings_context(
         "rounds": rounds,
         "after": after,
         "latest": latest,
+        "pending": default.pending if after == default.after else None,
         "query": query,
         "found": bool(mine),
         "criteria": criteria,
@@ -358,6 +409,13 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
         entry["direction"] = str(mine)
         entry["opponent"] = table.ew if mine is Side.NS else table.ns
         entry["confirmed"] = table.entry_status == Table.EntryStatus.CONFIRMED
+        entry["state_label"] = table_state_label(
+            table_state(
+                table.entry_status,
+                is_bye=False,
+                has_facts=bool(table.events.all()) or bool(table.end_kind),
+            )
+        )
         if entry["confirmed"]:
             try:
                 result = score_table(table_facts(table), rules)
@@ -406,9 +464,8 @@ def pair_detail(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     pair = get_object_or_404(
         pairs_with_players(Pair.objects.filter(tournament=tournament)), number=number
     )
-    rows = cached_standings(
-        tournament, after_round=_latest_round_number(tournament), provisional=True
-    )
+    default = standings_round(tournament)
+    rows = cached_standings(tournament, after_round=default.after, provisional=True)
     row = rows.rows_of([pair.number]).get(pair.number)
     response = render(
         request,
@@ -421,13 +478,17 @@ def pair_detail(request: HttpRequest, tournament: Tournament, number: int) -> Ht
             "history": pair_history(tournament, pair),
             "per_page": STANDINGS_PER_PAGE,
             "standings": rows,
+            "after": default.after,
+            "pending": default.pending,
         },
     )
     return _as_of(response, rows)
 
 
-PROJECTOR_ROWS = 20
-PROJECTOR_PAGES = 10
+# Rows sent per load: the script shows as many as fit the screen at a time, then loads the next
+# chunk (or the first again, which also refreshes the data).
+PROJECTOR_CHUNK = 200
+PROJECTOR_SECONDS = 12
 
 
 @public_page
@@ -435,8 +496,9 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Large-type pages for a projector, advanced by ``static/js/projector.js``.
 
     ``show=pairings`` (default while a round is being played) or ``standings``; ``offset``
-    picks the chunk of rows; after the last page the script loads ``next_url`` (the next chunk,
-    or the first one again, which also refreshes the data).
+    picks the chunk of rows. The script measures the screen and the rows, shows as many rows as
+    fit, one screenful every ``seconds``, so every row appears once a cycle whatever the
+    screen; after the last one it loads ``next_url`` (the next chunk, or the first one again).
     """
     rounds = _visible_rounds(tournament)
     current = rounds[-1] if rounds else None
@@ -445,9 +507,9 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     if show not in ("pairings", "standings"):
         show = default
     offset = clamp_int(request.GET.get("offset"), default=0, minimum=0, maximum=INT_MAX)
-    chunk = PROJECTOR_ROWS * PROJECTOR_PAGES
+    chunk = PROJECTOR_CHUNK
     standings_rows: CompactStandings | None = None
-    pages: list[list[dict[str, Any]]] = []
+    standings_at: StandingsRound | None = None
     total = 0
     if show == "pairings" and current is not None:
         base = Table.objects.filter(round=current)
@@ -459,15 +521,14 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             for t in tables
         ]
     elif show == "standings":
+        standings_at = standings_round(tournament)
         standings_rows = cached_standings(
-            tournament, after_round=current.number if current else 0, provisional=True
+            tournament, after_round=standings_at.after, provisional=True
         )
         total = len(standings_rows)
         items = list(StandingsData(tournament, standings_rows, set())[offset : offset + chunk])
     else:
         items = []
-    for start in range(0, len(items), PROJECTOR_ROWS):
-        pages.append(items[start : start + PROJECTOR_ROWS])
     next_offset = offset + chunk if offset + chunk < total else 0
     next_url = (
         reverse("public:projector", args=[tournament.slug]) + f"?show={show}&offset={next_offset}"
@@ -479,11 +540,13 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "tournament": tournament,
             "show": show,
             "current": current,
-            "pages": pages,
+            "items": items,
             "next_url": next_url,
-            "seconds": 12,
+            "seconds": PROJECTOR_SECONDS,
             "offset": offset,
             "standings": standings_rows,
+            "after": standings_at.after if standings_at else None,
+            "pending": standings_at.pending if standings_at else None,
         },
     )
     return _as_of(response, standings_rows)
@@ -522,9 +585,9 @@ def round_public(request: HttpRequest, tournament: Tournament, number: int) -> H
     paginator = Paginator(round_tables(rnd, query), ROUND_TABLES_PER_PAGE)
     page = paginator.get_page(request.GET.get("page"))
     tables = list(page.object_list)
-    # Labels looked up once: get_entry_status_display() rebuilds the choices dict on each call.
-    labels = {value: str(label) for value, label in Table.EntryStatus.choices}
-    rows = [{"table": t, "status": labels.get(t.entry_status, t.entry_status)} for t in tables]
+    rows = []
+    for table, state in zip(tables, table_states(tables), strict=True):
+        rows.append({"table": table, "state": state, "status": table_state_label(state)})
     others = list(
         Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
         .order_by("number")

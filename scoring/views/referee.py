@@ -268,7 +268,10 @@ def table_page(
             if pair.pk in due:
                 suggestions.append({**suggestion_row(pair, due[pair.pk]), "side": side})
     tokens = " ".join(event.token for event in obj.events.all())
-    status = table_status(obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet)
+    corrected = any(entry.action == AuditEntry.Action.CORRECT for entry in history)
+    status = table_status(
+        obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet, corrected=corrected
+    )
     version = {"version": obj.version}
     # 本副判负 (a ``lose:`` event) beside 犯规, for whoever the rules let impose it (by default
     # the chief referee, seed 003).

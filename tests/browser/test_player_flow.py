@@ -49,7 +49,7 @@ def test_player_finds_their_table_on_a_phone(
     pair = Pair.objects.get(tournament=tournament, number=2)  # 李娜/刘洋
     table = Table.objects.get(Q(ns=pair) | Q(ew=pair), round=round2)
     opponent = table.ew if table.ns_id == pair.pk else table.ns
-    direction = "南北" if table.ns_id == pair.pk else "东西"
+    direction = "北" if table.ns_id == pair.pk else "东"  # 李娜 is first: her own seat
 
     page.goto(f"/t/{tournament.slug}/")
     assert page.get_by_text("第2轮进行中").is_visible()
@@ -65,7 +65,7 @@ def test_player_finds_their_table_on_a_phone(
     text = card.inner_text()
     assert "李娜/刘洋" in text
     assert f"第 {table.number} 桌" in text
-    assert direction in text
+    assert card.locator(".my-seat").inner_text() == direction
     assert opponent.player_names in text
     screenshot(page, "player-3-my-table")
 

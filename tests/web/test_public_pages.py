@@ -81,9 +81,9 @@ def test_find_my_table_by_part_of_a_name(round1: Round, client_as: Any) -> None:
     html = client_as("anonymous").get(url, {"q": "娜"}).content.decode()
     assert "李娜/刘洋" in html
     assert f"第 {table.number} 桌" in html
-    direction = "南北" if table.ns_id == pair.pk else "东西"
+    seat = "北" if table.ns_id == pair.pk else "东"  # 李娜 is the pair's first player
     opponent = table.ew if table.ns_id == pair.pk else table.ns
-    assert direction in html
+    assert f'my-seat">{seat}</span>' in html
     assert opponent.player_names in html
 
 
@@ -269,11 +269,14 @@ def test_standings_table_markup(played: Round, cast: dict[str, Any], rf: Any) ->
 
 @pytest.mark.django_db
 def test_standings_pages_share_one_computation(
-    played: Round, client_as: Any, monkeypatch: Any
+    played: Round, cast: dict[str, Any], client_as: Any, monkeypatch: Any
 ) -> None:
     """The standings page, a pair's page and the projector ask for the same standings (after
-    the latest round): computed once per results version, whatever page comes first."""
+    the latest complete round): computed once per results version, whatever page comes first."""
     from scoring import services
+    from tests.web.conftest import play_round
+
+    play_round(played, cast["referee"], cast["chief"])
 
     calls: list[int] = []
     compute = services.compute_standings

@@ -72,6 +72,8 @@ _WHY = {
     "balance": lambda: _("平衡南北与东西的次数"),
     "alternate": lambda: _("与上轮方向交替"),
     "higher_ranked": lambda: _("方向无偏好，名次较高的一对坐南北"),
+    "drawn_first": lambda: _("方向无偏好，抽签在前的一对坐南北"),
+    "higher_seeded": lambda: _("方向无偏好，种子序号靠前的一对坐南北"),
 }
 
 
@@ -122,7 +124,7 @@ register.filter("reason", describe_reason)
 def _pair_text(pair: Any, names: dict[int, str]) -> str:
     unit = pair.unit
     return format_html(
-        '<span class="pair-no">{}</span> {}{}',
+        '<span class="pair-no">{}</span> <span class="names">{}</span>{}',
         localize(pair.number),
         names.get(pair.pk, ""),
         format_html(' <span class="muted unit">{}</span>', unit) if unit else "",
