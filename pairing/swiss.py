@@ -21,12 +21,13 @@ algorithm. ``docs/pairing.md`` gives the algorithm, the optimality argument and 
 from __future__ import annotations
 
 import random
-import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 from typing import Any
+
+from pairing.matching import NoPerfectMatching, first_min_cost_perfect_matching, max_weight_matching
 
 __all__ = [
     "PairingError",
@@ -739,15 +740,24 @@ def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
                 if (above + p) % 2 == 1:
                     t[p] += d
     seg.parity = t
+    # Exact exit costs need a solve each on the whole segment; on a big hard segment the
+    # parity bound stands in for them (still a lower bound, only weaker: more merging).
+    exact_exits = not easy and hi - lo <= _EXACT_EXITS
     for p in range(3):
         for q in range(3):
             if (p + q) % 2 or (first and p) or (last and q):
                 seg.bound[(p, q)] = _INF
-            elif easy or (p, q) == (0, 0):
-                seg.bound[(p, q)] = t[p % 2] if easy else cost
+            elif (p, q) == (0, 0) and not easy:
+                seg.bound[(p, q)] = cost
+            elif not exact_exits:
+                seg.bound[(p, q)] = t[p % 2]
             else:
                 seg.bound[(p, q)] = _exit_cost(problem, lo, hi, p, q, big_a)
-    seg.free = 0 if easy else _free_exit_cost(problem, lo, hi, big_a)
+    seg.free = _free_exit_cost(problem, lo, hi, big_a) if exact_exits else 0
+
+
+# The largest hard segment whose exit costs F(p, q) are computed exactly.
+_EXACT_EXITS = 400
 
 
 _INF = float("inf")
@@ -878,696 +888,87 @@ def _uncertified_boundaries(problem: _Problem, segments: list[_Segment], upper: 
 
 
 # --------------------------------------------------------------------------------------------
-# Exact fallback: weighted blossom on lexicographic integer weights
+# Exact core: the compiled blossom (pairing.matching) on the edges an optimum can use
 # --------------------------------------------------------------------------------------------
 
-
+# Edges between sweep positions at most this far apart give the first upper bound.
 _WINDOW = 24
 
 
-def _blossom_chains(n: int, blossomparent: dict[object, object]) -> list[list[object]]:
-    """For each vertex, the blossoms containing it, outermost first."""
-    chains: list[list[object]] = []
-    for v in range(n):
-        chain: list[object] = []
-        b = blossomparent[v]
-        while b is not None:
-            chain.append(b)
-            b = blossomparent[b]
-        chain.reverse()
-        chains.append(chain)
-    return chains
-
-
-def _tight_edges(
-    n: int, edges: list[tuple[int, int, int]], top: int, certificate: list[Any]
-) -> list[tuple[int, int, int]] | None:
-    """The edges of slack 0 for the dual in ``certificate``; None if some edge has negative
-    slack (the dual is then not feasible for the whole graph)."""
-    dualvar, blossomparent, blossomdual = certificate
-    chains = _blossom_chains(n, blossomparent)
-    tight: list[tuple[int, int, int]] = []
-    for i, j, c in edges:
-        s = dualvar[i] + dualvar[j] - 2 * (top - c)
-        ci, cj = chains[i], chains[j]
-        if ci and cj:
-            for bi, bj in zip(ci, cj, strict=False):
-                if bi is not bj:
-                    break
-                s += 2 * blossomdual[bi]
-        if s == 0:
-            tight.append((i, j, c))
-        elif s < 0:
-            return None
-    return tight
-
-
-def _exact_blossom(problem: _Problem) -> list[int]:
-    """Exact optimum of (1)–(3), first in sweep order among the optima (4), by weighted blossom.
-
-    Two phases (docs/pairing.md, "Exact fallback"). Phase 1: the blossom with the small integer
-    cost A·same_unit + gap only, which also yields an optimal dual (y, z). By complementary
-    slackness *every* optimal pairing uses only edges that are tight for that dual, so phase 2
-    keeps only the tight edges; it solves each connected component of the tight graph with the
-    lexicographic cost of :func:`_exact_blossom_lex` (rule 4 inside the component). Components
-    are independent, so the union of their (cost, sweep order)-first pairings is the global one.
-    """
+def _costed_edges(problem: _Problem, big_a: int, width: int) -> list[tuple[int, int, int]]:
+    """Allowed (no-rematch) edges (i, j, A·same_unit + gap), i < j ≤ i + width."""
     n = problem.n
     cf = problem.cf
-    span = (max(cf) - min(cf)) if cf else 0
-    big_a = span * (n // 2) + 1
     unit = problem.unit
     avoid = problem.avoid
     edges: list[tuple[int, int, int]] = []
-    max_cost = 0
     for i in range(n):
         bad_i = problem.bad[i]
         cf_i = cf[i]
         unit_i = unit[i]
-        for j in range(i + 1, n):
-            if j in bad_i:
-                continue
-            cost = abs(cf_i - cf[j]) + (big_a if avoid and unit_i == unit[j] else 0)
-            edges.append((i, j, cost))
-            if cost > max_cost:
-                max_cost = cost
-    top = max_cost + 1
-    # Phase 1 on a window of the sweep first (edges between positions at most ``width`` apart),
-    # priced out: if every edge of the *whole* graph has slack ≥ 0 for the window's optimal dual,
-    # that dual is feasible for the whole field, so the window's perfect matching is optimal there
-    # too and the dual certifies it (LP duality). Otherwise the window doubles, up to the field.
-    width = _WINDOW
-    while True:
-        window = edges if width >= n else [e for e in edges if e[1] - e[0] <= width]
-        certificate: list[Any] = []
-        mates = max_weight_matching(
-            n, [(i, j, top - c) for i, j, c in window], maxcardinality=True, certificate=certificate
-        )
-        if any(m == -1 for m in mates):
-            if width >= n:
-                raise PairingError("no_pairing_without_rematch", count=n)
-            width *= 2
-            continue
-        tight = _tight_edges(n, edges, top, certificate)
-        if tight is not None:
-            break
-        width *= 2
-    _, blossomparent, blossomdual = certificate
-    chains = _blossom_chains(n, blossomparent)
-    parent = list(range(n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for i, j, _ in tight:
-        ri, rj = find(i), find(j)
-        if ri != rj:
-            parent[ri] = rj
-    members: dict[int, list[int]] = {}
-    for v in range(n):
-        members.setdefault(find(v), []).append(v)
-    by_root: dict[int, list[tuple[int, int, int]]] = {}
-    for e in tight:
-        by_root.setdefault(find(e[0]), []).append(e)
-    # The blossoms with a positive dual must be full in every optimal pairing (exactly one of
-    # their vertices paired outside); conversely a perfect matching of tight edges filling them
-    # all meets the dual's value, so it is optimal.
-    full: list[list[int]] = [[] for _ in range(n)]
-    positive: dict[object, int] = {}
-    for v in range(n):
-        for b in chains[v]:
-            if blossomdual[b] > 0:
-                full[v].append(positive.setdefault(b, len(positive)))
-    result = [-1] * n
-    for root, verts in members.items():
-        if len(verts) == 2:
-            a, b = verts
-            result[a], result[b] = b, a
-            continue
-        component = by_root[root]
-        sub = _first_tight_matching(verts, component, full, len(positive))
-        if sub is None:
-            local = {v: k for k, v in enumerate(verts)}  # verts ascend: sweep order is kept
-            lex = _lex_matching(len(verts), [(local[i], local[j], c) for i, j, c in component])
-            sub = {verts[k]: verts[m] for k, m in enumerate(lex)}
-        for a, b in sub.items():
-            result[a] = b
-    return result
+        for j in range(i + 1, min(n, i + width + 1)):
+            if j not in bad_i:
+                cost = abs(cf_i - cf[j])
+                if avoid and unit_i == unit[j]:
+                    cost += big_a
+                edges.append((i, j, cost))
+    return edges
 
 
-_TIGHT_BUDGET_PER_PAIR = 5
-_TIGHT_BUDGET_BASE = 500
+def _min_cost(n: int, edges: list[tuple[int, int, int]]) -> int | None:
+    """Least total cost of a perfect matching on ``edges``, or None if there is none."""
+    top = max((c for _, _, c in edges), default=0) + 1
+    mate = max_weight_matching(n, [(i, j, top - c) for i, j, c in edges], maxcardinality=True)
+    if any(m == -1 for m in mate):
+        return None
+    cost = {(i, j): c for i, j, c in edges}
+    return sum(cost[(i, j)] for i, j in enumerate(mate) if i < j)
 
 
-def _first_tight_matching(
-    verts: list[int],
-    edges: list[tuple[int, int, int]],
-    full: list[list[int]],
-    n_positive: int,
-) -> dict[int, int] | None:
-    """The first perfect matching in sweep order of one tight component that fills every
-    positive blossom, by depth-first search; None if the step budget runs out.
+def _exact_blossom(problem: _Problem) -> list[int]:
+    """Exact optimum of (1)–(3), first in sweep order among the optima (4).
 
-    Every such matching is optimal (it meets the dual's value), and every optimal pairing is one
-    of them, so the first one in sweep order is the rule-(4) choice among the optima. Pruned only
-    by a necessary condition (a free vertex keeps a free tight neighbour) and the blossom rule
-    (at most one vertex of a positive blossom is paired outside it).
+    1. An upper bound U: the least cost of a perfect matching on the edges between sweep
+       positions at most ``_WINDOW`` apart (the window doubles until it has one; at the whole
+       field, no perfect matching means no pairing without a rematch).
+    2. Pruning that keeps every optimum: a pairing using the edge (i, j) costs at least
+       c(i, j) + LB(V − {i, j}), LB the parity bound. Removing i and j flips the parity of the
+       cuts between their levels, so that is LB + A·same_unit + 2·Σ(even cuts crossed), and an
+       edge for which it exceeds U is in no optimal pairing. The kept graph holds every optimal
+       pairing of the field, so its first optimum in sweep order is the field's.
+    3. :func:`pairing.matching.first_min_cost_perfect_matching` on the kept edges: (1)–(3) as
+       the cost, rule (4) as the vertex order, all in the compiled solver.
     """
-    adj: dict[int, list[int]] = {v: [] for v in verts}
-    for i, j, _ in edges:
-        adj[i].append(j)
-        adj[j].append(i)
-    for v in verts:
-        adj[v].sort()
-    free_deg = {v: len(adj[v]) for v in verts}
-    mate: dict[int, int] = {}
-    out = [0] * n_positive
-    budget = _TIGHT_BUDGET_BASE + _TIGHT_BUDGET_PER_PAIR * len(verts)
-
-    def crossing(i: int, j: int) -> list[int]:
-        fi, fj = full[i], full[j]
-        if not fi and not fj:
-            return []
-        # Positive blossoms containing exactly one of i, j: that vertex is paired outside.
-        return [b for b in fi if b not in fj] + [b for b in fj if b not in fi]
-
-    def place(i: int, j: int) -> bool:
-        mate[i] = j
-        mate[j] = i
-        ok = True
-        for b in crossing(i, j):
-            out[b] += 1
-            if out[b] > 1:
-                ok = False
-        for v in (i, j):
-            for w in adj[v]:
-                if w not in mate:
-                    free_deg[w] -= 1
-                    if free_deg[w] == 0:
-                        ok = False
-        return ok
-
-    def unplace(i: int, j: int) -> None:
-        for v in (j, i):
-            for w in adj[v]:
-                if w not in mate:
-                    free_deg[w] += 1
-        for b in crossing(i, j):
-            out[b] -= 1
-        del mate[i]
-        del mate[j]
-
-    stack: list[tuple[int, int]] = []  # (position in verts, index tried in adj)
-    pos = 0
-    start = 0
-    size = len(verts)
-    while True:
-        while pos < size and verts[pos] in mate:
-            pos += 1
-        if pos == size:
-            return mate
-        i = verts[pos]
-        options = adj[i]
-        k = start
-        placed = False
-        while k < len(options):
-            j = options[k]
-            if j > i and j not in mate:
-                # j < i cannot be free: every vertex before i in sweep order is paired.
-                if place(i, j):
-                    stack.append((pos, k))
-                    placed = True
-                    break
-                unplace(i, j)
-            k += 1
-        if placed:
-            pos += 1
-            start = 0
-            continue
-        budget -= 1
-        if not stack or budget < 0:
-            return None
-        pos, k = stack.pop()
-        i = verts[pos]
-        unplace(i, mate[i])
-        start = k + 1
-
-
-def _lex_matching(n: int, edges: list[tuple[int, int, int]]) -> list[int]:
-    """Perfect matching of vertices 0..n-1 (sweep order) minimising (Σ cost, sweep order).
-
-    cost' = cost · K^(n+1) + j · K^(n−1−i) for i < j, K = n² + 1: comparing two matchings by
-    Σ j · K^(n−1−i) compares them by the partner of the first vertex whose partner differs
-    (rule 4); the first term dominates. Raises ``no_pairing_without_rematch`` if none exists.
-    """
-    k = n * n + 1
-    shift = k ** (n + 1)
-    powers = [k ** (n - 1 - i) for i in range(n)]
-    lex = [(i, j, c * shift + j * powers[i]) for i, j, c in edges]
-    top = max((c for _, _, c in lex), default=0) + 1
-    mates = max_weight_matching(n, [(i, j, top - c) for i, j, c in lex], maxcardinality=True)
-    if any(m == -1 for m in mates):
-        raise PairingError("no_pairing_without_rematch", count=n)
-    return mates
-
-
-def _exact_blossom_lex(problem: _Problem) -> list[int]:
-    """The one-phase reference: the lexicographic blossom on the whole field (tests use it)."""
     n = problem.n
     cf = problem.cf
     span = (max(cf) - min(cf)) if cf else 0
     big_a = span * (n // 2) + 1
-    edges = [
-        (i, j, abs(cf[i] - cf[j]) + (big_a if problem.avoid and problem.same_unit(i, j) else 0))
-        for i in range(n)
-        for j in range(i + 1, n)
-        if j not in problem.bad[i]
-    ]
-    return _lex_matching(n, edges)
-
-
-def max_weight_matching(
-    n: int,
-    edges: Iterable[tuple[int, int, int]],
-    maxcardinality: bool = False,
-    certificate: list[Any] | None = None,
-) -> list[int]:
-    """Maximum-weight matching in a general graph (Edmonds' blossom algorithm, primal-dual).
-
-    Vertices are 0..n-1, ``edges`` are (v, w, integer weight). Returns ``mate`` with mate[v] = -1
-    for an unmatched vertex. With ``maxcardinality`` the matching has maximum cardinality first.
-
-    An adaptation of networkx's ``max_weight_matching`` (BSD-3-Clause, itself after Joris van
-    Rantwijk's mwmatching.py, after Galil 1986) to integer vertices and integer weights only, so
-    every dual variable stays an exact integer (weights are doubled internally). O(n³).
-
-    With a ``certificate`` list, the final optimal dual is appended to it: the vertex duals, the
-    blossom parent map and the blossom duals, such that every edge has
-    slack = y_v + y_w − 2·weight + 2·Σ z_B (B containing both ends) ≥ 0, matched edges 0.
-    """
-    # Blossoms nest (augment/expand recurse once per level of nesting, at most n / 2 deep).
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20 * n + 1000))
-    try:
-        return _max_weight_matching(n, edges, maxcardinality, certificate)
-    finally:
-        sys.setrecursionlimit(limit)
-
-
-def _max_weight_matching(
-    n: int,
-    edges: Iterable[tuple[int, int, int]],
-    maxcardinality: bool,
-    certificate: list[Any] | None = None,
-) -> list[int]:
-    adj: list[dict[int, int]] = [{} for _ in range(n)]
-    maxweight = 0
-    for v, w, wt in edges:
-        if v == w:
-            continue
-        adj[v][w] = wt
-        adj[w][v] = wt
-        maxweight = max(maxweight, wt)
-    mate: dict[int, int] = {}
-    label: dict[object, int | None] = {}
-    labeledge: dict[object, tuple[int, int] | None] = {}
-    inblossom: list[object] = list(range(n))
-    blossomparent: dict[object, object] = dict.fromkeys(range(n))
-    blossombase: dict[object, int] = {v: v for v in range(n)}
-    bestedge: dict[object, tuple[int, int] | None] = {}
-    dualvar: list[int] = [maxweight] * n
-    blossomdual: dict[_Blossom, int] = {}
-    allowedge: set[tuple[int, int]] = set()
-    queue: list[int] = []
-
-    def slack(v: int, w: int) -> int:
-        return dualvar[v] + dualvar[w] - 2 * adj[v][w]
-
-    def assign_label(w: int, t: int, v: int | None) -> None:
-        b = inblossom[w]
-        label[w] = label[b] = t
-        if v is not None:
-            labeledge[w] = labeledge[b] = (v, w)
-        else:
-            labeledge[w] = labeledge[b] = None
-        bestedge[w] = bestedge[b] = None
-        if t == 1:
-            if isinstance(b, _Blossom):
-                queue.extend(b.leaves())
-            else:
-                queue.append(b)  # type: ignore[arg-type]
-        elif t == 2:
-            base = blossombase[b]
-            assign_label(mate[base], 1, base)
-
-    def scan_blossom(v: int, w: int) -> int:
-        path = []
-        base = -1
-        vv: int = v
-        ww: int = w
-        while vv != -1:
-            b = inblossom[vv]
-            if label[b] & 4:  # type: ignore[operator]
-                base = blossombase[b]
-                break
-            path.append(b)
-            label[b] = 5
-            le = labeledge[b]
-            if le is None:
-                vv = -1
-            else:
-                vv = le[0]
-                b = inblossom[vv]
-                vv = labeledge[b][0]  # type: ignore[index]
-            if ww != -1:
-                vv, ww = ww, vv
-        for b in path:
-            label[b] = 1
-        return base
-
-    def add_blossom(base: int, v: int, w: int) -> None:
-        bb = inblossom[base]
-        bv = inblossom[v]
-        bw = inblossom[w]
-        b = _Blossom()
-        blossombase[b] = base
-        blossomparent[b] = None
-        blossomparent[bb] = b
-        b.childs = path = []
-        b.edges = edgs = [(v, w)]
-        while bv != bb:
-            blossomparent[bv] = b
-            path.append(bv)
-            edgs.append(labeledge[bv])  # type: ignore[arg-type]
-            v = labeledge[bv][0]  # type: ignore[index]
-            bv = inblossom[v]
-        path.append(bb)
-        path.reverse()
-        edgs.reverse()
-        while bw != bb:
-            blossomparent[bw] = b
-            path.append(bw)
-            le = labeledge[bw]
-            edgs.append((le[1], le[0]))  # type: ignore[index]
-            w = le[0]  # type: ignore[index]
-            bw = inblossom[w]
-        label[b] = 1
-        labeledge[b] = labeledge[bb]
-        blossomdual[b] = 0
-        for x in b.leaves():
-            if label[inblossom[x]] == 2:
-                queue.append(x)
-            inblossom[x] = b
-        bestedgeto: dict[object, tuple[int, int]] = {}
-        for sub in path:
-            if isinstance(sub, _Blossom):
-                if sub.mybestedges is not None:
-                    nblist = sub.mybestedges
-                    sub.mybestedges = None
-                else:
-                    nblist = [(x, y) for x in sub.leaves() for y in adj[x]]
-            else:
-                nblist = [(sub, y) for y in adj[sub]]  # type: ignore[index]
-            for kk in nblist:
-                i, j = kk
-                if inblossom[j] is b:
-                    i, j = j, i
-                bj = inblossom[j]
-                if (
-                    bj is not b
-                    and label.get(bj) == 1
-                    and ((bj not in bestedgeto) or slack(i, j) < slack(*bestedgeto[bj]))
-                ):
-                    bestedgeto[bj] = kk
-            bestedge[sub] = None
-        b.mybestedges = list(bestedgeto.values())
-        mybestedge = None
-        mybestslack = 0
-        for kk in b.mybestedges:
-            ks = slack(*kk)
-            if mybestedge is None or ks < mybestslack:
-                mybestedge = kk
-                mybestslack = ks
-        bestedge[b] = mybestedge
-
-    def expand_blossom(b: _Blossom, endstage: bool) -> None:
-        for s in b.childs:
-            blossomparent[s] = None
-            if isinstance(s, _Blossom):
-                if endstage and blossomdual[s] == 0:
-                    expand_blossom(s, endstage)
-                else:
-                    for x in s.leaves():
-                        inblossom[x] = s
-            else:
-                inblossom[s] = s
-        if (not endstage) and label.get(b) == 2:
-            entrychild = inblossom[labeledge[b][1]]  # type: ignore[index]
-            j = b.childs.index(entrychild)
-            if j & 1:
-                j -= len(b.childs)
-                jstep = 1
-            else:
-                jstep = -1
-            v, w = labeledge[b]  # type: ignore[misc]
-            while j != 0:
-                if jstep == 1:
-                    p, q = b.edges[j]
-                else:
-                    q, p = b.edges[j - 1]
-                label[w] = None
-                label[q] = None
-                assign_label(w, 2, v)
-                allowedge.add((p, q))
-                allowedge.add((q, p))
-                j += jstep
-                if jstep == 1:
-                    v, w = b.edges[j]
-                else:
-                    w, v = b.edges[j - 1]
-                allowedge.add((v, w))
-                allowedge.add((w, v))
-                j += jstep
-            bw = b.childs[j]
-            label[w] = label[bw] = 2
-            labeledge[w] = labeledge[bw] = (v, w)
-            bestedge[bw] = None
-            j += jstep
-            while b.childs[j] != entrychild:
-                bv = b.childs[j]
-                if label.get(bv) == 1:
-                    j += jstep
-                    continue
-                x = -1
-                if isinstance(bv, _Blossom):
-                    for x in bv.leaves():
-                        if label.get(x):
-                            break
-                else:
-                    x = bv  # type: ignore[assignment]
-                if label.get(x):
-                    label[x] = None
-                    label[mate[blossombase[bv]]] = None
-                    assign_label(x, 2, labeledge[x][0])  # type: ignore[index]
-                j += jstep
-        label.pop(b, None)
-        labeledge.pop(b, None)
-        bestedge.pop(b, None)
-        del blossomparent[b]
-        del blossombase[b]
-        del blossomdual[b]
-
-    def augment_blossom(b: _Blossom, v: int) -> None:
-        t: object = v
-        while blossomparent[t] is not b:
-            t = blossomparent[t]
-        if isinstance(t, _Blossom):
-            augment_blossom(t, v)
-        i = j = b.childs.index(t)
-        if i & 1:
-            j -= len(b.childs)
-            jstep = 1
-        else:
-            jstep = -1
-        while j != 0:
-            j += jstep
-            t = b.childs[j]
-            if jstep == 1:
-                w, x = b.edges[j]
-            else:
-                x, w = b.edges[j - 1]
-            if isinstance(t, _Blossom):
-                augment_blossom(t, w)
-            j += jstep
-            t = b.childs[j]
-            if isinstance(t, _Blossom):
-                augment_blossom(t, x)
-            mate[w] = x
-            mate[x] = w
-        b.childs = b.childs[i:] + b.childs[:i]
-        b.edges = b.edges[i:] + b.edges[:i]
-        blossombase[b] = blossombase[b.childs[0]]
-
-    def augment_matching(v: int, w: int) -> None:
-        for s, j in ((v, w), (w, v)):
-            while True:
-                bs = inblossom[s]
-                if isinstance(bs, _Blossom):
-                    augment_blossom(bs, s)
-                mate[s] = j
-                le = labeledge[bs]
-                if le is None:
-                    break
-                t = le[0]
-                bt = inblossom[t]
-                s, j = labeledge[bt]  # type: ignore[misc]
-                if isinstance(bt, _Blossom):
-                    augment_blossom(bt, j)
-                mate[j] = s
-
+    width = _WINDOW
     while True:
-        label.clear()
-        labeledge.clear()
-        bestedge.clear()
-        for b in blossomdual:
-            b.mybestedges = None
-        allowedge.clear()
-        queue[:] = []
-        for v in range(n):
-            if (v not in mate) and label.get(inblossom[v]) is None:
-                assign_label(v, 1, None)
-        augmented = False
-        while True:
-            while queue and not augmented:
-                v = queue.pop()
-                bv = inblossom[v]
-                for w, wt in adj[v].items():
-                    bw = inblossom[w]
-                    if bv is bw:
-                        continue
-                    kslack = 0
-                    if (v, w) not in allowedge:
-                        kslack = dualvar[v] + dualvar[w] - 2 * wt
-                        if kslack <= 0:
-                            allowedge.add((v, w))
-                            allowedge.add((w, v))
-                    if (v, w) in allowedge:
-                        lbw = label.get(bw)
-                        if lbw is None:
-                            assign_label(w, 2, v)
-                        elif lbw == 1:
-                            base = scan_blossom(v, w)
-                            if base != -1:
-                                add_blossom(base, v, w)
-                            else:
-                                augment_matching(v, w)
-                                augmented = True
-                                break
-                        elif label.get(w) is None:
-                            label[w] = 2
-                            labeledge[w] = (v, w)
-                    elif label.get(bw) == 1:
-                        be = bestedge.get(bv)
-                        if be is None or kslack < slack(*be):
-                            bestedge[bv] = (v, w)
-                    elif label.get(w) is None:
-                        be = bestedge.get(w)
-                        if be is None or kslack < slack(*be):
-                            bestedge[w] = (v, w)
-            if augmented:
-                break
-            deltatype = -1
-            delta: int = 0
-            deltaedge: tuple[int, int] | None = None
-            deltablossom: _Blossom | None = None
-            if not maxcardinality:
-                deltatype = 1
-                delta = min(dualvar)
-            for v in range(n):
-                if label.get(inblossom[v]) is None:
-                    be = bestedge.get(v)
-                    if be is not None:
-                        d = slack(*be)
-                        if deltatype == -1 or d < delta:
-                            delta = d
-                            deltatype = 2
-                            deltaedge = be
-            for b, parent in blossomparent.items():
-                if parent is None and label.get(b) == 1:
-                    be = bestedge.get(b)
-                    if be is not None:
-                        d = slack(*be) // 2
-                        if deltatype == -1 or d < delta:
-                            delta = d
-                            deltatype = 3
-                            deltaedge = be
-            for b, z in blossomdual.items():
-                if (
-                    blossomparent[b] is None
-                    and label.get(b) == 2
-                    and (deltatype == -1 or z < delta)
-                ):
-                    delta = z
-                    deltatype = 4
-                    deltablossom = b
-            if deltatype == -1:
-                deltatype = 1
-                delta = max(0, min(dualvar))
-            for v in range(n):
-                lab = label.get(inblossom[v])
-                if lab == 1:
-                    dualvar[v] -= delta
-                elif lab == 2:
-                    dualvar[v] += delta
-            for b in blossomdual:
-                if blossomparent[b] is None:
-                    lab = label.get(b)
-                    if lab == 1:
-                        blossomdual[b] += delta
-                    elif lab == 2:
-                        blossomdual[b] -= delta
-            if deltatype == 1:
-                break
-            if deltatype in (2, 3):
-                v, w = deltaedge  # type: ignore[misc]
-                allowedge.add((v, w))
-                allowedge.add((w, v))
-                queue.append(v)
-            elif deltatype == 4:
-                expand_blossom(deltablossom, False)  # type: ignore[arg-type]
-        if not augmented:
+        upper = _min_cost(n, _costed_edges(problem, big_a, min(width, n)))
+        if upper is not None:
             break
-        for b in list(blossomdual.keys()):
-            if b not in blossomdual:
-                continue
-            if blossomparent[b] is None and label.get(b) == 1 and blossomdual[b] == 0:
-                expand_blossom(b, True)
-    if certificate is not None:
-        certificate += [dualvar, blossomparent, blossomdual]
-    return [mate.get(v, -1) for v in range(n)]
-
-
-class _Blossom:
-    """A non-trivial blossom: ``childs`` round the cycle from the base, ``edges`` linking them."""
-
-    __slots__ = ("childs", "edges", "mybestedges")
-
-    def __init__(self) -> None:
-        self.childs: list[object] = []
-        self.edges: list[tuple[int, int]] = []
-        self.mybestedges: list[tuple[int, int]] | None = None
-
-    def leaves(self) -> Iterable[int]:
-        stack = list(self.childs)
-        while stack:
-            t = stack.pop()
-            if isinstance(t, _Blossom):
-                stack.extend(t.childs)
-            else:
-                yield t  # type: ignore[misc]
+        if width >= n:
+            raise PairingError("no_pairing_without_rematch", count=n)
+        width *= 2
+    # Σ of the lengths of the even cuts above each level boundary, as a prefix sum by level.
+    nlev = len(problem.level_cf)
+    even_before = [0] * nlev
+    for c in range(nlev - 1):
+        d = abs(problem.level_cf[c + 1] - problem.level_cf[c])
+        even_before[c + 1] = even_before[c] + (0 if problem.odd[c] else d)
+    slack = upper - problem.lower_bound_gap
+    lvl = problem.lvl
+    kept = [
+        e
+        for e in _costed_edges(problem, big_a, n)
+        if e[2] - abs(cf[e[0]] - cf[e[1]]) + 2 * (even_before[lvl[e[1]]] - even_before[lvl[e[0]]])
+        <= slack
+    ]
+    try:
+        return first_min_cost_perfect_matching(n, kept)
+    except NoPerfectMatching:  # pragma: no cover - the window found one within the kept edges
+        raise PairingError("no_pairing_without_rematch", count=n) from None
 
 
 # --------------------------------------------------------------------------------------------
