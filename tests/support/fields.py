@@ -138,8 +138,7 @@ def adversarial_field(n: int, rounds_played: int, seed: int, units: int = 4) -> 
     half = set(rng.sample([p.id for p in pairs], n // 2))
     others = [f"U{k + 2}" for k in range(max(units - 1, 1))]
     pairs = [
-        replace(p, unit="U1" if p.id in half else others[rng.randrange(len(others))])
-        for p in pairs
+        replace(p, unit="U1" if p.id in half else others[rng.randrange(len(others))]) for p in pairs
     ]
     top = max(p.match_points for p in pairs)
     ids = [p.id for p in pairs]
