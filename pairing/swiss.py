@@ -21,6 +21,7 @@ algorithm. ``docs/pairing.md`` gives the algorithm, the optimality argument and 
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -607,7 +608,7 @@ _MANY = 4
 class _Segment:
     """Positions lo..hi-1 of the sweep (whole score groups, an even count) solved on their own."""
 
-    __slots__ = ("bound", "cost", "free", "hi", "lo", "mates", "parity")
+    __slots__ = ("bound", "cost", "free", "gap", "hi", "hint", "lo", "mates", "parity", "same")
 
     def __init__(self, lo: int, hi: int) -> None:
         self.lo = lo
@@ -617,6 +618,18 @@ class _Segment:
         self.bound: dict[tuple[int, int], float] = {}  # lower bound of F(p, q), see below
         self.free: float = 0  # lower bound of F(p, q) for every p, q
         self.parity: list[int] = [0, 0]  # lower bound of F(p, q) by the parity of p
+        self.same = 0  # same-unit meetings and Σ gap of ``mates``
+        self.gap = 0
+        # (same-unit meetings, Σ gap) of some pairing of the segment (the union of the segments
+        # it was merged from): an upper bound for its exact solve.
+        self.hint: tuple[int, int] | None = None
+
+    @classmethod
+    def merged(cls, parts: Sequence[_Segment]) -> _Segment:
+        seg = cls(parts[0].lo, parts[-1].hi)
+        if all(p.mates is not None for p in parts):
+            seg.hint = (sum(p.same for p in parts), sum(p.gap for p in parts))
+        return seg
 
 
 class _TooBig(Exception):
@@ -660,11 +673,12 @@ def _segmented(problem: _Problem) -> list[int] | None:
                 old = solved[key]
                 seg.mates, seg.cost, seg.bound = old.mates, old.cost, old.bound
                 seg.free, seg.parity = old.free, old.parity
+                seg.same, seg.gap = old.same, old.gap
             else:
                 try:
                     _solve_segment(problem, seg, big_a)
                 except _TooBig:
-                    return None
+                    return _exact_blossom(problem, _whole_hint(segments, solved))
                 solved[key] = seg
         m = len(segments)
         if m == 1:
@@ -675,7 +689,7 @@ def _segmented(problem: _Problem) -> list[int] | None:
             s = broken[0]
             t = s + 1 if s + 1 < m else s - 1
             a, b = min(s, t), max(s, t)
-            segments[a : b + 1] = [_Segment(segments[a].lo, segments[b].hi)]
+            segments[a : b + 1] = [_Segment.merged(segments[a : b + 1])]
             continue
         upper = sum(seg.cost for seg in segments)
         failing = _uncertified_boundaries(problem, segments, upper)
@@ -686,13 +700,32 @@ def _segmented(problem: _Problem) -> list[int] | None:
                     mates[k] = seg.mates[k]  # type: ignore[index]
             return mates
         # Merge across every boundary that could not be certified, then check again.
-        merged: list[_Segment] = []
+        groups: list[list[_Segment]] = []
         for s, seg in enumerate(segments):
             if s > 0 and (s - 1) in failing:
-                merged[-1] = _Segment(merged[-1].lo, seg.hi)
+                groups[-1].append(seg)
             else:
-                merged.append(_Segment(seg.lo, seg.hi))
-        segments = merged
+                groups.append([seg])
+        segments = [
+            _Segment.merged(g) if len(g) > 1 else _Segment(g[0].lo, g[0].hi) for g in groups
+        ]
+
+
+def _whole_hint(
+    segments: list[_Segment], solved: dict[tuple[int, int], _Segment]
+) -> tuple[int, int] | None:
+    """(same-unit meetings, Σ gap) of a pairing of the whole field put together from the
+    segments (solved ones, or the hints of merged ones not solved yet); None if one is missing."""
+    same = gap = 0
+    for seg in segments:
+        done = seg if seg.mates is not None else solved.get((seg.lo, seg.hi))
+        if done is not None and done.mates is not None:
+            same, gap = same + done.same, gap + done.gap
+        elif seg.hint is not None:
+            same, gap = same + seg.hint[0], gap + seg.hint[1]
+        else:
+            return None
+    return same, gap
 
 
 def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
@@ -707,7 +740,7 @@ def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
             # certificate would cost more than the blossom on the whole field.
             raise _TooBig
         try:
-            local = _exact_blossom(sub)
+            local = _exact_blossom(sub, seg.hint)
         except PairingError:
             seg.mates = None
             return
@@ -715,11 +748,14 @@ def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
     cf = problem.cf
     unit = problem.unit
     avoid = problem.avoid
-    cost = 0
+    same = gap = 0
     for i in range(lo, hi):
         j = seg.mates[i - lo]
         if i < j:
-            cost += abs(cf[i] - cf[j]) + (big_a if avoid and unit[i] == unit[j] else 0)
+            gap += abs(cf[i] - cf[j])
+            same += 1 if avoid and unit[i] == unit[j] else 0
+    cost = gap + big_a * same
+    seg.same, seg.gap = same, gap
     seg.mates = [-1] * lo + seg.mates  # index by global position below
     seg.cost = cost
     first = lo == 0
@@ -895,18 +931,39 @@ def _uncertified_boundaries(problem: _Problem, segments: list[_Segment], upper: 
 _WINDOW = 24
 
 
+# … plus, for every pair and every unit, edges to this many nearest pairs of that unit below it
+# (so a unit's surplus can float to where the other units are, however far).
+_UNIT_REACH = 8
+
+
 def _costed_edges(problem: _Problem, big_a: int, width: int) -> list[tuple[int, int, int]]:
-    """Allowed (no-rematch) edges (i, j, A·same_unit + gap), i < j ≤ i + width."""
+    """Allowed (no-rematch) edges (i, j, A·same_unit + gap), i < j ≤ i + width, and the first
+    ``_UNIT_REACH`` allowed j > i + width of every unit (only for a window short of the field)."""
     n = problem.n
     cf = problem.cf
     unit = problem.unit
     avoid = problem.avoid
     edges: list[tuple[int, int, int]] = []
+    positions: dict[int, list[int]] = {}
+    if width < n:
+        for k, u in enumerate(unit):
+            if u >= 0:
+                positions.setdefault(u, []).append(k)
     for i in range(n):
         bad_i = problem.bad[i]
         cf_i = cf[i]
         unit_i = unit[i]
-        for j in range(i + 1, min(n, i + width + 1)):
+        end = min(n, i + width + 1)
+        targets = list(range(i + 1, end))
+        for where in positions.values():
+            taken = 0
+            for j in where[bisect_right(where, end - 1) :]:
+                if j not in bad_i:
+                    targets.append(j)
+                    taken += 1
+                    if taken == _UNIT_REACH:
+                        break
+        for j in targets:
             if j not in bad_i:
                 cost = abs(cf_i - cf[j])
                 if avoid and unit_i == unit[j]:
@@ -925,19 +982,25 @@ def _min_cost(n: int, edges: list[tuple[int, int, int]]) -> int | None:
     return sum(cost[(i, j)] for i, j in enumerate(mate) if i < j)
 
 
-def _exact_blossom(problem: _Problem) -> list[int]:
+def _exact_blossom(problem: _Problem, hint: tuple[int, int] | None = None) -> list[int]:
     """Exact optimum of (1)–(3), first in sweep order among the optima (4).
 
-    1. An upper bound U: the least cost of a perfect matching on the edges between sweep
-       positions at most ``_WINDOW`` apart (the window doubles until it has one; at the whole
-       field, no perfect matching means no pairing without a rematch).
-    2. Pruning that keeps every optimum: a pairing using the edge (i, j) costs at least
-       c(i, j) + LB(V − {i, j}), LB the parity bound. Removing i and j flips the parity of the
-       cuts between their levels, so that is LB + A·same_unit + 2·Σ(even cuts crossed), and an
-       edge for which it exceeds U is in no optimal pairing. The kept graph holds every optimal
-       pairing of the field, so its first optimum in sweep order is the field's.
+    1. An upper bound U: the least cost of a perfect matching on a sparse graph — the edges
+       between sweep positions at most ``_WINDOW`` apart and from each pair to the nearest
+       ``_UNIT_REACH`` pairs of every unit beyond (the window doubles until it has one; at the
+       whole field, no perfect matching means no pairing without a rematch) — or the cost of
+       ``hint`` = (same-unit meetings, Σ gap) of a known pairing, the union of the segments this
+       one was merged from, if lower.
+    2. Pruning that keeps every optimum (docs/pairing.md, "Exact core"): a pairing M using the
+       edge e = (i, j) has s(M) ≥ max(s_lb, [e same-unit]) same-unit meetings, s_lb the counting
+       bound (the largest unit beyond half the field), and a gap of at least
+       gap(e) + LB(V − {i, j}), LB the parity bound; removing i and j flips the parity of the
+       cuts between their levels, so that is LB + 2·Σ(even cuts e crosses). An edge whose bound
+       exceeds U is in no optimal pairing; the rest hold every optimal pairing, so their first
+       optimum in sweep order is the field's. Only kept edges are enumerated (a level is out of
+       reach once the even cuts up to it cost more than the slack).
     3. :func:`pairing.matching.first_min_cost_perfect_matching` on the kept edges: (1)–(3) as
-       the cost, rule (4) as the vertex order, all in the compiled solver.
+       the cost, rule (4) as the vertex order, every optimisation in the compiled solver.
     """
     n = problem.n
     cf = problem.cf
@@ -945,30 +1008,165 @@ def _exact_blossom(problem: _Problem) -> list[int]:
     big_a = span * (n // 2) + 1
     width = _WINDOW
     while True:
-        upper = _min_cost(n, _costed_edges(problem, big_a, min(width, n)))
-        if upper is not None:
+        window = _min_cost(n, _costed_edges(problem, big_a, min(width, n)))
+        if window is not None:
+            upper = window
             break
         if width >= n:
             raise PairingError("no_pairing_without_rematch", count=n)
         width *= 2
-    # Σ of the lengths of the even cuts above each level boundary, as a prefix sum by level.
+    if hint is not None:
+        upper = min(upper, big_a * hint[0] + hint[1])
+    kept = _kept_edges(problem, big_a, upper)
+    try:
+        return first_min_cost_perfect_matching(n, kept)
+    except NoPerfectMatching:  # pragma: no cover - the window's matching is within the kept edges
+        raise PairingError("no_pairing_without_rematch", count=n) from None
+
+
+def _kept_edges(problem: _Problem, big_a: int, upper: int) -> list[tuple[int, int, int]]:
+    """The allowed edges (i, j, cost) that some pairing of cost ≤ ``upper`` may use (step 2 of
+    :func:`_exact_blossom`)."""
+    n = problem.n
+    cf = problem.cf
+    lvl = problem.lvl
+    unit = problem.unit
+    avoid = problem.avoid
     nlev = len(problem.level_cf)
+    # even_before[l]: Σ of the lengths of the even cuts above level l.
     even_before = [0] * nlev
     for c in range(nlev - 1):
         d = abs(problem.level_cf[c + 1] - problem.level_cf[c])
         even_before[c + 1] = even_before[c] + (0 if problem.odd[c] else d)
-    slack = upper - problem.lower_bound_gap
-    lvl = problem.lvl
-    kept = [
-        e
-        for e in _costed_edges(problem, big_a, n)
-        if e[2] - abs(cf[e[0]] - cf[e[1]]) + 2 * (even_before[lvl[e[1]]] - even_before[lvl[e[0]]])
-        <= slack
-    ]
-    try:
-        return first_min_cost_perfect_matching(n, kept)
-    except NoPerfectMatching:  # pragma: no cover - the window found one within the kept edges
-        raise PairingError("no_pairing_without_rematch", count=n) from None
+    level_end = [0] * nlev
+    for k in range(n):
+        level_end[lvl[k]] = k + 1
+    s_lb = 0
+    major = -1
+    if avoid:
+        counts: dict[int, int] = {}
+        for u in unit:
+            counts[u] = counts.get(u, 0) + 1
+        major = max(counts, key=lambda u: counts[u])
+        s_lb = max(0, counts[major] - n // 2)
+    slack = upper - big_a * s_lb - problem.lower_bound_gap
+    same_extra = big_a * (max(s_lb, 1) - s_lb)  # a same-unit edge: s(M) ≥ max(s_lb, 1)
+    surplus = _SurplusBound(problem, major, s_lb) if avoid and upper < big_a * (s_lb + 1) else None
+    gap_room = upper - big_a * s_lb
+    kept: list[tuple[int, int, int]] = []
+    for i in range(n):
+        bad_i = problem.bad[i]
+        cf_i = cf[i]
+        unit_i = unit[i]
+        base = even_before[lvl[i]]
+        level = lvl[i]
+        start = i + 1
+        while level < nlev:
+            extra = 2 * (even_before[level] - base)
+            if extra > slack:
+                break
+            for j in range(start, level_end[level]):
+                if j in bad_i:
+                    continue
+                same = avoid and unit_i == unit[j]
+                if same and extra + same_extra > slack:
+                    continue
+                gap = abs(cf_i - cf[j])
+                if surplus is not None and gap + surplus.rest(i, j, same) > gap_room:
+                    continue
+                kept.append((i, j, gap + (big_a if same else 0)))
+            start = level_end[level]
+            level += 1
+    return kept
+
+
+class _SurplusBound:
+    """Lower bound of the gap of a pairing of V − {i, j} with at most s_lb − [same] same-unit
+    meetings, for every edge (i, j) in O(1) after O(levels) set-up.
+
+    Cut c is crossed by x_c tables, x_c ≡ (pairs above c) mod 2, and by at least
+    2a − N − 2s tables, a the pairs of the largest unit above c and N all pairs above c (each of
+    them meets a pair of another unit above, or one of its own — at most 2s pairs in s
+    meetings — or crosses); the same below. So the gap is at least Σ_c d_c · x_c with x_c the
+    least count of the right parity above both bounds. Removing i and j changes the counts above
+    and below each cut by a pattern that depends only on where the cut lies (above i, between,
+    below j) and on whether i and j belong to the largest unit: prefix sums per pattern.
+    """
+
+    def __init__(self, problem: _Problem, major: int, s_lb: int) -> None:
+        nlev = len(problem.level_cf)
+        ncut = max(nlev - 1, 0)
+        above_n = [0] * ncut
+        above_a = [0] * ncut
+        total_n = problem.n
+        total_a = sum(1 for u in problem.unit if u == major)
+        count_n = count_a = 0
+        level_n = list(problem.sizes)
+        level_a = [0] * nlev
+        for k, u in enumerate(problem.unit):
+            if u == major:
+                level_a[problem.lvl[k]] += 1
+        for c in range(ncut):
+            count_n += level_n[c]
+            count_a += level_a[c]
+            above_n[c] = count_n
+            above_a[c] = count_a
+        dist = [abs(problem.level_cf[c + 1] - problem.level_cf[c]) for c in range(ncut)]
+
+        def term(c: int, rn: int, ra: int, bn: int, ba: int, s: int) -> int:
+            # rn/ra: removed pairs (all / of the largest unit) above the cut; bn/ba: below.
+            n_up = above_n[c] - rn
+            a_up = above_a[c] - ra
+            n_dn = total_n - above_n[c] - bn
+            a_dn = total_a - above_a[c] - ba
+            x = max(0, 2 * a_up - n_up - 2 * s, 2 * a_dn - n_dn - 2 * s)
+            parity = n_up % 2
+            if x < parity:
+                x = parity
+            elif (x - parity) % 2:
+                x += 1
+            return dist[c] * x
+
+        self.s_lb = s_lb
+        # prefix[key][c] = Σ_{c' < c} term under pattern ``key``.
+        self.prefix: dict[tuple[int, ...], list[int]] = {}
+        for s in {s_lb, max(s_lb - 1, 0)}:
+            for ia in (0, 1):
+                for ja in (0, 1):
+                    patterns = {
+                        ("dn", ia + ja, s): (0, 0, 2, ia + ja),  # cut above both: both below
+                        ("mid", ia, ja, s): (1, ia, 1, ja),  # i above, j below
+                        ("up", ia + ja, s): (2, ia + ja, 0, 0),  # cut below both
+                    }
+                    for key, (rn, ra, bn, ba) in patterns.items():
+                        if key in self.prefix:
+                            continue
+                        acc = [0] * (ncut + 1)
+                        for c in range(ncut):
+                            acc[c + 1] = acc[c] + term(c, rn, ra, bn, ba, s)
+                        self.prefix[key] = acc
+        self.major = major
+        self.unit = problem.unit
+        self.lvl = problem.lvl
+        self.ncut = ncut
+
+    def rest(self, i: int, j: int, same: bool) -> int:
+        """Lower bound of the gap of the rest of a pairing using the edge (i, j), i < j."""
+        if same and self.s_lb == 0:
+            return _BIG_GAP  # s(M) ≥ 1 > s_lb: more than the upper bound
+        s = self.s_lb - (1 if same else 0)
+        ia = 1 if self.unit[i] == self.major else 0
+        ja = 1 if self.unit[j] == self.major else 0
+        li, lj = self.lvl[i], self.lvl[j]
+        dn = self.prefix[("dn", ia + ja, s)]
+        mid = self.prefix[("mid", ia, ja, s)]
+        up = self.prefix[("up", ia + ja, s)]
+        # Cuts c < li lie above both (both removed pairs are below them), li ≤ c < lj between,
+        # c ≥ lj below both.
+        return dn[li] + (mid[lj] - mid[li]) + (up[self.ncut] - up[lj])
+
+
+_BIG_GAP = 1 << 62
 
 
 # --------------------------------------------------------------------------------------------

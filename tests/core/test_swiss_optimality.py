@@ -1,7 +1,9 @@
 """The engine against an exact reference (networkx's blossom, test-only) on random fields.
 
 Bounded here (``SWISS_TEST_CASES`` random fields, default 60, because CI runs the suite twice);
-``python -m pairing.bench --pairs 0 --cases K`` runs as many as you like.
+``python -m benchmarks.pairing --pairs 0 --cases K`` runs as many as you like. The reference
+(tests/support/reference.py) shares no code with the engine: (1)–(3) by networkx with one integer
+cost, (1)–(4) by networkx with one lexicographic integer weight.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pairing import swiss
-from pairing.bench import adversarial_field, check_draw, random_field, simulate_field
-from pairing.swiss import PairingError, SwissOptions, SwissPair, max_weight_matching, pair_round
+from pairing.matching import max_weight_matching
+from pairing.swiss import PairingError, SwissOptions, SwissPair, pair_round
+from tests.support.fields import adversarial_field, random_field, simulate_field
+from tests.support.reference import check_draw, reference_tables
 
 CASES = int(os.environ.get("SWISS_TEST_CASES", "60"))
 
@@ -102,12 +105,10 @@ def test_blossom_weight_equals_networkx(case: tuple[int, list[tuple[int, int, in
 
 
 def _lexicographic_blossom(pairs: list[SwissPair], round_number: int) -> list[tuple[int, int]]:
-    """Tables of the one-phase whole-field blossom with the rule (1)–(4) encoding (no
-    decomposition, no window, no tight-edge phase)."""
-    order = sorted(pairs, key=lambda p: (-p.match_points, p.rank, p.id))
-    sweep = order if round_number % 2 == 1 else list(reversed(order))
-    mates = swiss._exact_blossom_lex(swiss._Problem(sweep, True))
-    return sorted(tuple(sorted((sweep[i].id, sweep[j].id))) for i, j in enumerate(mates) if i < j)
+    """Tables of rules (1)–(4) by the independent reference (networkx, lexicographic weight)."""
+    tables = reference_tables(pairs, round_number)
+    assert tables is not None
+    return tables
 
 
 @pytest.mark.parametrize("chunk", range(2))
@@ -179,47 +180,3 @@ def test_adversarial_realistic_fields_equal_the_reference(
     pairs = adversarial_field(n, 8, seed)
     draw = pair_round(pairs, round_number, SwissOptions(), random.Random(seed))
     assert check_draw(pairs, draw, SwissOptions()) == []
-
-
-@pytest.mark.parametrize("window", [2, 24])
-def test_two_phase_blossom_gives_the_same_tables_as_the_one_phase_blossom(
-    window: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Phase 1 on a priced-out window (2: the window must grow, often more than once), then the
-    # first tight pairing in sweep order: the tables, not only the cost, must equal the
-    # lexicographic blossom on the whole graph, in both sweep directions, both unit settings.
-    monkeypatch.setattr(swiss, "_WINDOW", window)
-    rng = random.Random(7000 + window)
-    compared = 0
-    for _ in range(max(CASES, 8)):
-        n = 2 * rng.randint(2, 20)
-        order = random_field(rng, n, 12, 6)
-        if rng.random() < 0.5:
-            order.reverse()
-        problem = swiss._Problem(order, rng.random() < 0.7)
-        try:
-            expected = swiss._exact_blossom_lex(problem)
-        except PairingError:
-            with pytest.raises(PairingError):
-                swiss._exact_blossom(problem)
-            continue
-        assert swiss._exact_blossom(problem) == expected
-        compared += 1
-    assert compared > 0
-
-
-def test_tight_phase_falls_back_to_the_lexicographic_blossom(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # With no search budget the depth-first search gives up at once: the fallback decides.
-    monkeypatch.setattr(swiss, "_TIGHT_BUDGET_BASE", -1)
-    monkeypatch.setattr(swiss, "_TIGHT_BUDGET_PER_PAIR", 0)
-    rng = random.Random(7100)
-    for _ in range(6):
-        order = random_field(rng, 2 * rng.randint(4, 15), 8, 4)
-        problem = swiss._Problem(order, True)
-        try:
-            expected = swiss._exact_blossom_lex(problem)
-        except PairingError:
-            continue
-        assert swiss._exact_blossom(problem) == expected
