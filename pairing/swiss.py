@@ -1006,17 +1006,21 @@ def _exact_blossom(problem: _Problem, hint: tuple[int, int] | None = None) -> li
     cf = problem.cf
     span = (max(cf) - min(cf)) if cf else 0
     big_a = span * (n // 2) + 1
-    width = _WINDOW
-    while True:
-        window = _min_cost(n, _costed_edges(problem, big_a, min(width, n)))
-        if window is not None:
-            upper = window
-            break
-        if width >= n:
-            raise PairingError("no_pairing_without_rematch", count=n)
-        width *= 2
-    if hint is not None:
-        upper = min(upper, big_a * hint[0] + hint[1])
+    if hint is not None and hint[0] <= _unit_surplus(problem)[1]:
+        # The hint already has the fewest same-unit meetings possible: good enough to prune by.
+        upper = big_a * hint[0] + hint[1]
+    else:
+        width = _WINDOW
+        while True:
+            window = _min_cost(n, _costed_edges(problem, big_a, min(width, n)))
+            if window is not None:
+                upper = window
+                break
+            if width >= n:
+                raise PairingError("no_pairing_without_rematch", count=n)
+            width *= 2
+        if hint is not None:
+            upper = min(upper, big_a * hint[0] + hint[1])
     kept = _kept_edges(problem, big_a, upper)
     try:
         return first_min_cost_perfect_matching(n, kept)
@@ -1041,14 +1045,7 @@ def _kept_edges(problem: _Problem, big_a: int, upper: int) -> list[tuple[int, in
     level_end = [0] * nlev
     for k in range(n):
         level_end[lvl[k]] = k + 1
-    s_lb = 0
-    major = -1
-    if avoid:
-        counts: dict[int, int] = {}
-        for u in unit:
-            counts[u] = counts.get(u, 0) + 1
-        major = max(counts, key=lambda u: counts[u])
-        s_lb = max(0, counts[major] - n // 2)
+    major, s_lb = _unit_surplus(problem)
     slack = upper - big_a * s_lb - problem.lower_bound_gap
     same_extra = big_a * (max(s_lb, 1) - s_lb)  # a same-unit edge: s(M) ≥ max(s_lb, 1)
     surplus = _SurplusBound(problem, major, s_lb) if avoid and upper < big_a * (s_lb + 1) else None
@@ -1078,6 +1075,19 @@ def _kept_edges(problem: _Problem, big_a: int, upper: int) -> list[tuple[int, in
             start = level_end[level]
             level += 1
     return kept
+
+
+def _unit_surplus(problem: _Problem) -> tuple[int, int]:
+    """(the largest unit, s_lb): every pairing has at least s_lb = max(0, its size − n/2)
+    same-unit meetings (its pairs beyond half the field can only meet each other); (−1, 0)
+    when units are allowed to meet."""
+    if not problem.avoid:
+        return -1, 0
+    counts: dict[int, int] = {}
+    for u in problem.unit:
+        counts[u] = counts.get(u, 0) + 1
+    major = max(counts, key=lambda u: counts[u])
+    return major, max(0, counts[major] - problem.n // 2)
 
 
 class _SurplusBound:

@@ -180,3 +180,60 @@ def test_adversarial_realistic_fields_equal_the_reference(
     pairs = adversarial_field(n, 8, seed)
     draw = pair_round(pairs, round_number, SwissOptions(), random.Random(seed))
     assert check_draw(pairs, draw, SwissOptions()) == []
+
+
+@pytest.mark.parametrize(
+    ("n", "units", "round_number"),
+    [
+        (24, 2, 6),  # two units, one holding about two thirds: forced same-unit meetings
+        (30, 3, 9),  # a few units late in the event
+        (16, 4, 10),  # rematch-heavy: 16 pairs after 9 rounds
+        (12, 0, 9),  # rematch-heavy without units
+    ],
+)
+def test_few_units_and_rematch_heavy_small_fields_equal_the_reference_tables(
+    n: int, units: int, round_number: int
+) -> None:
+    # Tables, not only the cost: rule (4) against the independent lexicographic reference.
+    for seed in range(1, 4):
+        pairs = simulate_field(n, round_number - 1, units, seed)
+        try:
+            draw = pair_round(pairs, round_number, SwissOptions(), random.Random(seed))
+        except PairingError as exc:
+            assert exc.code == "no_pairing_without_rematch"
+            continue
+        assert check_draw(pairs, draw, SwissOptions()) == []
+        rest = [p for p in pairs if p.id != draw.bye]
+        mine = sorted(tuple(sorted((t.ns, t.ew))) for t in draw.tables)
+        assert mine == _lexicographic_blossom(rest, round_number)
+
+
+@pytest.mark.parametrize(("n", "seed"), [(200, 2), (400, 1)])
+def test_adversarial_fields_up_to_400_pairs_equal_the_reference(n: int, seed: int) -> None:
+    # One unit holding half the field, met leaders, a met trio, a unit-majority group.
+    pairs = adversarial_field(n, 8, seed)
+    draw = pair_round(pairs, 9, SwissOptions(), random.Random(seed))
+    assert check_draw(pairs, draw, SwissOptions()) == []
+
+
+def test_random_fields_of_a_few_hundred_pairs_equal_the_reference() -> None:
+    rng = random.Random(4242)
+    for n in (150, 300):
+        pairs = random_field(rng, n, 6, 3)
+        try:
+            draw = pair_round(pairs, 7, SwissOptions(), random.Random(n))
+        except PairingError as exc:
+            assert exc.code == "no_pairing_without_rematch"
+            assert not _pairable(pairs)
+            continue
+        assert check_draw(pairs, draw, SwissOptions()) == []
+
+
+def test_an_impossible_field_raises_the_clear_error() -> None:
+    # Pair 1 has met everyone else: no pairing without a rematch exists, even in the exact
+    # core (the fast path fails first), and the message says so.
+    pairs = _met_field([4.0, 4.0, 2.0, 2.0, 2.0, 0.0], [(1, k) for k in range(2, 7)])
+    with pytest.raises(PairingError) as caught:
+        pair_round(pairs, 4, SwissOptions(), random.Random(1))
+    assert caught.value.code == "no_pairing_without_rematch"
+    assert "no_pairing_without_rematch" in str(caught.value)
