@@ -146,7 +146,7 @@ _WHY: dict[str, str] = {
 def describe(reason: Reason) -> str:
     """An English sentence for ``reason`` (the Django layer translates codes itself)."""
     params = {
-        key: _WHY.get(value, value) if key == "why" else value for key, value in reason.params
+        key: _WHY.get(str(value), value) if key == "why" else value for key, value in reason.params
     }
     template = _TEXTS.get(reason.code)
     if template is None:
@@ -1139,7 +1139,7 @@ class _SurplusBound:
 
         self.s_lb = s_lb
         # prefix[key][c] = Σ_{c' < c} term under pattern ``key``.
-        self.prefix: dict[tuple[int, ...], list[int]] = {}
+        self.prefix: dict[tuple[str | int, ...], list[int]] = {}
         for s in {s_lb, max(s_lb - 1, 0)}:
             for ia in (0, 1):
                 for ja in (0, 1):
