@@ -518,11 +518,39 @@ def _fast_path(problem: _Problem) -> list[int] | None:
         if c + 1 > big[level]:
             big[level] = c + 1
 
-    if avoid:
-        for level in range(nlev):
-            may_float = (level > 0 and odd[level - 1]) + (level < nlev - 1 and odd[level])
-            if 2 * big[level] > problem.sizes[level] + may_float:
-                return None  # some unit is a majority of its level: the bound is out of reach
+    # Same-unit budget: every pairing has at least s_target meetings (the largest unit beyond
+    # half the field can only meet itself), so (s_target, parity bound) is still a lower bound,
+    # and the search allows exactly s_target meetings. A level whose free pairs hold b of one
+    # unit among f, with e pairs that may still float in or out, needs at least
+    # ⌈(2b − f − e)/2⌉ meetings of its own; the sum over the levels (with the most generous e,
+    # exact ones for the two levels a candidate table touches) must fit in the budget left.
+    s_target = _unit_surplus(problem)[1]
+    used = 0
+
+    def allowance(level: int) -> int:
+        e = 0
+        if level > 0 and odd[level - 1] and not crossed[level - 1]:
+            e += 1
+        if level < nlev - 1 and odd[level] and not crossed[level]:
+            e += 1
+        return e
+
+    def need(level: int, free: int, e: int) -> int:
+        x = 2 * big[level] - free - e
+        return (x + 1) // 2 if x > 0 else 0
+
+    need_gen = [need(level, free_in_level[level], allowance(level)) for level in range(nlev)]
+    need_sum = sum(need_gen)
+
+    def refresh(lo: int, hi: int) -> None:
+        nonlocal need_sum
+        for level in range(lo, hi + 1):
+            need_sum -= need_gen[level]
+            need_gen[level] = need(level, free_in_level[level], allowance(level))
+            need_sum += need_gen[level]
+
+    if avoid and need_sum > s_target:
+        return None  # the units' majorities need more same-unit meetings than the bound allows
     i = 0
     j_start = 1
     while True:
@@ -547,22 +575,27 @@ def _fast_path(problem: _Problem) -> list[int] | None:
                     if not odd[lj - 1] or crossed[lj - 1]:
                         break
                     prev = lj
-                if mates[j] == -1 and j not in bad_i and (not avoid or unit[j] != unit_i):
+                if mates[j] == -1 and j not in bad_i:
                     if not avoid:
                         found = j
                         break
-                    take(li, unit_i)
-                    take(lj, unit[j])
-                    e_i = 1 if lj == li and can_float else 0
-                    ok = 2 * big[li] <= free_in_level[li] - 1 - (lj == li) + e_i
-                    if ok and lj != li:
-                        e_j = 1 if lj < nlev - 1 and odd[lj] and not crossed[lj] else 0
-                        ok = 2 * big[lj] <= free_in_level[lj] - 1 + e_j
-                    give(lj, unit[j])
-                    give(li, unit_i)
-                    if ok:
-                        found = j
-                        break
+                    s_add = 1 if unit[j] == unit_i else 0
+                    if used + s_add <= s_target:
+                        take(li, unit_i)
+                        take(lj, unit[j])
+                        # Exact allowances: nothing can float into li any more (every pair
+                        # before i is seated) nor into lj (i is its float from above).
+                        e_i = 1 if lj == li and can_float else 0
+                        total = need_sum - need_gen[li]
+                        total += need(li, free_in_level[li] - 1 - (lj == li), e_i)
+                        if lj != li:
+                            e_j = 1 if lj < nlev - 1 and odd[lj] and not crossed[lj] else 0
+                            total += need(lj, free_in_level[lj] - 1, e_j) - need_gen[lj]
+                        give(lj, unit[j])
+                        give(li, unit_i)
+                        if used + s_add + total <= s_target:
+                            found = j
+                            break
                 j += 1
         if found == -1:
             if not stack:
@@ -578,6 +611,9 @@ def _fast_path(problem: _Problem) -> list[int] | None:
             give(lvl[j], unit[j])
             for c in range(lvl[i], lvl[j]):
                 crossed[c] = False
+            if avoid:
+                used -= 1 if unit[i] == unit[j] else 0
+                refresh(lvl[i], lvl[j])
             j_start = j + 1
             continue
         j = found
@@ -589,6 +625,9 @@ def _fast_path(problem: _Problem) -> list[int] | None:
         take(lvl[j], unit[j])
         for c in range(li, lvl[j]):
             crossed[c] = True
+        if avoid:
+            used += 1 if unit[i] == unit[j] else 0
+            refresh(li, lvl[j])
         stack.append((i, j))
         i += 1
         while i < n and mates[i] != -1:
@@ -783,7 +822,7 @@ def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
         for q in range(3):
             if (p + q) % 2 or (first and p) or (last and q):
                 seg.bound[(p, q)] = _INF
-            elif (p, q) == (0, 0) and not easy:
+            elif (p, q) == (0, 0):  # the segment's own optimum, exact
                 seg.bound[(p, q)] = cost
             elif not exact_exits:
                 seg.bound[(p, q)] = t[p % 2]
