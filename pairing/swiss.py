@@ -549,7 +549,54 @@ def _fast_path(problem: _Problem) -> list[int] | None:
             need_gen[level] = need(level, free_in_level[level], allowance(level))
             need_sum += need_gen[level]
 
-    if avoid and need_sum > s_target:
+    # With a budget (s_target > 0) the generous per-level sum is too weak (it lets one float
+    # help both levels it touches), so the search uses the exact least count of meetings the
+    # level counts allow: a dynamic programme over the levels from the current one, whose state
+    # is the unit of the pair floating across the next odd cut (every odd cut not yet crossed is
+    # crossed exactly once in a pairing that meets the bound; a float may also pass over a level).
+    none = -(1 << 40)
+    other = none + 1  # a float of a unit that is the largest neither where it leaves nor lands
+    anon = none + 2  # a float of a unit largest where it leaves, not tracked where it lands
+    classes = sorted(
+        {u for level in range(nlev) for u, c in counts[level].items() if c == big[level]}
+    )
+    classes += [other, anon]
+
+    def is_big(level: int, u: int) -> bool:
+        return u != other and u != anon and counts[level].get(u, 0) == big[level] > 0
+
+    def least_meetings(start: int) -> int:
+        cur: dict[int, int] = {none: 0}
+        for level in range(start, nlev):
+            cut_open = level < nlev - 1 and odd[level] and not crossed[level]
+            f = free_in_level[level]
+            b = big[level]
+            nxt: dict[int, int] = {}
+            for state, cost in cur.items():
+                if state != none and cut_open:  # the float passes over this level
+                    c = cost + need(level, f, 0) if f else cost
+                    if c < nxt.get(state, c + 1):
+                        nxt[state] = c
+                f1 = f + (state != none)
+                b1 = b + (1 if state != none and is_big(level, state) else 0)
+                if cut_open:
+                    if f1 == 0:
+                        continue
+                    for cl in classes:
+                        bb = b1 - (1 if cl == anon or is_big(level, cl) else 0)
+                        x = 2 * bb - (f1 - 1)
+                        c = cost + ((x + 1) // 2 if x > 0 else 0)
+                        if c < nxt.get(cl, c + 1):
+                            nxt[cl] = c
+                else:
+                    x = 2 * b1 - f1
+                    c = cost + ((x + 1) // 2 if x > 0 else 0)
+                    if c < nxt.get(none, c + 1):
+                        nxt[none] = c
+            cur = nxt
+        return cur.get(none, n)
+
+    if avoid and (need_sum > s_target or (s_target > 0 and least_meetings(0) > s_target)):
         return None  # the units' majorities need more same-unit meetings than the bound allows
     i = 0
     j_start = 1
@@ -591,6 +638,17 @@ def _fast_path(problem: _Problem) -> list[int] | None:
                         if lj != li:
                             e_j = 1 if lj < nlev - 1 and odd[lj] and not crossed[lj] else 0
                             total += need(lj, free_in_level[lj] - 1, e_j) - need_gen[lj]
+                        if s_target > 0 and used + s_add + total <= s_target:
+                            # Tighter: apply the table, count exactly from level li on.
+                            free_in_level[li] -= 1
+                            free_in_level[lj] -= 1
+                            for c in range(li, lj):
+                                crossed[c] = True
+                            total = max(total, least_meetings(li))
+                            for c in range(li, lj):
+                                crossed[c] = False
+                            free_in_level[li] += 1
+                            free_in_level[lj] += 1
                         give(lj, unit[j])
                         give(li, unit_i)
                         if used + s_add + total <= s_target:
