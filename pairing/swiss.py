@@ -526,6 +526,9 @@ def _fast_path(problem: _Problem) -> list[int] | None:
     # exact ones for the two levels a candidate table touches) must fit in the budget left.
     s_target = _unit_surplus(problem)[1]
     used = 0
+    if s_target > 0:
+        # Each step costs a dynamic programme over the levels: a smaller budget of steps.
+        budget = _BUDGET_BASE // 10 + 2 * n
 
     def allowance(level: int) -> int:
         e = 0
@@ -560,7 +563,8 @@ def _fast_path(problem: _Problem) -> list[int] | None:
     classes = sorted(
         {u for level in range(nlev) for u, c in counts[level].items() if c == big[level]}
     )
-    classes += [other, anon]
+    tracked = set(classes)
+    classes.append(other)
 
     def is_big(level: int, u: int) -> bool:
         return u != other and u != anon and counts[level].get(u, 0) == big[level] > 0
@@ -582,7 +586,10 @@ def _fast_path(problem: _Problem) -> list[int] | None:
                 if cut_open:
                     if f1 == 0:
                         continue
-                    for cl in classes:
+                    # "anon" only where a largest unit of the level is not tracked (it became
+                    # the largest as its rivals were seated): it may leave, helping this level.
+                    anon_ok = any(c == b and u not in tracked for u, c in counts[level].items())
+                    for cl in classes if not anon_ok else [*classes, anon]:
                         bb = b1 - (1 if cl == anon or is_big(level, cl) else 0)
                         x = 2 * bb - (f1 - 1)
                         c = cost + ((x + 1) // 2 if x > 0 else 0)

@@ -237,3 +237,13 @@ def test_an_impossible_field_raises_the_clear_error() -> None:
         pair_round(pairs, 4, SwissOptions(), random.Random(1))
     assert caught.value.code == "no_pairing_without_rematch"
     assert "no_pairing_without_rematch" in str(caught.value)
+
+
+@pytest.mark.parametrize("round_number", [2, 5, 9])
+def test_a_unit_holding_two_thirds_of_the_field_is_paired_exactly(round_number: int) -> None:
+    # Two units (weights 1 : 0.5): U1 must meet itself about n/6 times every round; the fast
+    # path's same-unit budget and its exact count of the meetings the levels force decide it.
+    pairs = simulate_field(120, round_number - 1, 2, seed=round_number)
+    draw = pair_round(pairs, round_number, SwissOptions(), random.Random(round_number))
+    assert draw.same_unit_meetings > 0
+    assert check_draw(pairs, draw, SwissOptions()) == []
