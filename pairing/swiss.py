@@ -463,11 +463,13 @@ def _fast_path(problem: _Problem) -> list[int] | None:
 
     Lower bound: Σ|CF gap| = Σ over cuts (between consecutive score levels) of the cut's length
     times the number of tables crossing it, and that number has the parity of the count of pairs
-    above the cut. So no pairing costs less than (0 same-unit meetings, Σ length of odd cuts),
-    and a pairing reaches it exactly when it has no same-unit meeting and crosses every cut at
-    most once. The search enumerates exactly those pairings, in lexicographic sweep order, so the
-    first one found is optimal for (1)–(3) *and* first in sweep order (rule 4). It returns None
-    when none exists (or the step budget runs out): the exact blossom then decides.
+    above the cut; and every pairing has at least s_lb same-unit meetings (the largest unit
+    beyond half the field, :func:`_unit_surplus`). So no pairing costs less than
+    (s_lb same-unit meetings, Σ length of odd cuts), and a pairing reaches it exactly when it has
+    s_lb same-unit meetings and crosses every cut at most once. The search enumerates exactly
+    those pairings, in lexicographic sweep order, so the first one found is optimal for (1)–(3)
+    *and* first in sweep order (rule 4). It returns None when none exists (or the step budget
+    runs out): the exact core then decides.
     """
     n = problem.n
     lvl = problem.lvl
