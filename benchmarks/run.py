@@ -28,7 +28,7 @@ OUTPUT = ROOT / "docs" / "benchmarks.md"
 # (module, what it measures) in report order.
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("benchmarks.standings", "scoring engine and standings (pure)"),
-    ("pairing.bench", "Swiss pairing engine (pure)"),
+    ("benchmarks.pairing", "Swiss pairing engine (pure)"),
     ("benchmarks.tournament_db", "import, standings from the database, pair_round (issue 4)"),
     ("benchmarks.web_tournaments", "web pages at size"),
     ("benchmarks.web_scoring", "referee dashboard at size"),

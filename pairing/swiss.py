@@ -21,13 +21,13 @@ algorithm. ``docs/pairing.md`` gives the algorithm, the optimality argument and 
 from __future__ import annotations
 
 import random
-import sys
-from collections.abc import Iterable, Sequence
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
-from typing import Any
 
+from pairing.matching import NoPerfectMatching, first_min_cost_perfect_matching, max_weight_matching
 from rules.errors import GuandanError
 
 __all__ = [
@@ -142,7 +142,7 @@ _WHY: dict[str, str] = {
 def describe(reason: Reason) -> str:
     """An English sentence for ``reason`` (the Django layer translates codes itself)."""
     params = {
-        key: _WHY.get(value, value) if key == "why" else value for key, value in reason.params
+        key: _WHY.get(str(value), value) if key == "why" else value for key, value in reason.params
     }
     template = _TEXTS.get(reason.code)
     if template is None:
@@ -459,11 +459,13 @@ def _fast_path(problem: _Problem) -> list[int] | None:
 
     Lower bound: Σ|CF gap| = Σ over cuts (between consecutive score levels) of the cut's length
     times the number of tables crossing it, and that number has the parity of the count of pairs
-    above the cut. So no pairing costs less than (0 same-unit meetings, Σ length of odd cuts),
-    and a pairing reaches it exactly when it has no same-unit meeting and crosses every cut at
-    most once. The search enumerates exactly those pairings, in lexicographic sweep order, so the
-    first one found is optimal for (1)–(3) *and* first in sweep order (rule 4). It returns None
-    when none exists (or the step budget runs out): the exact blossom then decides.
+    above the cut; and every pairing has at least s_lb same-unit meetings (the largest unit
+    beyond half the field, :func:`_unit_surplus`). So no pairing costs less than
+    (s_lb same-unit meetings, Σ length of odd cuts), and a pairing reaches it exactly when it has
+    s_lb same-unit meetings and crosses every cut at most once. The search enumerates exactly
+    those pairings, in lexicographic sweep order, so the first one found is optimal for (1)–(3)
+    *and* first in sweep order (rule 4). It returns None when none exists (or the step budget
+    runs out): the exact core then decides.
     """
     n = problem.n
     lvl = problem.lvl
@@ -514,11 +516,93 @@ def _fast_path(problem: _Problem) -> list[int] | None:
         if c + 1 > big[level]:
             big[level] = c + 1
 
-    if avoid:
-        for level in range(nlev):
-            may_float = (level > 0 and odd[level - 1]) + (level < nlev - 1 and odd[level])
-            if 2 * big[level] > problem.sizes[level] + may_float:
-                return None  # some unit is a majority of its level: the bound is out of reach
+    # Same-unit budget: every pairing has at least s_target meetings (the largest unit beyond
+    # half the field can only meet itself), so (s_target, parity bound) is still a lower bound,
+    # and the search allows exactly s_target meetings. A level whose free pairs hold b of one
+    # unit among f, with e pairs that may still float in or out, needs at least
+    # ⌈(2b − f − e)/2⌉ meetings of its own; the sum over the levels (with the most generous e,
+    # exact ones for the two levels a candidate table touches) must fit in the budget left.
+    s_target = _unit_surplus(problem)[1]
+    used = 0
+    if s_target > 0:
+        # Each step costs a dynamic programme over the levels: a smaller budget of steps.
+        budget = _BUDGET_BASE // 10 + 2 * n
+
+    def allowance(level: int) -> int:
+        e = 0
+        if level > 0 and odd[level - 1] and not crossed[level - 1]:
+            e += 1
+        if level < nlev - 1 and odd[level] and not crossed[level]:
+            e += 1
+        return e
+
+    def need(level: int, free: int, e: int) -> int:
+        x = 2 * big[level] - free - e
+        return (x + 1) // 2 if x > 0 else 0
+
+    need_gen = [need(level, free_in_level[level], allowance(level)) for level in range(nlev)]
+    need_sum = sum(need_gen)
+
+    def refresh(lo: int, hi: int) -> None:
+        nonlocal need_sum
+        for level in range(lo, hi + 1):
+            need_sum -= need_gen[level]
+            need_gen[level] = need(level, free_in_level[level], allowance(level))
+            need_sum += need_gen[level]
+
+    # With a budget (s_target > 0) the generous per-level sum is too weak (it lets one float
+    # help both levels it touches), so the search uses the exact least count of meetings the
+    # level counts allow: a dynamic programme over the levels from the current one, whose state
+    # is the unit of the pair floating across the next odd cut (every odd cut not yet crossed is
+    # crossed exactly once in a pairing that meets the bound; a float may also pass over a level).
+    none = -(1 << 40)
+    other = none + 1  # a float of a unit that is the largest neither where it leaves nor lands
+    anon = none + 2  # a float of a unit largest where it leaves, not tracked where it lands
+    classes = sorted(
+        {u for level in range(nlev) for u, c in counts[level].items() if c == big[level]}
+    )
+    tracked = set(classes)
+    classes.append(other)
+
+    def is_big(level: int, u: int) -> bool:
+        return u != other and u != anon and counts[level].get(u, 0) == big[level] > 0
+
+    def least_meetings(start: int) -> int:
+        cur: dict[int, int] = {none: 0}
+        for level in range(start, nlev):
+            cut_open = level < nlev - 1 and odd[level] and not crossed[level]
+            f = free_in_level[level]
+            b = big[level]
+            nxt: dict[int, int] = {}
+            for state, cost in cur.items():
+                if state != none and cut_open:  # the float passes over this level
+                    c = cost + need(level, f, 0) if f else cost
+                    if c < nxt.get(state, c + 1):
+                        nxt[state] = c
+                f1 = f + (state != none)
+                b1 = b + (1 if state != none and is_big(level, state) else 0)
+                if cut_open:
+                    if f1 == 0:
+                        continue
+                    # "anon" only where a largest unit of the level is not tracked (it became
+                    # the largest as its rivals were seated): it may leave, helping this level.
+                    anon_ok = any(c == b and u not in tracked for u, c in counts[level].items())
+                    for cl in classes if not anon_ok else [*classes, anon]:
+                        bb = b1 - (1 if cl == anon or is_big(level, cl) else 0)
+                        x = 2 * bb - (f1 - 1)
+                        c = cost + ((x + 1) // 2 if x > 0 else 0)
+                        if c < nxt.get(cl, c + 1):
+                            nxt[cl] = c
+                else:
+                    x = 2 * b1 - f1
+                    c = cost + ((x + 1) // 2 if x > 0 else 0)
+                    if c < nxt.get(none, c + 1):
+                        nxt[none] = c
+            cur = nxt
+        return cur.get(none, n)
+
+    if avoid and (need_sum > s_target or (s_target > 0 and least_meetings(0) > s_target)):
+        return None  # the units' majorities need more same-unit meetings than the bound allows
     i = 0
     j_start = 1
     while True:
@@ -543,22 +627,38 @@ def _fast_path(problem: _Problem) -> list[int] | None:
                     if not odd[lj - 1] or crossed[lj - 1]:
                         break
                     prev = lj
-                if mates[j] == -1 and j not in bad_i and (not avoid or unit[j] != unit_i):
+                if mates[j] == -1 and j not in bad_i:
                     if not avoid:
                         found = j
                         break
-                    take(li, unit_i)
-                    take(lj, unit[j])
-                    e_i = 1 if lj == li and can_float else 0
-                    ok = 2 * big[li] <= free_in_level[li] - 1 - (lj == li) + e_i
-                    if ok and lj != li:
-                        e_j = 1 if lj < nlev - 1 and odd[lj] and not crossed[lj] else 0
-                        ok = 2 * big[lj] <= free_in_level[lj] - 1 + e_j
-                    give(lj, unit[j])
-                    give(li, unit_i)
-                    if ok:
-                        found = j
-                        break
+                    s_add = 1 if unit[j] == unit_i else 0
+                    if used + s_add <= s_target:
+                        take(li, unit_i)
+                        take(lj, unit[j])
+                        # Exact allowances: nothing can float into li any more (every pair
+                        # before i is seated) nor into lj (i is its float from above).
+                        e_i = 1 if lj == li and can_float else 0
+                        total = need_sum - need_gen[li]
+                        total += need(li, free_in_level[li] - 1 - (lj == li), e_i)
+                        if lj != li:
+                            e_j = 1 if lj < nlev - 1 and odd[lj] and not crossed[lj] else 0
+                            total += need(lj, free_in_level[lj] - 1, e_j) - need_gen[lj]
+                        if s_target > 0 and used + s_add + total <= s_target:
+                            # Tighter: apply the table, count exactly from level li on.
+                            free_in_level[li] -= 1
+                            free_in_level[lj] -= 1
+                            for c in range(li, lj):
+                                crossed[c] = True
+                            total = max(total, least_meetings(li))
+                            for c in range(li, lj):
+                                crossed[c] = False
+                            free_in_level[li] += 1
+                            free_in_level[lj] += 1
+                        give(lj, unit[j])
+                        give(li, unit_i)
+                        if used + s_add + total <= s_target:
+                            found = j
+                            break
                 j += 1
         if found == -1:
             if not stack:
@@ -574,6 +674,9 @@ def _fast_path(problem: _Problem) -> list[int] | None:
             give(lvl[j], unit[j])
             for c in range(lvl[i], lvl[j]):
                 crossed[c] = False
+            if avoid:
+                used -= 1 if unit[i] == unit[j] else 0
+                refresh(lvl[i], lvl[j])
             j_start = j + 1
             continue
         j = found
@@ -585,6 +688,9 @@ def _fast_path(problem: _Problem) -> list[int] | None:
         take(lvl[j], unit[j])
         for c in range(li, lvl[j]):
             crossed[c] = True
+        if avoid:
+            used += 1 if unit[i] == unit[j] else 0
+            refresh(li, lvl[j])
         stack.append((i, j))
         i += 1
         while i < n and mates[i] != -1:
@@ -604,7 +710,7 @@ _MANY = 4
 class _Segment:
     """Positions lo..hi-1 of the sweep (whole score groups, an even count) solved on their own."""
 
-    __slots__ = ("bound", "cost", "free", "hi", "lo", "mates", "parity")
+    __slots__ = ("bound", "cost", "free", "gap", "hi", "hint", "lo", "mates", "parity", "same")
 
     def __init__(self, lo: int, hi: int) -> None:
         self.lo = lo
@@ -614,6 +720,18 @@ class _Segment:
         self.bound: dict[tuple[int, int], float] = {}  # lower bound of F(p, q), see below
         self.free: float = 0  # lower bound of F(p, q) for every p, q
         self.parity: list[int] = [0, 0]  # lower bound of F(p, q) by the parity of p
+        self.same = 0  # same-unit meetings and Σ gap of ``mates``
+        self.gap = 0
+        # (same-unit meetings, Σ gap) of some pairing of the segment (the union of the segments
+        # it was merged from): an upper bound for its exact solve.
+        self.hint: tuple[int, int] | None = None
+
+    @classmethod
+    def merged(cls, parts: Sequence[_Segment]) -> _Segment:
+        seg = cls(parts[0].lo, parts[-1].hi)
+        if all(p.mates is not None for p in parts):
+            seg.hint = (sum(p.same for p in parts), sum(p.gap for p in parts))
+        return seg
 
 
 class _TooBig(Exception):
@@ -657,11 +775,12 @@ def _segmented(problem: _Problem) -> list[int] | None:
                 old = solved[key]
                 seg.mates, seg.cost, seg.bound = old.mates, old.cost, old.bound
                 seg.free, seg.parity = old.free, old.parity
+                seg.same, seg.gap = old.same, old.gap
             else:
                 try:
                     _solve_segment(problem, seg, big_a)
                 except _TooBig:
-                    return None
+                    return _exact_blossom(problem, _whole_hint(segments, solved))
                 solved[key] = seg
         m = len(segments)
         if m == 1:
@@ -672,7 +791,7 @@ def _segmented(problem: _Problem) -> list[int] | None:
             s = broken[0]
             t = s + 1 if s + 1 < m else s - 1
             a, b = min(s, t), max(s, t)
-            segments[a : b + 1] = [_Segment(segments[a].lo, segments[b].hi)]
+            segments[a : b + 1] = [_Segment.merged(segments[a : b + 1])]
             continue
         upper = sum(seg.cost for seg in segments)
         failing = _uncertified_boundaries(problem, segments, upper)
@@ -683,13 +802,32 @@ def _segmented(problem: _Problem) -> list[int] | None:
                     mates[k] = seg.mates[k]  # type: ignore[index]
             return mates
         # Merge across every boundary that could not be certified, then check again.
-        merged: list[_Segment] = []
+        groups: list[list[_Segment]] = []
         for s, seg in enumerate(segments):
             if s > 0 and (s - 1) in failing:
-                merged[-1] = _Segment(merged[-1].lo, seg.hi)
+                groups[-1].append(seg)
             else:
-                merged.append(_Segment(seg.lo, seg.hi))
-        segments = merged
+                groups.append([seg])
+        segments = [
+            _Segment.merged(g) if len(g) > 1 else _Segment(g[0].lo, g[0].hi) for g in groups
+        ]
+
+
+def _whole_hint(
+    segments: list[_Segment], solved: dict[tuple[int, int], _Segment]
+) -> tuple[int, int] | None:
+    """(same-unit meetings, Σ gap) of a pairing of the whole field put together from the
+    segments (solved ones, or the hints of merged ones not solved yet); None if one is missing."""
+    same = gap = 0
+    for seg in segments:
+        done = seg if seg.mates is not None else solved.get((seg.lo, seg.hi))
+        if done is not None and done.mates is not None:
+            same, gap = same + done.same, gap + done.gap
+        elif seg.hint is not None:
+            same, gap = same + seg.hint[0], gap + seg.hint[1]
+        else:
+            return None
+    return same, gap
 
 
 def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
@@ -704,7 +842,7 @@ def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
             # certificate would cost more than the blossom on the whole field.
             raise _TooBig
         try:
-            local = _exact_blossom(sub)
+            local = _exact_blossom(sub, seg.hint)
         except PairingError:
             seg.mates = None
             return
@@ -712,11 +850,14 @@ def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
     cf = problem.cf
     unit = problem.unit
     avoid = problem.avoid
-    cost = 0
+    same = gap = 0
     for i in range(lo, hi):
         j = seg.mates[i - lo]
         if i < j:
-            cost += abs(cf[i] - cf[j]) + (big_a if avoid and unit[i] == unit[j] else 0)
+            gap += abs(cf[i] - cf[j])
+            same += 1 if avoid and unit[i] == unit[j] else 0
+    cost = gap + big_a * same
+    seg.same, seg.gap = same, gap
     seg.mates = [-1] * lo + seg.mates  # index by global position below
     seg.cost = cost
     first = lo == 0
@@ -737,15 +878,24 @@ def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
                 if (above + p) % 2 == 1:
                     t[p] += d
     seg.parity = t
+    # Exact exit costs need a solve each on the whole segment; on a big hard segment the
+    # parity bound stands in for them (still a lower bound, only weaker: more merging).
+    exact_exits = not easy and hi - lo <= _EXACT_EXITS
     for p in range(3):
         for q in range(3):
             if (p + q) % 2 or (first and p) or (last and q):
                 seg.bound[(p, q)] = _INF
-            elif easy or (p, q) == (0, 0):
-                seg.bound[(p, q)] = t[p % 2] if easy else cost
+            elif (p, q) == (0, 0):  # the segment's own optimum, exact
+                seg.bound[(p, q)] = cost
+            elif not exact_exits:
+                seg.bound[(p, q)] = t[p % 2]
             else:
                 seg.bound[(p, q)] = _exit_cost(problem, lo, hi, p, q, big_a)
-    seg.free = 0 if easy else _free_exit_cost(problem, lo, hi, big_a)
+    seg.free = _free_exit_cost(problem, lo, hi, big_a) if exact_exits else 0
+
+
+# The largest hard segment whose exit costs F(p, q) are computed exactly.
+_EXACT_EXITS = 400
 
 
 _INF = float("inf")
@@ -876,696 +1026,259 @@ def _uncertified_boundaries(problem: _Problem, segments: list[_Segment], upper: 
 
 
 # --------------------------------------------------------------------------------------------
-# Exact fallback: weighted blossom on lexicographic integer weights
+# Exact core: the compiled blossom (pairing.matching) on the edges an optimum can use
 # --------------------------------------------------------------------------------------------
 
-
+# Edges between sweep positions at most this far apart give the first upper bound.
 _WINDOW = 24
 
 
-def _blossom_chains(n: int, blossomparent: dict[object, object]) -> list[list[object]]:
-    """For each vertex, the blossoms containing it, outermost first."""
-    chains: list[list[object]] = []
-    for v in range(n):
-        chain: list[object] = []
-        b = blossomparent[v]
-        while b is not None:
-            chain.append(b)
-            b = blossomparent[b]
-        chain.reverse()
-        chains.append(chain)
-    return chains
+# … plus, for every pair and every unit, edges to this many nearest pairs of that unit below it
+# (so a unit's surplus can float to where the other units are, however far).
+_UNIT_REACH = 8
 
 
-def _tight_edges(
-    n: int, edges: list[tuple[int, int, int]], top: int, certificate: list[Any]
-) -> list[tuple[int, int, int]] | None:
-    """The edges of slack 0 for the dual in ``certificate``; None if some edge has negative
-    slack (the dual is then not feasible for the whole graph)."""
-    dualvar, blossomparent, blossomdual = certificate
-    chains = _blossom_chains(n, blossomparent)
-    tight: list[tuple[int, int, int]] = []
-    for i, j, c in edges:
-        s = dualvar[i] + dualvar[j] - 2 * (top - c)
-        ci, cj = chains[i], chains[j]
-        if ci and cj:
-            for bi, bj in zip(ci, cj, strict=False):
-                if bi is not bj:
-                    break
-                s += 2 * blossomdual[bi]
-        if s == 0:
-            tight.append((i, j, c))
-        elif s < 0:
-            return None
-    return tight
-
-
-def _exact_blossom(problem: _Problem) -> list[int]:
-    """Exact optimum of (1)–(3), first in sweep order among the optima (4), by weighted blossom.
-
-    Two phases (docs/pairing.md, "Exact fallback"). Phase 1: the blossom with the small integer
-    cost A·same_unit + gap only, which also yields an optimal dual (y, z). By complementary
-    slackness *every* optimal pairing uses only edges that are tight for that dual, so phase 2
-    keeps only the tight edges; it solves each connected component of the tight graph with the
-    lexicographic cost of :func:`_exact_blossom_lex` (rule 4 inside the component). Components
-    are independent, so the union of their (cost, sweep order)-first pairings is the global one.
-    """
+def _costed_edges(problem: _Problem, big_a: int, width: int) -> list[tuple[int, int, int]]:
+    """Allowed (no-rematch) edges (i, j, A·same_unit + gap), i < j ≤ i + width, and the first
+    ``_UNIT_REACH`` allowed j > i + width of every unit (only for a window short of the field)."""
     n = problem.n
     cf = problem.cf
-    span = (max(cf) - min(cf)) if cf else 0
-    big_a = span * (n // 2) + 1
     unit = problem.unit
     avoid = problem.avoid
     edges: list[tuple[int, int, int]] = []
-    max_cost = 0
+    positions: dict[int, list[int]] = {}
+    if width < n:
+        for k, u in enumerate(unit):
+            if u >= 0:
+                positions.setdefault(u, []).append(k)
     for i in range(n):
         bad_i = problem.bad[i]
         cf_i = cf[i]
         unit_i = unit[i]
-        for j in range(i + 1, n):
-            if j in bad_i:
-                continue
-            cost = abs(cf_i - cf[j]) + (big_a if avoid and unit_i == unit[j] else 0)
-            edges.append((i, j, cost))
-            if cost > max_cost:
-                max_cost = cost
-    top = max_cost + 1
-    # Phase 1 on a window of the sweep first (edges between positions at most ``width`` apart),
-    # priced out: if every edge of the *whole* graph has slack ≥ 0 for the window's optimal dual,
-    # that dual is feasible for the whole field, so the window's perfect matching is optimal there
-    # too and the dual certifies it (LP duality). Otherwise the window doubles, up to the field.
-    width = _WINDOW
-    while True:
-        window = edges if width >= n else [e for e in edges if e[1] - e[0] <= width]
-        certificate: list[Any] = []
-        mates = max_weight_matching(
-            n, [(i, j, top - c) for i, j, c in window], maxcardinality=True, certificate=certificate
-        )
-        if any(m == -1 for m in mates):
-            if width >= n:
-                raise PairingError("no_pairing_without_rematch", count=n)
-            width *= 2
-            continue
-        tight = _tight_edges(n, edges, top, certificate)
-        if tight is not None:
-            break
-        width *= 2
-    _, blossomparent, blossomdual = certificate
-    chains = _blossom_chains(n, blossomparent)
-    parent = list(range(n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for i, j, _ in tight:
-        ri, rj = find(i), find(j)
-        if ri != rj:
-            parent[ri] = rj
-    members: dict[int, list[int]] = {}
-    for v in range(n):
-        members.setdefault(find(v), []).append(v)
-    by_root: dict[int, list[tuple[int, int, int]]] = {}
-    for e in tight:
-        by_root.setdefault(find(e[0]), []).append(e)
-    # The blossoms with a positive dual must be full in every optimal pairing (exactly one of
-    # their vertices paired outside); conversely a perfect matching of tight edges filling them
-    # all meets the dual's value, so it is optimal.
-    full: list[list[int]] = [[] for _ in range(n)]
-    positive: dict[object, int] = {}
-    for v in range(n):
-        for b in chains[v]:
-            if blossomdual[b] > 0:
-                full[v].append(positive.setdefault(b, len(positive)))
-    result = [-1] * n
-    for root, verts in members.items():
-        if len(verts) == 2:
-            a, b = verts
-            result[a], result[b] = b, a
-            continue
-        component = by_root[root]
-        sub = _first_tight_matching(verts, component, full, len(positive))
-        if sub is None:
-            local = {v: k for k, v in enumerate(verts)}  # verts ascend: sweep order is kept
-            lex = _lex_matching(len(verts), [(local[i], local[j], c) for i, j, c in component])
-            sub = {verts[k]: verts[m] for k, m in enumerate(lex)}
-        for a, b in sub.items():
-            result[a] = b
-    return result
+        end = min(n, i + width + 1)
+        targets = list(range(i + 1, end))
+        for where in positions.values():
+            taken = 0
+            for j in where[bisect_right(where, end - 1) :]:
+                if j not in bad_i:
+                    targets.append(j)
+                    taken += 1
+                    if taken == _UNIT_REACH:
+                        break
+        for j in targets:
+            if j not in bad_i:
+                cost = abs(cf_i - cf[j])
+                if avoid and unit_i == unit[j]:
+                    cost += big_a
+                edges.append((i, j, cost))
+    return edges
 
 
-_TIGHT_BUDGET_PER_PAIR = 5
-_TIGHT_BUDGET_BASE = 500
+def _min_cost(n: int, edges: list[tuple[int, int, int]]) -> int | None:
+    """Least total cost of a perfect matching on ``edges``, or None if there is none."""
+    top = max((c for _, _, c in edges), default=0) + 1
+    mate = max_weight_matching(n, [(i, j, top - c) for i, j, c in edges], maxcardinality=True)
+    if any(m == -1 for m in mate):
+        return None
+    cost = {(i, j): c for i, j, c in edges}
+    return sum(cost[(i, j)] for i, j in enumerate(mate) if i < j)
 
 
-def _first_tight_matching(
-    verts: list[int],
-    edges: list[tuple[int, int, int]],
-    full: list[list[int]],
-    n_positive: int,
-) -> dict[int, int] | None:
-    """The first perfect matching in sweep order of one tight component that fills every
-    positive blossom, by depth-first search; None if the step budget runs out.
+def _exact_blossom(problem: _Problem, hint: tuple[int, int] | None = None) -> list[int]:
+    """Exact optimum of (1)–(3), first in sweep order among the optima (4).
 
-    Every such matching is optimal (it meets the dual's value), and every optimal pairing is one
-    of them, so the first one in sweep order is the rule-(4) choice among the optima. Pruned only
-    by a necessary condition (a free vertex keeps a free tight neighbour) and the blossom rule
-    (at most one vertex of a positive blossom is paired outside it).
+    1. An upper bound U: the least cost of a perfect matching on a sparse graph — the edges
+       between sweep positions at most ``_WINDOW`` apart and from each pair to the nearest
+       ``_UNIT_REACH`` pairs of every unit beyond (the window doubles until it has one; at the
+       whole field, no perfect matching means no pairing without a rematch) — or the cost of
+       ``hint`` = (same-unit meetings, Σ gap) of a known pairing, the union of the segments this
+       one was merged from, if lower.
+    2. Pruning that keeps every optimum (docs/pairing.md, "Exact core"): a pairing M using the
+       edge e = (i, j) has s(M) ≥ max(s_lb, [e same-unit]) same-unit meetings, s_lb the counting
+       bound (the largest unit beyond half the field), and a gap of at least
+       gap(e) + LB(V − {i, j}), LB the parity bound; removing i and j flips the parity of the
+       cuts between their levels, so that is LB + 2·Σ(even cuts e crosses). An edge whose bound
+       exceeds U is in no optimal pairing; the rest hold every optimal pairing, so their first
+       optimum in sweep order is the field's. Only kept edges are enumerated (a level is out of
+       reach once the even cuts up to it cost more than the slack).
+    3. :func:`pairing.matching.first_min_cost_perfect_matching` on the kept edges: (1)–(3) as
+       the cost, rule (4) as the vertex order, every optimisation in the compiled solver.
     """
-    adj: dict[int, list[int]] = {v: [] for v in verts}
-    for i, j, _ in edges:
-        adj[i].append(j)
-        adj[j].append(i)
-    for v in verts:
-        adj[v].sort()
-    free_deg = {v: len(adj[v]) for v in verts}
-    mate: dict[int, int] = {}
-    out = [0] * n_positive
-    budget = _TIGHT_BUDGET_BASE + _TIGHT_BUDGET_PER_PAIR * len(verts)
-
-    def crossing(i: int, j: int) -> list[int]:
-        fi, fj = full[i], full[j]
-        if not fi and not fj:
-            return []
-        # Positive blossoms containing exactly one of i, j: that vertex is paired outside.
-        return [b for b in fi if b not in fj] + [b for b in fj if b not in fi]
-
-    def place(i: int, j: int) -> bool:
-        mate[i] = j
-        mate[j] = i
-        ok = True
-        for b in crossing(i, j):
-            out[b] += 1
-            if out[b] > 1:
-                ok = False
-        for v in (i, j):
-            for w in adj[v]:
-                if w not in mate:
-                    free_deg[w] -= 1
-                    if free_deg[w] == 0:
-                        ok = False
-        return ok
-
-    def unplace(i: int, j: int) -> None:
-        for v in (j, i):
-            for w in adj[v]:
-                if w not in mate:
-                    free_deg[w] += 1
-        for b in crossing(i, j):
-            out[b] -= 1
-        del mate[i]
-        del mate[j]
-
-    stack: list[tuple[int, int]] = []  # (position in verts, index tried in adj)
-    pos = 0
-    start = 0
-    size = len(verts)
-    while True:
-        while pos < size and verts[pos] in mate:
-            pos += 1
-        if pos == size:
-            return mate
-        i = verts[pos]
-        options = adj[i]
-        k = start
-        placed = False
-        while k < len(options):
-            j = options[k]
-            if j > i and j not in mate:
-                # j < i cannot be free: every vertex before i in sweep order is paired.
-                if place(i, j):
-                    stack.append((pos, k))
-                    placed = True
-                    break
-                unplace(i, j)
-            k += 1
-        if placed:
-            pos += 1
-            start = 0
-            continue
-        budget -= 1
-        if not stack or budget < 0:
-            return None
-        pos, k = stack.pop()
-        i = verts[pos]
-        unplace(i, mate[i])
-        start = k + 1
-
-
-def _lex_matching(n: int, edges: list[tuple[int, int, int]]) -> list[int]:
-    """Perfect matching of vertices 0..n-1 (sweep order) minimising (Σ cost, sweep order).
-
-    cost' = cost · K^(n+1) + j · K^(n−1−i) for i < j, K = n² + 1: comparing two matchings by
-    Σ j · K^(n−1−i) compares them by the partner of the first vertex whose partner differs
-    (rule 4); the first term dominates. Raises ``no_pairing_without_rematch`` if none exists.
-    """
-    k = n * n + 1
-    shift = k ** (n + 1)
-    powers = [k ** (n - 1 - i) for i in range(n)]
-    lex = [(i, j, c * shift + j * powers[i]) for i, j, c in edges]
-    top = max((c for _, _, c in lex), default=0) + 1
-    mates = max_weight_matching(n, [(i, j, top - c) for i, j, c in lex], maxcardinality=True)
-    if any(m == -1 for m in mates):
-        raise PairingError("no_pairing_without_rematch", count=n)
-    return mates
-
-
-def _exact_blossom_lex(problem: _Problem) -> list[int]:
-    """The one-phase reference: the lexicographic blossom on the whole field (tests use it)."""
     n = problem.n
     cf = problem.cf
     span = (max(cf) - min(cf)) if cf else 0
     big_a = span * (n // 2) + 1
-    edges = [
-        (i, j, abs(cf[i] - cf[j]) + (big_a if problem.avoid and problem.same_unit(i, j) else 0))
-        for i in range(n)
-        for j in range(i + 1, n)
-        if j not in problem.bad[i]
-    ]
-    return _lex_matching(n, edges)
-
-
-def max_weight_matching(
-    n: int,
-    edges: Iterable[tuple[int, int, int]],
-    maxcardinality: bool = False,
-    certificate: list[Any] | None = None,
-) -> list[int]:
-    """Maximum-weight matching in a general graph (Edmonds' blossom algorithm, primal-dual).
-
-    Vertices are 0..n-1, ``edges`` are (v, w, integer weight). Returns ``mate`` with mate[v] = -1
-    for an unmatched vertex. With ``maxcardinality`` the matching has maximum cardinality first.
-
-    An adaptation of networkx's ``max_weight_matching`` (BSD-3-Clause, itself after Joris van
-    Rantwijk's mwmatching.py, after Galil 1986) to integer vertices and integer weights only, so
-    every dual variable stays an exact integer (weights are doubled internally). O(n³).
-
-    With a ``certificate`` list, the final optimal dual is appended to it: the vertex duals, the
-    blossom parent map and the blossom duals, such that every edge has
-    slack = y_v + y_w − 2·weight + 2·Σ z_B (B containing both ends) ≥ 0, matched edges 0.
-    """
-    # Blossoms nest (augment/expand recurse once per level of nesting, at most n / 2 deep).
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20 * n + 1000))
-    try:
-        return _max_weight_matching(n, edges, maxcardinality, certificate)
-    finally:
-        sys.setrecursionlimit(limit)
-
-
-def _max_weight_matching(
-    n: int,
-    edges: Iterable[tuple[int, int, int]],
-    maxcardinality: bool,
-    certificate: list[Any] | None = None,
-) -> list[int]:
-    adj: list[dict[int, int]] = [{} for _ in range(n)]
-    maxweight = 0
-    for v, w, wt in edges:
-        if v == w:
-            continue
-        adj[v][w] = wt
-        adj[w][v] = wt
-        maxweight = max(maxweight, wt)
-    mate: dict[int, int] = {}
-    label: dict[object, int | None] = {}
-    labeledge: dict[object, tuple[int, int] | None] = {}
-    inblossom: list[object] = list(range(n))
-    blossomparent: dict[object, object] = dict.fromkeys(range(n))
-    blossombase: dict[object, int] = {v: v for v in range(n)}
-    bestedge: dict[object, tuple[int, int] | None] = {}
-    dualvar: list[int] = [maxweight] * n
-    blossomdual: dict[_Blossom, int] = {}
-    allowedge: set[tuple[int, int]] = set()
-    queue: list[int] = []
-
-    def slack(v: int, w: int) -> int:
-        return dualvar[v] + dualvar[w] - 2 * adj[v][w]
-
-    def assign_label(w: int, t: int, v: int | None) -> None:
-        b = inblossom[w]
-        label[w] = label[b] = t
-        if v is not None:
-            labeledge[w] = labeledge[b] = (v, w)
-        else:
-            labeledge[w] = labeledge[b] = None
-        bestedge[w] = bestedge[b] = None
-        if t == 1:
-            if isinstance(b, _Blossom):
-                queue.extend(b.leaves())
-            else:
-                queue.append(b)  # type: ignore[arg-type]
-        elif t == 2:
-            base = blossombase[b]
-            assign_label(mate[base], 1, base)
-
-    def scan_blossom(v: int, w: int) -> int:
-        path = []
-        base = -1
-        vv: int = v
-        ww: int = w
-        while vv != -1:
-            b = inblossom[vv]
-            if label[b] & 4:  # type: ignore[operator]
-                base = blossombase[b]
-                break
-            path.append(b)
-            label[b] = 5
-            le = labeledge[b]
-            if le is None:
-                vv = -1
-            else:
-                vv = le[0]
-                b = inblossom[vv]
-                vv = labeledge[b][0]  # type: ignore[index]
-            if ww != -1:
-                vv, ww = ww, vv
-        for b in path:
-            label[b] = 1
-        return base
-
-    def add_blossom(base: int, v: int, w: int) -> None:
-        bb = inblossom[base]
-        bv = inblossom[v]
-        bw = inblossom[w]
-        b = _Blossom()
-        blossombase[b] = base
-        blossomparent[b] = None
-        blossomparent[bb] = b
-        b.childs = path = []
-        b.edges = edgs = [(v, w)]
-        while bv != bb:
-            blossomparent[bv] = b
-            path.append(bv)
-            edgs.append(labeledge[bv])  # type: ignore[arg-type]
-            v = labeledge[bv][0]  # type: ignore[index]
-            bv = inblossom[v]
-        path.append(bb)
-        path.reverse()
-        edgs.reverse()
-        while bw != bb:
-            blossomparent[bw] = b
-            path.append(bw)
-            le = labeledge[bw]
-            edgs.append((le[1], le[0]))  # type: ignore[index]
-            w = le[0]  # type: ignore[index]
-            bw = inblossom[w]
-        label[b] = 1
-        labeledge[b] = labeledge[bb]
-        blossomdual[b] = 0
-        for x in b.leaves():
-            if label[inblossom[x]] == 2:
-                queue.append(x)
-            inblossom[x] = b
-        bestedgeto: dict[object, tuple[int, int]] = {}
-        for sub in path:
-            if isinstance(sub, _Blossom):
-                if sub.mybestedges is not None:
-                    nblist = sub.mybestedges
-                    sub.mybestedges = None
-                else:
-                    nblist = [(x, y) for x in sub.leaves() for y in adj[x]]
-            else:
-                nblist = [(sub, y) for y in adj[sub]]  # type: ignore[index]
-            for kk in nblist:
-                i, j = kk
-                if inblossom[j] is b:
-                    i, j = j, i
-                bj = inblossom[j]
-                if (
-                    bj is not b
-                    and label.get(bj) == 1
-                    and ((bj not in bestedgeto) or slack(i, j) < slack(*bestedgeto[bj]))
-                ):
-                    bestedgeto[bj] = kk
-            bestedge[sub] = None
-        b.mybestedges = list(bestedgeto.values())
-        mybestedge = None
-        mybestslack = 0
-        for kk in b.mybestedges:
-            ks = slack(*kk)
-            if mybestedge is None or ks < mybestslack:
-                mybestedge = kk
-                mybestslack = ks
-        bestedge[b] = mybestedge
-
-    def expand_blossom(b: _Blossom, endstage: bool) -> None:
-        for s in b.childs:
-            blossomparent[s] = None
-            if isinstance(s, _Blossom):
-                if endstage and blossomdual[s] == 0:
-                    expand_blossom(s, endstage)
-                else:
-                    for x in s.leaves():
-                        inblossom[x] = s
-            else:
-                inblossom[s] = s
-        if (not endstage) and label.get(b) == 2:
-            entrychild = inblossom[labeledge[b][1]]  # type: ignore[index]
-            j = b.childs.index(entrychild)
-            if j & 1:
-                j -= len(b.childs)
-                jstep = 1
-            else:
-                jstep = -1
-            v, w = labeledge[b]  # type: ignore[misc]
-            while j != 0:
-                if jstep == 1:
-                    p, q = b.edges[j]
-                else:
-                    q, p = b.edges[j - 1]
-                label[w] = None
-                label[q] = None
-                assign_label(w, 2, v)
-                allowedge.add((p, q))
-                allowedge.add((q, p))
-                j += jstep
-                if jstep == 1:
-                    v, w = b.edges[j]
-                else:
-                    w, v = b.edges[j - 1]
-                allowedge.add((v, w))
-                allowedge.add((w, v))
-                j += jstep
-            bw = b.childs[j]
-            label[w] = label[bw] = 2
-            labeledge[w] = labeledge[bw] = (v, w)
-            bestedge[bw] = None
-            j += jstep
-            while b.childs[j] != entrychild:
-                bv = b.childs[j]
-                if label.get(bv) == 1:
-                    j += jstep
-                    continue
-                x = -1
-                if isinstance(bv, _Blossom):
-                    for x in bv.leaves():
-                        if label.get(x):
-                            break
-                else:
-                    x = bv  # type: ignore[assignment]
-                if label.get(x):
-                    label[x] = None
-                    label[mate[blossombase[bv]]] = None
-                    assign_label(x, 2, labeledge[x][0])  # type: ignore[index]
-                j += jstep
-        label.pop(b, None)
-        labeledge.pop(b, None)
-        bestedge.pop(b, None)
-        del blossomparent[b]
-        del blossombase[b]
-        del blossomdual[b]
-
-    def augment_blossom(b: _Blossom, v: int) -> None:
-        t: object = v
-        while blossomparent[t] is not b:
-            t = blossomparent[t]
-        if isinstance(t, _Blossom):
-            augment_blossom(t, v)
-        i = j = b.childs.index(t)
-        if i & 1:
-            j -= len(b.childs)
-            jstep = 1
-        else:
-            jstep = -1
-        while j != 0:
-            j += jstep
-            t = b.childs[j]
-            if jstep == 1:
-                w, x = b.edges[j]
-            else:
-                x, w = b.edges[j - 1]
-            if isinstance(t, _Blossom):
-                augment_blossom(t, w)
-            j += jstep
-            t = b.childs[j]
-            if isinstance(t, _Blossom):
-                augment_blossom(t, x)
-            mate[w] = x
-            mate[x] = w
-        b.childs = b.childs[i:] + b.childs[:i]
-        b.edges = b.edges[i:] + b.edges[:i]
-        blossombase[b] = blossombase[b.childs[0]]
-
-    def augment_matching(v: int, w: int) -> None:
-        for s, j in ((v, w), (w, v)):
-            while True:
-                bs = inblossom[s]
-                if isinstance(bs, _Blossom):
-                    augment_blossom(bs, s)
-                mate[s] = j
-                le = labeledge[bs]
-                if le is None:
-                    break
-                t = le[0]
-                bt = inblossom[t]
-                s, j = labeledge[bt]  # type: ignore[misc]
-                if isinstance(bt, _Blossom):
-                    augment_blossom(bt, j)
-                mate[j] = s
-
-    while True:
-        label.clear()
-        labeledge.clear()
-        bestedge.clear()
-        for b in blossomdual:
-            b.mybestedges = None
-        allowedge.clear()
-        queue[:] = []
-        for v in range(n):
-            if (v not in mate) and label.get(inblossom[v]) is None:
-                assign_label(v, 1, None)
-        augmented = False
+    if hint is not None and hint[0] <= _unit_surplus(problem)[1]:
+        # The hint already has the fewest same-unit meetings possible: good enough to prune by.
+        upper = big_a * hint[0] + hint[1]
+    else:
+        width = _WINDOW
         while True:
-            while queue and not augmented:
-                v = queue.pop()
-                bv = inblossom[v]
-                for w, wt in adj[v].items():
-                    bw = inblossom[w]
-                    if bv is bw:
-                        continue
-                    kslack = 0
-                    if (v, w) not in allowedge:
-                        kslack = dualvar[v] + dualvar[w] - 2 * wt
-                        if kslack <= 0:
-                            allowedge.add((v, w))
-                            allowedge.add((w, v))
-                    if (v, w) in allowedge:
-                        lbw = label.get(bw)
-                        if lbw is None:
-                            assign_label(w, 2, v)
-                        elif lbw == 1:
-                            base = scan_blossom(v, w)
-                            if base != -1:
-                                add_blossom(base, v, w)
-                            else:
-                                augment_matching(v, w)
-                                augmented = True
-                                break
-                        elif label.get(w) is None:
-                            label[w] = 2
-                            labeledge[w] = (v, w)
-                    elif label.get(bw) == 1:
-                        be = bestedge.get(bv)
-                        if be is None or kslack < slack(*be):
-                            bestedge[bv] = (v, w)
-                    elif label.get(w) is None:
-                        be = bestedge.get(w)
-                        if be is None or kslack < slack(*be):
-                            bestedge[w] = (v, w)
-            if augmented:
+            window = _min_cost(n, _costed_edges(problem, big_a, min(width, n)))
+            if window is not None:
+                upper = window
                 break
-            deltatype = -1
-            delta: int = 0
-            deltaedge: tuple[int, int] | None = None
-            deltablossom: _Blossom | None = None
-            if not maxcardinality:
-                deltatype = 1
-                delta = min(dualvar)
-            for v in range(n):
-                if label.get(inblossom[v]) is None:
-                    be = bestedge.get(v)
-                    if be is not None:
-                        d = slack(*be)
-                        if deltatype == -1 or d < delta:
-                            delta = d
-                            deltatype = 2
-                            deltaedge = be
-            for b, parent in blossomparent.items():
-                if parent is None and label.get(b) == 1:
-                    be = bestedge.get(b)
-                    if be is not None:
-                        d = slack(*be) // 2
-                        if deltatype == -1 or d < delta:
-                            delta = d
-                            deltatype = 3
-                            deltaedge = be
-            for b, z in blossomdual.items():
-                if (
-                    blossomparent[b] is None
-                    and label.get(b) == 2
-                    and (deltatype == -1 or z < delta)
-                ):
-                    delta = z
-                    deltatype = 4
-                    deltablossom = b
-            if deltatype == -1:
-                deltatype = 1
-                delta = max(0, min(dualvar))
-            for v in range(n):
-                lab = label.get(inblossom[v])
-                if lab == 1:
-                    dualvar[v] -= delta
-                elif lab == 2:
-                    dualvar[v] += delta
-            for b in blossomdual:
-                if blossomparent[b] is None:
-                    lab = label.get(b)
-                    if lab == 1:
-                        blossomdual[b] += delta
-                    elif lab == 2:
-                        blossomdual[b] -= delta
-            if deltatype == 1:
+            if width >= n:
+                raise PairingError("no_pairing_without_rematch", count=n)
+            width *= 2
+        if hint is not None:
+            upper = min(upper, big_a * hint[0] + hint[1])
+    kept = _kept_edges(problem, big_a, upper)
+    try:
+        return first_min_cost_perfect_matching(n, kept)
+    except NoPerfectMatching:  # pragma: no cover - the window's matching is within the kept edges
+        raise PairingError("no_pairing_without_rematch", count=n) from None
+
+
+def _kept_edges(problem: _Problem, big_a: int, upper: int) -> list[tuple[int, int, int]]:
+    """The allowed edges (i, j, cost) that some pairing of cost ≤ ``upper`` may use (step 2 of
+    :func:`_exact_blossom`)."""
+    n = problem.n
+    cf = problem.cf
+    lvl = problem.lvl
+    unit = problem.unit
+    avoid = problem.avoid
+    nlev = len(problem.level_cf)
+    # even_before[l]: Σ of the lengths of the even cuts above level l.
+    even_before = [0] * nlev
+    for c in range(nlev - 1):
+        d = abs(problem.level_cf[c + 1] - problem.level_cf[c])
+        even_before[c + 1] = even_before[c] + (0 if problem.odd[c] else d)
+    level_end = [0] * nlev
+    for k in range(n):
+        level_end[lvl[k]] = k + 1
+    major, s_lb = _unit_surplus(problem)
+    slack = upper - big_a * s_lb - problem.lower_bound_gap
+    same_extra = big_a * (max(s_lb, 1) - s_lb)  # a same-unit edge: s(M) ≥ max(s_lb, 1)
+    surplus = _SurplusBound(problem, major, s_lb) if avoid and upper < big_a * (s_lb + 1) else None
+    gap_room = upper - big_a * s_lb
+    kept: list[tuple[int, int, int]] = []
+    for i in range(n):
+        bad_i = problem.bad[i]
+        cf_i = cf[i]
+        unit_i = unit[i]
+        base = even_before[lvl[i]]
+        level = lvl[i]
+        start = i + 1
+        while level < nlev:
+            extra = 2 * (even_before[level] - base)
+            if extra > slack:
                 break
-            if deltatype in (2, 3):
-                v, w = deltaedge  # type: ignore[misc]
-                allowedge.add((v, w))
-                allowedge.add((w, v))
-                queue.append(v)
-            elif deltatype == 4:
-                expand_blossom(deltablossom, False)  # type: ignore[arg-type]
-        if not augmented:
-            break
-        for b in list(blossomdual.keys()):
-            if b not in blossomdual:
-                continue
-            if blossomparent[b] is None and label.get(b) == 1 and blossomdual[b] == 0:
-                expand_blossom(b, True)
-    if certificate is not None:
-        certificate += [dualvar, blossomparent, blossomdual]
-    return [mate.get(v, -1) for v in range(n)]
+            for j in range(start, level_end[level]):
+                if j in bad_i:
+                    continue
+                same = avoid and unit_i == unit[j]
+                if same and extra + same_extra > slack:
+                    continue
+                gap = abs(cf_i - cf[j])
+                if surplus is not None and gap + surplus.rest(i, j, same) > gap_room:
+                    continue
+                kept.append((i, j, gap + (big_a if same else 0)))
+            start = level_end[level]
+            level += 1
+    return kept
 
 
-class _Blossom:
-    """A non-trivial blossom: ``childs`` round the cycle from the base, ``edges`` linking them."""
+def _unit_surplus(problem: _Problem) -> tuple[int, int]:
+    """(the largest unit, s_lb): every pairing has at least s_lb = max(0, its size − n/2)
+    same-unit meetings (its pairs beyond half the field can only meet each other); (−1, 0)
+    when units are allowed to meet."""
+    if not problem.avoid:
+        return -1, 0
+    counts: dict[int, int] = {}
+    for u in problem.unit:
+        counts[u] = counts.get(u, 0) + 1
+    major = max(counts, key=lambda u: counts[u])
+    return major, max(0, counts[major] - problem.n // 2)
 
-    __slots__ = ("childs", "edges", "mybestedges")
 
-    def __init__(self) -> None:
-        self.childs: list[object] = []
-        self.edges: list[tuple[int, int]] = []
-        self.mybestedges: list[tuple[int, int]] | None = None
+class _SurplusBound:
+    """Lower bound of the gap of a pairing of V − {i, j} with at most s_lb − [same] same-unit
+    meetings, for every edge (i, j) in O(1) after O(levels) set-up.
 
-    def leaves(self) -> Iterable[int]:
-        stack = list(self.childs)
-        while stack:
-            t = stack.pop()
-            if isinstance(t, _Blossom):
-                stack.extend(t.childs)
-            else:
-                yield t  # type: ignore[misc]
+    Cut c is crossed by x_c tables, x_c ≡ (pairs above c) mod 2, and by at least
+    2a − N − 2s tables, a the pairs of the largest unit above c and N all pairs above c (each of
+    them meets a pair of another unit above, or one of its own — at most 2s pairs in s
+    meetings — or crosses); the same below. So the gap is at least Σ_c d_c · x_c with x_c the
+    least count of the right parity above both bounds. Removing i and j changes the counts above
+    and below each cut by a pattern that depends only on where the cut lies (above i, between,
+    below j) and on whether i and j belong to the largest unit: prefix sums per pattern.
+    """
+
+    def __init__(self, problem: _Problem, major: int, s_lb: int) -> None:
+        nlev = len(problem.level_cf)
+        ncut = max(nlev - 1, 0)
+        above_n = [0] * ncut
+        above_a = [0] * ncut
+        total_n = problem.n
+        total_a = sum(1 for u in problem.unit if u == major)
+        count_n = count_a = 0
+        level_n = list(problem.sizes)
+        level_a = [0] * nlev
+        for k, u in enumerate(problem.unit):
+            if u == major:
+                level_a[problem.lvl[k]] += 1
+        for c in range(ncut):
+            count_n += level_n[c]
+            count_a += level_a[c]
+            above_n[c] = count_n
+            above_a[c] = count_a
+        dist = [abs(problem.level_cf[c + 1] - problem.level_cf[c]) for c in range(ncut)]
+
+        def term(c: int, rn: int, ra: int, bn: int, ba: int, s: int) -> int:
+            # rn/ra: removed pairs (all / of the largest unit) above the cut; bn/ba: below.
+            n_up = above_n[c] - rn
+            a_up = above_a[c] - ra
+            n_dn = total_n - above_n[c] - bn
+            a_dn = total_a - above_a[c] - ba
+            x = max(0, 2 * a_up - n_up - 2 * s, 2 * a_dn - n_dn - 2 * s)
+            parity = n_up % 2
+            if x < parity:
+                x = parity
+            elif (x - parity) % 2:
+                x += 1
+            return dist[c] * x
+
+        self.s_lb = s_lb
+        # prefix[key][c] = Σ_{c' < c} term under pattern ``key``.
+        self.prefix: dict[tuple[str | int, ...], list[int]] = {}
+        for s in {s_lb, max(s_lb - 1, 0)}:
+            for ia in (0, 1):
+                for ja in (0, 1):
+                    patterns = {
+                        ("dn", ia + ja, s): (0, 0, 2, ia + ja),  # cut above both: both below
+                        ("mid", ia, ja, s): (1, ia, 1, ja),  # i above, j below
+                        ("up", ia + ja, s): (2, ia + ja, 0, 0),  # cut below both
+                    }
+                    for key, (rn, ra, bn, ba) in patterns.items():
+                        if key in self.prefix:
+                            continue
+                        acc = [0] * (ncut + 1)
+                        for c in range(ncut):
+                            acc[c + 1] = acc[c] + term(c, rn, ra, bn, ba, s)
+                        self.prefix[key] = acc
+        self.major = major
+        self.unit = problem.unit
+        self.lvl = problem.lvl
+        self.ncut = ncut
+
+    def rest(self, i: int, j: int, same: bool) -> int:
+        """Lower bound of the gap of the rest of a pairing using the edge (i, j), i < j."""
+        if same and self.s_lb == 0:
+            return _BIG_GAP  # s(M) ≥ 1 > s_lb: more than the upper bound
+        s = self.s_lb - (1 if same else 0)
+        ia = 1 if self.unit[i] == self.major else 0
+        ja = 1 if self.unit[j] == self.major else 0
+        li, lj = self.lvl[i], self.lvl[j]
+        dn = self.prefix[("dn", ia + ja, s)]
+        mid = self.prefix[("mid", ia, ja, s)]
+        up = self.prefix[("up", ia + ja, s)]
+        # Cuts c < li lie above both (both removed pairs are below them), li ≤ c < lj between,
+        # c ≥ lj below both.
+        return dn[li] + (mid[lj] - mid[li]) + (up[self.ncut] - up[lj])
+
+
+_BIG_GAP = 1 << 62
 
 
 # --------------------------------------------------------------------------------------------

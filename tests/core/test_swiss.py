@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
+from pairing.matching import max_weight_matching
 from pairing.swiss import (
     PairingError,
     Reason,
     SwissOptions,
     SwissPair,
     describe,
-    max_weight_matching,
     pair_round,
 )
 

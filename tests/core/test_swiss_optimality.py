@@ -1,7 +1,9 @@
 """The engine against an exact reference (networkx's blossom, test-only) on random fields.
 
 Bounded here (``SWISS_TEST_CASES`` random fields, default 60, because CI runs the suite twice);
-``python -m pairing.bench --pairs 0 --cases K`` runs as many as you like.
+``python -m benchmarks.pairing --pairs 0 --cases K`` runs as many as you like. The reference
+(tests/support/reference.py) shares no code with the engine: (1)–(3) by networkx with one integer
+cost, (1)–(4) by networkx with one lexicographic integer weight.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pairing import swiss
-from pairing.bench import adversarial_field, check_draw, random_field, simulate_field
-from pairing.swiss import PairingError, SwissOptions, SwissPair, max_weight_matching, pair_round
+from pairing.matching import max_weight_matching
+from pairing.swiss import PairingError, SwissOptions, SwissPair, pair_round
+from tests.support.fields import adversarial_field, random_field, simulate_field
+from tests.support.reference import check_draw, reference_tables
 
 CASES = int(os.environ.get("SWISS_TEST_CASES", "60"))
 
@@ -102,12 +105,10 @@ def test_blossom_weight_equals_networkx(case: tuple[int, list[tuple[int, int, in
 
 
 def _lexicographic_blossom(pairs: list[SwissPair], round_number: int) -> list[tuple[int, int]]:
-    """Tables of the one-phase whole-field blossom with the rule (1)–(4) encoding (no
-    decomposition, no window, no tight-edge phase)."""
-    order = sorted(pairs, key=lambda p: (-p.match_points, p.rank, p.id))
-    sweep = order if round_number % 2 == 1 else list(reversed(order))
-    mates = swiss._exact_blossom_lex(swiss._Problem(sweep, True))
-    return sorted(tuple(sorted((sweep[i].id, sweep[j].id))) for i, j in enumerate(mates) if i < j)
+    """Tables of rules (1)–(4) by the independent reference (networkx, lexicographic weight)."""
+    tables = reference_tables(pairs, round_number)
+    assert tables is not None
+    return tables
 
 
 @pytest.mark.parametrize("chunk", range(2))
@@ -181,45 +182,68 @@ def test_adversarial_realistic_fields_equal_the_reference(
     assert check_draw(pairs, draw, SwissOptions()) == []
 
 
-@pytest.mark.parametrize("window", [2, 24])
-def test_two_phase_blossom_gives_the_same_tables_as_the_one_phase_blossom(
-    window: int, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("n", "units", "round_number"),
+    [
+        (24, 2, 6),  # two units, one holding about two thirds: forced same-unit meetings
+        (30, 3, 9),  # a few units late in the event
+        (16, 4, 10),  # rematch-heavy: 16 pairs after 9 rounds
+        (12, 0, 9),  # rematch-heavy without units
+    ],
+)
+def test_few_units_and_rematch_heavy_small_fields_equal_the_reference_tables(
+    n: int, units: int, round_number: int
 ) -> None:
-    # Phase 1 on a priced-out window (2: the window must grow, often more than once), then the
-    # first tight pairing in sweep order: the tables, not only the cost, must equal the
-    # lexicographic blossom on the whole graph, in both sweep directions, both unit settings.
-    monkeypatch.setattr(swiss, "_WINDOW", window)
-    rng = random.Random(7000 + window)
-    compared = 0
-    for _ in range(max(CASES, 8)):
-        n = 2 * rng.randint(2, 20)
-        order = random_field(rng, n, 12, 6)
-        if rng.random() < 0.5:
-            order.reverse()
-        problem = swiss._Problem(order, rng.random() < 0.7)
+    # Tables, not only the cost: rule (4) against the independent lexicographic reference.
+    for seed in range(1, 4):
+        pairs = simulate_field(n, round_number - 1, units, seed)
         try:
-            expected = swiss._exact_blossom_lex(problem)
-        except PairingError:
-            with pytest.raises(PairingError):
-                swiss._exact_blossom(problem)
+            draw = pair_round(pairs, round_number, SwissOptions(), random.Random(seed))
+        except PairingError as exc:
+            assert exc.code == "no_pairing_without_rematch"
             continue
-        assert swiss._exact_blossom(problem) == expected
-        compared += 1
-    assert compared > 0
+        assert check_draw(pairs, draw, SwissOptions()) == []
+        rest = [p for p in pairs if p.id != draw.bye]
+        mine = sorted(tuple(sorted((t.ns, t.ew))) for t in draw.tables)
+        assert mine == _lexicographic_blossom(rest, round_number)
 
 
-def test_tight_phase_falls_back_to_the_lexicographic_blossom(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # With no search budget the depth-first search gives up at once: the fallback decides.
-    monkeypatch.setattr(swiss, "_TIGHT_BUDGET_BASE", -1)
-    monkeypatch.setattr(swiss, "_TIGHT_BUDGET_PER_PAIR", 0)
-    rng = random.Random(7100)
-    for _ in range(6):
-        order = random_field(rng, 2 * rng.randint(4, 15), 8, 4)
-        problem = swiss._Problem(order, True)
+@pytest.mark.parametrize(("n", "seed"), [(200, 2), (400, 1)])
+def test_adversarial_fields_up_to_400_pairs_equal_the_reference(n: int, seed: int) -> None:
+    # One unit holding half the field, met leaders, a met trio, a unit-majority group.
+    pairs = adversarial_field(n, 8, seed)
+    draw = pair_round(pairs, 9, SwissOptions(), random.Random(seed))
+    assert check_draw(pairs, draw, SwissOptions()) == []
+
+
+def test_random_fields_of_a_few_hundred_pairs_equal_the_reference() -> None:
+    rng = random.Random(4242)
+    for n in (150, 300):
+        pairs = random_field(rng, n, 6, 3)
         try:
-            expected = swiss._exact_blossom_lex(problem)
-        except PairingError:
+            draw = pair_round(pairs, 7, SwissOptions(), random.Random(n))
+        except PairingError as exc:
+            assert exc.code == "no_pairing_without_rematch"
+            assert not _pairable(pairs)
             continue
-        assert swiss._exact_blossom(problem) == expected
+        assert check_draw(pairs, draw, SwissOptions()) == []
+
+
+def test_an_impossible_field_raises_the_clear_error() -> None:
+    # Pair 1 has met everyone else: no pairing without a rematch exists, even in the exact
+    # core (the fast path fails first), and the message says so.
+    pairs = _met_field([4.0, 4.0, 2.0, 2.0, 2.0, 0.0], [(1, k) for k in range(2, 7)])
+    with pytest.raises(PairingError) as caught:
+        pair_round(pairs, 4, SwissOptions(), random.Random(1))
+    assert caught.value.code == "no_pairing_without_rematch"
+    assert "no_pairing_without_rematch" in str(caught.value)
+
+
+@pytest.mark.parametrize("round_number", [2, 5, 9])
+def test_a_unit_holding_two_thirds_of_the_field_is_paired_exactly(round_number: int) -> None:
+    # Two units (weights 1 : 0.5): U1 must meet itself about n/6 times every round; the fast
+    # path's same-unit budget and its exact count of the meetings the levels force decide it.
+    pairs = simulate_field(120, round_number - 1, 2, seed=round_number)
+    draw = pair_round(pairs, round_number, SwissOptions(), random.Random(round_number))
+    assert draw.same_unit_meetings > 0
+    assert check_draw(pairs, draw, SwissOptions()) == []

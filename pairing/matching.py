@@ -1,0 +1,260 @@
+"""Exact weighted matching on general graphs, through rustworkx's compiled blossom algorithm.
+
+Pure functions on vertices ``0..n-1`` and integer edge costs or weights: no Django, no global
+state, no recursion (the blossom runs in rustworkx's Rust code; everything here is loops). The
+Swiss engine (``pairing.swiss``) uses it for the score-group segments its fast path cannot
+solve; nothing here knows about pairs, units or match points, so any "units to pair" fit.
+
+- :func:`max_weight_matching`: a maximum-weight (optionally maximum-cardinality) matching.
+- :func:`first_min_cost_perfect_matching`: among the minimum-cost perfect matchings, the first
+  in vertex order (the first vertex takes the smallest partner it can, then the next unmatched
+  vertex, …) — the Swiss rule (4) once the vertices are numbered in sweep order.
+
+rustworkx computes with 128-bit integers: a weight of 2^126 or more gives a silently wrong
+matching and 2^131 raises ``OverflowError``. Every weight passed to it is checked against
+:data:`WEIGHT_LIMIT` first (:class:`WeightOverflow`), never truncated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import rustworkx as rx
+
+__all__ = [
+    "WEIGHT_LIMIT",
+    "NoPerfectMatching",
+    "WeightOverflow",
+    "first_min_cost_perfect_matching",
+    "lexicographic_weights",
+    "max_weight_matching",
+]
+
+# rustworkx doubles weights internally (dual variables of half-integers) in i128: 2^126 is the
+# first weight observed to give a wrong matching. One bit of margin below it.
+WEIGHT_LIMIT = 1 << 125
+
+
+class NoPerfectMatching(Exception):
+    """The graph has no perfect matching."""
+
+
+class WeightOverflow(ValueError):
+    """An integer weight is outside rustworkx's exact range ``0 <= w < WEIGHT_LIMIT``."""
+
+
+def max_weight_matching(
+    n: int, edges: Iterable[tuple[int, int, int]], maxcardinality: bool = False
+) -> list[int]:
+    """Maximum-weight matching of vertices ``0..n-1``; ``edges`` are ``(v, w, weight)`` with
+    integer weights in ``[0, WEIGHT_LIMIT)``. Returns ``mate`` (``mate[v] == -1``: unmatched).
+    With ``maxcardinality`` the matching has maximum cardinality first, then maximum weight."""
+    graph: rx.PyGraph = rx.PyGraph(multigraph=False)
+    graph.add_nodes_from(range(n))
+    checked: list[tuple[int, int, int]] = []
+    for v, w, weight in edges:
+        if v == w:
+            continue
+        if not 0 <= weight < WEIGHT_LIMIT:
+            raise WeightOverflow(f"weight {weight} outside [0, 2^125)")
+        checked.append((v, w, weight))
+    graph.add_edges_from(checked)
+    mate = [-1] * n
+    for v, w in rx.max_weight_matching(
+        graph, max_cardinality=maxcardinality, weight_fn=_identity, verify_optimum=False
+    ):
+        mate[v] = w
+        mate[w] = v
+    return mate
+
+
+def _identity(weight: int) -> int:
+    return weight
+
+
+# Partners of a block vertex are told apart up to this rank (0 = its nearest neighbour after
+# it); a vertex whose chosen partner ranks higher is not settled by that solve.
+_RANK_CAP = 14
+# The tie-break prefers edges shorter than this (in vertex order).
+_NEAR = 64
+
+
+def lexicographic_weights(
+    edges: Sequence[tuple[int, int, int]],
+    ranks: Sequence[int],
+    block: int,
+    cap: int,
+) -> list[tuple[int, int, int]]:
+    """Weights making a maximum-weight perfect matching minimise (Σ cost, vertex order).
+
+    ``edges[e] = (i, j, cost)`` on vertices ``0..m-1`` with ``i < j``; ``ranks[e]`` is the rank
+    of j among the neighbours of i that follow i (0 for the nearest). Only the partners of the
+    first ``block`` vertices are ordered, and only up to rank ``cap``. With K = cap + 2,
+    Q = m/2 · NEAR + 1 and ``top`` one more than the largest cost:
+
+        weight(i, j) = ((top − cost) · K^block + lex(i, j)) · Q + near(i, j),
+        lex(i, j) = (cap − min(rank, cap)) · K^(block−1−i) if i < block, else 0,
+        near(i, j) = max(1, NEAR − (j − i)).
+
+    Why it is lexicographic. The near terms of a perfect matching sum to less than Q (m/2 edges,
+    each ≤ NEAR), so they only break ties of the rest. The lex terms sum to less than K^block (at
+    most one edge per i < block, each ≤ cap · K^(block−1−i); in all at most
+    cap · (K^block − 1)/(K − 1) < K^block), so the cost decides first. Take two perfect matchings
+    of equal cost that agree on every edge whose smaller end precedes i (< block), where i takes
+    j1 in one and j2 in the other, j1 < j2 and rank(j1) < cap: the lex difference at i is at
+    least K^(block−1−i), while the later smaller ends x contribute to either side at most
+    cap · (K^(block−1−i) − 1)/(K − 1) < K^(block−1−i): the matching taking j1 weighs more. So in
+    a maximum-weight perfect matching, every block vertex i that is the smaller end of its pair
+    and took a partner of rank below ``cap`` (and every block vertex before it) has the
+    smallest partner of all minimum-cost perfect matchings agreeing on the earlier pairs. (A
+    partner of rank ≥ ``cap`` proves nothing: all such ranks weigh the same.) The near term is a
+    tie-break only; it makes the rest of the matching mostly sweep-ordered already.
+    """
+    m = 1 + max((j for _, j, _ in edges), default=0)
+    k = cap + 2
+    top = max((c for _, _, c in edges), default=0) + 1
+    scale = k**block
+    q = (m // 2) * _NEAR + 1
+    powers = [k ** (block - 1 - i) for i in range(block)]
+    out = []
+    for (i, j, c), rank in zip(edges, ranks, strict=True):
+        lex = (cap - min(rank, cap)) * powers[i] if i < block else 0
+        out.append((i, j, ((top - c) * scale + lex) * q + max(1, _NEAR - (j - i))))
+    return out
+
+
+def _block_size(m: int, top: int, cap: int) -> int:
+    """The most vertices whose order fits in the bit budget next to costs below ``top``."""
+    k = cap + 2
+    q = (m // 2) * _NEAR + 1
+    block = 0
+    while block < m and (top + 1) * k ** (block + 1) * q < WEIGHT_LIMIT:
+        block += 1
+    return block
+
+
+def first_min_cost_perfect_matching(n: int, edges: Sequence[tuple[int, int, int]]) -> list[int]:
+    """The first perfect matching in vertex order among those of minimum total cost.
+
+    ``edges`` are ``(i, j, cost)``, integer costs ≥ 0. "First in vertex order": vertex 0 takes
+    the smallest partner any minimum-cost perfect matching gives it, then the smallest unmatched
+    vertex does the same among the minimum-cost perfect matchings that keep the pairs chosen so
+    far, and so on. Raises :class:`NoPerfectMatching` when there is none.
+
+    Method (exact; every optimisation is done by the compiled solver). Invariant: ``mate``
+    restricted to the unsettled vertices R is a minimum-cost perfect matching of R, and the
+    settled pairs are a prefix of the answer, so the minimum-cost perfect matchings extending
+    them are exactly the settled pairs plus a minimum-cost perfect matching of R.
+
+    - A solve on R with :func:`lexicographic_weights` settles R's first vertices, as far as the
+      bit budget and the rank cap certify them (if not even the first is certified, the solve is
+      repeated with no rank cap).
+    - Then the smallest vertex i of R keeps ``mate[i]`` without a solve when no unsettled
+      neighbour j of i lies between i and ``mate[i]`` (no smaller partner exists at all).
+    - If the first such j can be given to i by an alternating cycle of length 4 or 6 of equal
+      cost (i–j, then the old partners re-paired through at most one more pair of ``mate``),
+      that cycle is applied: ``mate`` stays a minimum-cost matching of R and i now has the
+      smallest partner it could possibly have. Otherwise R is solved again, ordering from i.
+    """
+    adjacency: list[dict[int, int]] = [{} for _ in range(n)]
+    for i, j, c in edges:
+        if i == j:
+            continue
+        if c < 0:
+            raise ValueError("costs must be >= 0")
+        old = adjacency[i].get(j)
+        if old is None or c < old:
+            adjacency[i][j] = c
+            adjacency[j][i] = c
+    later = [sorted(w for w in adjacency[v] if w > v) for v in range(n)]
+    settled = [False] * n
+    mate = [-1] * n
+    first = 0  # every vertex before ``first`` is settled
+    need_solve = True
+    while True:
+        while first < n and settled[first]:
+            first += 1
+        if first == n:
+            return mate
+        i = first
+        if not need_solve:
+            partner = mate[i]
+            j = next((w for w in later[i] if not settled[w]), partner)
+            if j < partner and _swap_in(adjacency, mate, settled, i, j):
+                partner = j
+            if j >= partner:
+                settled[i] = settled[partner] = True
+                continue
+        _solve_from(i, n, adjacency, later, settled, mate)
+        need_solve = False
+
+
+def _swap_in(
+    adjacency: list[dict[int, int]], mate: list[int], settled: list[bool], i: int, j: int
+) -> bool:
+    """Give j to i by an equal-cost alternating cycle of length 4 or 6, if there is one."""
+    a, b = mate[i], mate[j]
+    cost = adjacency[i][j] - adjacency[i][a] - adjacency[j][b]  # the cycle pays this plus …
+    if adjacency[a].get(b) is not None and cost + adjacency[a][b] <= 0:
+        mate[i], mate[j], mate[a], mate[b] = j, i, b, a
+        return True
+    for x, c_bx in adjacency[b].items():
+        if settled[x] or x in (i, j, a):
+            continue
+        y = mate[x]
+        c_ya = adjacency[y].get(a)
+        if y != b and c_ya is not None and cost + c_bx + c_ya - adjacency[x][y] <= 0:
+            mate[i], mate[j], mate[b], mate[x], mate[y], mate[a] = j, i, x, b, a, y
+            return True
+    return False
+
+
+def _solve_from(
+    i: int,
+    n: int,
+    adjacency: list[dict[int, int]],
+    later: list[list[int]],
+    settled: list[bool],
+    mate: list[int],
+) -> None:
+    """Solve the unsettled vertices R (all ≥ i) and settle the first ones it certifies."""
+    rest = [v for v in range(i, n) if not settled[v]]
+    local = {v: k for k, v in enumerate(rest)}
+    sub: list[tuple[int, int, int]] = []
+    ranks: list[int] = []
+    for v in rest:
+        lv = local[v]
+        rank = 0
+        for w in later[v]:
+            lw = local.get(w)
+            if lw is not None:
+                sub.append((lv, lw, adjacency[v][w]))
+                ranks.append(rank)
+                rank += 1
+    m = len(rest)
+    top = max((c for _, _, c in sub), default=0) + 1
+    for cap in (_RANK_CAP, m):
+        block = _block_size(m, top, cap)
+        if block == 0:
+            raise WeightOverflow(f"costs up to {top} leave no room to order {m} vertices")
+        local_mate = max_weight_matching(
+            m, lexicographic_weights(sub, ranks, block, cap), maxcardinality=True
+        )
+        if any(x == -1 for x in local_mate):
+            raise NoPerfectMatching(f"no perfect matching of {m} vertices")
+        for lv, lw in enumerate(local_mate):
+            mate[rest[lv]] = rest[lw]
+        settled_any = False
+        for lv in range(min(block, m)):
+            v = rest[lv]
+            if settled[v]:
+                continue  # the larger end of a pair settled just before
+            partner = mate[v]
+            rank = sum(1 for w in later[v] if w < partner and w in local)  # as in ``ranks``
+            if rank >= cap:
+                break  # not certified: every rank ≥ cap weighs the same
+            settled[v] = settled[partner] = True
+            settled_any = True
+        if settled_any:
+            return
+    raise AssertionError("an uncapped solve always settles its first vertex")  # pragma: no cover

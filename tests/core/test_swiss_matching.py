@@ -1,0 +1,156 @@
+"""pairing.matching: the compiled matching, its bit budget and the first minimum-cost perfect
+matching in vertex order, against brute force on small graphs (issue 17)."""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pairing import matching
+from pairing.matching import (
+    WEIGHT_LIMIT,
+    NoPerfectMatching,
+    WeightOverflow,
+    first_min_cost_perfect_matching,
+    max_weight_matching,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _brute_first(n: int, cost: dict[tuple[int, int], int]) -> list[int] | None:
+    """The first minimum-cost perfect matching in vertex order, by enumerating them all."""
+    best: list[tuple[int, list[int]]] = []
+
+    def extend(mate: list[int], total: int) -> None:
+        free = [v for v in range(n) if mate[v] == -1]
+        if not free:
+            # Key: the partner sequence of the smaller ends in vertex order = greedy order.
+            best.append((total, list(mate)))
+            return
+        i = free[0]
+        for j in free[1:]:
+            c = cost.get((i, j))
+            if c is not None:
+                mate[i], mate[j] = j, i
+                extend(mate, total + c)
+                mate[i] = mate[j] = -1
+
+    extend([-1] * n, 0)
+    if not best:
+        return None
+    low = min(total for total, _ in best)
+
+    def key(mate: list[int]) -> list[int]:
+        return [mate[v] for v in range(n) if mate[v] > v]
+
+    return min((m for total, m in best if total == low), key=key)
+
+
+def _graphs() -> st.SearchStrategy[tuple[int, dict[tuple[int, int], int]]]:
+    def build(n: int) -> st.SearchStrategy[tuple[int, dict[tuple[int, int], int]]]:
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        return st.tuples(
+            st.just(n),
+            st.dictionaries(st.sampled_from(pairs), st.integers(0, 2), min_size=n // 2),
+        )
+
+    return st.sampled_from([2, 4, 6, 8, 10]).flatmap(build)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_graphs(), st.sampled_from([0, 1, 14]), st.booleans(), st.booleans())
+def test_first_min_cost_perfect_matching_equals_brute_force(
+    graph: tuple[int, dict[tuple[int, int], int]], cap: int, swaps: bool, one: bool
+) -> None:
+    # cap 0: no solve certifies anything with the rank cap, so the uncapped solve must; cap 1:
+    # most partners are beyond the cap. Without swaps every dispute is settled by a solve; with
+    # ``one`` a solve settles one vertex only, so the rest goes through disputes and swaps.
+    n, cost = graph
+    old = matching._RANK_CAP, matching._swap_in, matching._block_size
+    matching._RANK_CAP = cap
+    if not swaps:
+        matching._swap_in = lambda *args: False  # type: ignore[assignment]
+    if one:
+        matching._block_size = lambda m, top, cap: 1  # type: ignore[assignment]
+    try:
+        expected = _brute_first(n, cost)
+        edges = [(i, j, c) for (i, j), c in cost.items()]
+        if expected is None:
+            with pytest.raises(NoPerfectMatching):
+                first_min_cost_perfect_matching(n, edges)
+        else:
+            assert first_min_cost_perfect_matching(n, edges) == expected
+    finally:
+        matching._RANK_CAP, matching._swap_in, matching._block_size = old
+
+
+@pytest.mark.parametrize(("seed", "one"), [(17, False), (17, True), (18, True), (19, True)])
+def test_first_matching_on_a_bigger_random_graph_equals_the_networkx_lexicographic_optimum(
+    seed: int, one: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 40 vertices, dense, costs 0..3 with many ties: an exponential lexicographic weight through
+    # networkx (Python integers) is the reference. With ``one`` each solve settles one vertex,
+    # so the disputes and the equal-cost swaps (4- and 6-cycles) do most of the work.
+    if one:
+        monkeypatch.setattr(matching, "_block_size", lambda m, top, cap: 1)
+    rng = random.Random(seed)
+    n = 40
+    cost = {
+        (i, j): rng.randint(0, 3) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.6
+    }
+    k = n * n + 1
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    weights = {(i, j): c * k ** (n + 1) + j * k ** (n - 1 - i) for (i, j), c in cost.items()}
+    top = max(weights.values()) + 1
+    graph.add_weighted_edges_from((i, j, top - w) for (i, j), w in weights.items())
+    ref = nx.max_weight_matching(graph, maxcardinality=True)
+    expected = [-1] * n
+    for a, b in ref:
+        expected[a], expected[b] = b, a
+    assert -1 not in expected
+    got = first_min_cost_perfect_matching(n, [(i, j, c) for (i, j), c in cost.items()])
+    assert got == expected
+
+
+def test_weights_at_the_limit_are_refused_not_truncated() -> None:
+    with pytest.raises(WeightOverflow):
+        max_weight_matching(2, [(0, 1, WEIGHT_LIMIT)])
+    with pytest.raises(WeightOverflow):
+        max_weight_matching(2, [(0, 1, -1)])
+
+
+def test_weights_just_below_the_limit_are_exact() -> None:
+    # Two matchings whose weights differ only in the lowest bit, near the top of the budget.
+    big = WEIGHT_LIMIT - 8
+    edges = [(0, 1, big), (2, 3, big), (0, 2, big), (1, 3, big + 1)]
+    assert max_weight_matching(4, edges, maxcardinality=True) == [2, 3, 0, 1]
+
+
+def test_no_perfect_matching_is_an_error() -> None:
+    with pytest.raises(NoPerfectMatching):
+        first_min_cost_perfect_matching(4, [(0, 1, 0), (0, 2, 0), (0, 3, 0)])
+
+
+def test_the_matching_code_has_no_recursion_and_no_global_limits() -> None:
+    # Issue 17: the old blossom recursed once per level of blossom nesting and raised the global
+    # recursion limit. Neither the matching module nor the engine may do either.
+    for name in ("pairing/matching.py", "pairing/swiss.py"):
+        source = (ROOT / name).read_text(encoding="utf-8")
+        assert "setrecursionlimit" not in source
+        tree = ast.parse(source)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                calls = {
+                    sub.func.id
+                    for sub in ast.walk(node)
+                    if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)
+                }
+                assert node.name not in calls, f"{name}: {node.name} calls itself"
