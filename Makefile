@@ -29,6 +29,7 @@ browsers:
 lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 test: setup browsers lint
 	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run
