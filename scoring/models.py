@@ -216,7 +216,7 @@ class Signoff(models.Model):
 class UsedKey(models.Model):
     """A one-time key of a form that creates something (a penalty, a deal, a confirmation …).
 
-    Inserted in the same transaction as the row it guards (``scoring.services.once``); the
+    Inserted in the same transaction as the row it guards (``scoring.once.once``); the
     unique key makes a repeated or concurrent second submission wait for the first and then
     get the first's ``result`` instead of writing a second row.
     """

@@ -12,16 +12,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from itertools import pairwise
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 
+from rules.events import Side, parse_event
+from scoring.facts import (
+    start_of,
+    table_tokens,
+)
+from scoring.penalty_records import require_authority
+from scoring.services import TableAt, _lock_table, _snapshot, correct_result, enter_event, set_end
 from tournaments.errors import ServiceError
-from tournaments.models import Pair, Round, Table
+from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
+from tournaments.services import account, audit, bump_results_version
 
-from .models import Penalty
+from .models import Penalty, Via
 
 Kind = Penalty.Kind
 LADDER: tuple[str, ...] = (Kind.WARNING, Kind.VIOLATION, Kind.FOUL, Kind.PENALTY_LOSS)
@@ -84,7 +93,6 @@ def apply_escalation(
     table of the round, found when not given, ends ``penalty_loss`` for its side), in the same
     transaction as the penalty record, so the standings move once the table is confirmed.
     """
-    from .services import apply_penalty_loss, enter_event, record_penalty
 
     with transaction.atomic():
         # Lock the pair row so two referees confirming at once record one escalation.
@@ -115,3 +123,202 @@ def apply_escalation(
             side = "NS" if table.ns_id == pair.pk else "EW"
             enter_event(table, f"foul:{side}", user, expected_version)
     return penalty
+
+
+# --------------------------------------------------------------------------------------------
+# Recording penalties
+
+
+def record_penalty(
+    tournament: Tournament,
+    pair: Pair,
+    kind: str,
+    user: Any,
+    *,
+    reason: str = "",
+    round: Round | None = None,
+    table: Table | None = None,
+    player: Player | None = None,
+    deal: int | None = None,
+    jcf: Decimal | float | int | None = None,
+    referee_name: str = "",
+    escalation: bool = False,
+) -> Penalty:
+    """Record a penalty (RULES.md §3). Only a deduction changes the standings through this
+    record; a foul's or a 判负's score effect is the table's events/end (``enter_event`` with
+    ``foul:XX``, ``set_end``). A disqualification also sets the pair's status (it plays no
+    further rounds; its results stand). Who may impose which kind: ``require_authority``."""
+    if kind not in Penalty.Kind.values:
+        raise ServiceError("bad_penalty", detail="kind")
+    require_authority(user, tournament, kind)
+    if pair.tournament_id != tournament.pk:
+        raise ServiceError("wrong_tournament")
+    if table is not None:
+        if table.round.tournament_id != tournament.pk or pair.pk not in table.pair_ids:
+            raise ServiceError("wrong_tournament")
+        round = round or table.round
+        if round.pk != table.round_id:
+            raise ServiceError("wrong_tournament")
+    if round is not None and round.tournament_id != tournament.pk:
+        raise ServiceError("wrong_tournament")
+    if player is not None and player.pair_id != pair.pk:
+        raise ServiceError("wrong_tournament")
+    if kind == Penalty.Kind.DEDUCTION:
+        if jcf is None or Decimal(str(jcf)) <= 0:
+            raise ServiceError("bad_penalty", detail="jcf")
+        jcf = Decimal(str(jcf))
+    elif jcf is not None:
+        raise ServiceError("bad_penalty", detail="jcf")
+    with transaction.atomic():
+        # Lock the pair: escalation counts for one pair are read and written one at a time.
+        locked_pair = Pair.objects.select_for_update().get(pk=pair.pk)
+        penalty = Penalty.objects.create(
+            tournament=tournament,
+            round=round,
+            table=table,
+            pair=locked_pair,
+            player=player,
+            kind=kind,
+            deal=deal,
+            jcf=jcf,
+            reason=reason,
+            escalation=escalation,
+            referee=account(user),
+            referee_name=referee_name or (user.get_username() if account(user) else ""),
+        )
+        if kind == Penalty.Kind.DISQUALIFICATION and locked_pair.status != Pair.Status.DISQUALIFIED:
+            before = locked_pair.status
+            locked_pair.status = Pair.Status.DISQUALIFIED
+            locked_pair.save(update_fields=["status"])
+            pair.status = Pair.Status.DISQUALIFIED
+            audit(
+                tournament,
+                AuditEntry.Action.PAIR_STATUS,
+                user,
+                before={"pair": pair.number, "status": before},
+                after={"pair": pair.number, "status": Pair.Status.DISQUALIFIED},
+                reason=reason,
+                round=round,
+            )
+        audit(
+            tournament,
+            AuditEntry.Action.PENALTY,
+            user,
+            round=round,
+            table=table,
+            after={
+                "pair": pair.number,
+                "kind": kind,
+                "deal": deal,
+                "jcf": str(jcf) if jcf is not None else None,
+                "escalation": escalation,
+            },
+            reason=reason,
+        )
+        if kind == Penalty.Kind.DEDUCTION:
+            bump_results_version(tournament.pk)
+    return penalty
+
+
+def record_foul(
+    table: Table | TableAt,
+    side: str | Side,
+    user: Any,
+    expected_version: int | None,
+    reason: str = "",
+    deal: int | None = None,
+) -> tuple[Table, Penalty]:
+    """犯规 in one step (RULES.md §3): the current deal ends, scored as 双下 for the innocent side
+    (the ``foul:<side>`` event, +3 to the other side), and the 犯规 penalty record for the
+    offending pair — both in ONE transaction, or neither.
+
+    Lock order as in ``penalties.apply_escalation`` (the pair, then the table) so the two can
+    never deadlock; the table's compare-and-swap on ``expected_version`` (inside
+    ``enter_event``) turns a stale page into a ``ConflictError`` that rolls everything back.
+    ``deal`` defaults to the deal the foul ended. Returns the table (its new version) and the
+    penalty; the escalation suggestion counts the new foul at once (two fouls → 判负).
+    """
+    side_text = str(side or "").upper()
+    if side_text not in (Side.NS.value, Side.EW.value):
+        raise ServiceError("bad_end_side", value=side)
+    with transaction.atomic():
+        if isinstance(table, TableAt):  # the pair is locked before the table (see above)
+            table = Table.objects.get(**dict(table.lookup))
+        offender_id = table.ns_id if side_text == Side.NS.value else table.ew_id
+        if offender_id is None:
+            raise ServiceError("table_is_bye")
+        Pair.objects.select_for_update().get(pk=offender_id)
+        locked = enter_event(table, f"foul:{side_text}", user, expected_version, Via.REFEREE)
+        offender = locked.ns if side_text == Side.NS.value else locked.ew
+        if deal is None:
+            # The foul is the last event; it ended the n-th deal (awards are not deals).
+            deal = sum(1 for token in table_tokens(locked) if parse_event(token).is_deal)
+        penalty = record_penalty(
+            locked.round.tournament,
+            offender,
+            Penalty.Kind.FOUL,
+            user,
+            reason=(reason or "").strip(),
+            round=locked.round,
+            table=locked,
+            deal=deal,
+        )
+    return locked, penalty
+
+
+def apply_penalty_loss(
+    rnd: Round,
+    pair: Pair,
+    user: Any,
+    *,
+    table: Table | None = None,
+    expected_version: int | None = None,
+    reason: str = "",
+) -> Table:
+    """判负 of ``pair`` in ``rnd`` applied to its result (RULES.md §2–§3): its table's end
+    becomes ``penalty_loss`` for its side, audited. An open or submitted table is changed
+    like ``set_end``; a confirmed one through ``correct_result`` (the chief referee's, as a
+    判负 is), so the standings move at once. The caller's transaction holds the penalty."""
+    if table is None:
+        table = (
+            Table.objects.select_related("round__tournament", "ns", "ew")
+            .filter(round=rnd, is_bye=False)
+            .filter(Q(ns=pair) | Q(ew=pair))
+            .first()
+        )
+        if table is None:
+            raise ServiceError("no_table_for_pair", pair=pair.number)
+    if pair.pk not in (table.ns_id, table.ew_id) or table.round_id != rnd.pk:
+        raise ServiceError("no_table_for_pair", pair=pair.number)
+    side = Side.NS.value if table.ns_id == pair.pk else Side.EW.value
+    with transaction.atomic():
+        locked = _lock_table(table)
+        tokens = table_tokens(locked)
+        if locked.entry_status == Table.EntryStatus.CONFIRMED:
+            return correct_result(
+                locked,
+                tokens,
+                start_of(locked.start_ns, locked.start_ew),
+                (Table.EndKind.PENALTY_LOSS, side),
+                user,
+                reason or Penalty.Kind.PENALTY_LOSS.label,
+                expected_version,
+            )
+        before = _snapshot(locked, tokens)
+        was_entered = locked.entry_status == Table.EntryStatus.ENTERED
+        changed = set_end(locked, Table.EndKind.PENALTY_LOSS, side, user, expected_version)
+        if not was_entered:  # set_end audits a change of a submitted sheet itself
+            audit(
+                changed.round.tournament_id,
+                AuditEntry.Action.SET_END,
+                user,
+                table=changed,
+                before=before,
+                after=_snapshot(changed, tokens),
+                reason=reason,
+            )
+    return changed
+
+
+# The role each authority level of ``RuleSet.may_impose`` names (a chief referee also holds
+# ``Role.REFEREE``; an organizer is not a referee unless also listed as one).

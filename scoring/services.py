@@ -1,34 +1,14 @@
-"""Result services: enter and undo events, lateness, forfeit/判负, confirm, correct, penalties,
-and the standings from confirmed results.
-
-May touch: ``tournaments.models.Table`` (its result fields), ``scoring`` models, ``Pair.status`` (a
-disqualification), ``Tournament.results_version`` (read by the standings cache), and the pure core
-(``scoring.engine``, ``scoring.standings``). Never re-pairs a round (RULES.md §5).
-
-Concurrency (STYLE.md): every write runs in ``transaction.atomic()``, locks the table row with
-``select_for_update()`` first, checks the caller's ``expected_version`` and finishes with a
-compare-and-swap ``filter(pk=, version=v).update(version=F("version") + 1, …)``; a row count
-other than 1 raises ``ConflictError`` and the transaction rolls back, so nothing half-written
-stays. The CAS is what protects SQLite (no row locks; writers are serialised by its IMMEDIATE
-transactions) and anybody holding a stale page. ``TableEvent``'s unique (table, position) is the
-last line of defence against a doubled event.
-
-Every change of a result after it was entered (undo, an added event, start/end changes on an
-entered table), every confirmation and every correction writes an ``AuditEntry``.
-"""
+"""TODO docstring (scoring/services_rest.py)."""
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any
 
-from django.conf import settings as django_settings
-from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from rules.errors import RuleError
@@ -45,13 +25,18 @@ from scoring.facts import (
     table_tokens,
     tokens_by_table,
 )
+from scoring.penalty_records import (
+    _check_event_authority,
+    _withdraw_foul_penalty,
+    require_authority,
+)
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError, from_rule_error
-from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
-from tournaments.permissions import CORRECTION_ROLES, RESULT_ROLES, Role, require_role
-from tournaments.services import audit, bump_results_version
+from tournaments.models import AuditEntry, Pair, Round, Table, Tournament
+from tournaments.permissions import CORRECTION_ROLES, RESULT_ROLES, require_role
+from tournaments.services import account, audit, bump_results_version
 
-from .models import Penalty, Signoff, TableEvent, UsedKey, Via
+from .models import Penalty, Signoff, TableEvent, Via
 
 COUNTED_ROUNDS = (Round.Status.PUBLISHED, Round.Status.FINISHED)
 
@@ -185,13 +170,9 @@ def _require_open_for_entry(locked: Table) -> None:
         raise ServiceError("table_confirmed")
 
 
-def _user_or_none(user: Any) -> Any:
-    return user if user is not None and getattr(user, "is_authenticated", False) else None
-
-
 def _touched_by(locked: Table, user: Any, fields: dict[str, Any]) -> dict[str, Any]:
     """Add ``user`` to the table's enterers (for the two-person rule) in the same CAS write."""
-    if _user_or_none(user) is not None and user.pk not in locked.enterers:
+    if account(user) is not None and user.pk not in locked.enterers:
         fields["enterers"] = sorted({*locked.enterers, user.pk})
     return fields
 
@@ -247,7 +228,7 @@ def enter_event(
             table=locked,
             position=len(tokens),
             token=event.token,
-            entered_by=_user_or_none(user),
+            entered_by=account(user),
             entered_via=via,
             entered_pair=pair,
         )
@@ -401,7 +382,7 @@ def _change_start_or_end(
         before = _snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         fields = dict(fields)
-        if _user_or_none(user) is not None:
+        if account(user) is not None:
             fields["entered_by"] = user
         if was_entered:
             fields["entry_status"] = Table.EntryStatus.OPEN
@@ -449,7 +430,7 @@ def mark_entered(
             "entry_status": Table.EntryStatus.ENTERED,
             "entered_at": timezone.now(),
         }
-        if _user_or_none(user) is not None:
+        if account(user) is not None:
             fields["entered_by"] = user
         _cas(locked, **_touched_by(locked, user, fields))
         _sign(locked, Signoff.Step.SUBMIT, via, user, pair, before, tokens)
@@ -476,7 +457,7 @@ def _confirm(locked: Table, user: Any, via: str, pair: Pair | None = None) -> No
     _cas(
         locked,
         entry_status=Table.EntryStatus.CONFIRMED,
-        confirmed_by=_user_or_none(user),
+        confirmed_by=account(user),
         confirmed_via=via,
         confirmed_at=timezone.now(),
     )
@@ -516,7 +497,7 @@ def confirm_table_by_pair_code(
         pair = _pair_of_code(locked, code)
         if pair.pk in _entering_pairs(locked):
             raise ServiceError("confirmer_entered")
-        if _user_or_none(user) is not None and user.pk in _enterer_ids(locked):
+        if account(user) is not None and user.pk in _enterer_ids(locked):
             raise ServiceError("same_person")
         _confirm(locked, user, Via.TABLE, pair)
     return locked
@@ -613,7 +594,7 @@ def _sign(
 ) -> None:
     """Record who submitted or confirmed (an account or a pair) and how, and audit it."""
     Signoff.objects.create(
-        table=locked, step=step, via=via, user=_user_or_none(user), pair=pair,
+        table=locked, step=step, via=via, user=account(user), pair=pair,
         version=locked.version,
     )  # fmt: skip
     after = _snapshot(locked, tokens)
@@ -701,7 +682,7 @@ def correct_result(
                 table=locked,
                 position=i,
                 token=token,
-                entered_by=_user_or_none(user),
+                entered_by=account(user),
                 entered_via=Via.REFEREE,
             )
             for i, token in enumerate(events)
@@ -724,357 +705,6 @@ def correct_result(
         )
         bump_results_version(locked.round.tournament_id)
     return locked
-
-
-# --------------------------------------------------------------------------------------------
-# Penalties
-
-
-def record_penalty(
-    tournament: Tournament,
-    pair: Pair,
-    kind: str,
-    user: Any,
-    *,
-    reason: str = "",
-    round: Round | None = None,
-    table: Table | None = None,
-    player: Player | None = None,
-    deal: int | None = None,
-    jcf: Decimal | float | int | None = None,
-    referee_name: str = "",
-    escalation: bool = False,
-) -> Penalty:
-    """Record a penalty (RULES.md §3). Only a deduction changes the standings through this
-    record; a foul's or a 判负's score effect is the table's events/end (``enter_event`` with
-    ``foul:XX``, ``set_end``). A disqualification also sets the pair's status (it plays no
-    further rounds; its results stand). Who may impose which kind: ``require_authority``."""
-    if kind not in Penalty.Kind.values:
-        raise ServiceError("bad_penalty", detail="kind")
-    require_authority(user, tournament, kind)
-    if pair.tournament_id != tournament.pk:
-        raise ServiceError("wrong_tournament")
-    if table is not None:
-        if table.round.tournament_id != tournament.pk or pair.pk not in table.pair_ids:
-            raise ServiceError("wrong_tournament")
-        round = round or table.round
-        if round.pk != table.round_id:
-            raise ServiceError("wrong_tournament")
-    if round is not None and round.tournament_id != tournament.pk:
-        raise ServiceError("wrong_tournament")
-    if player is not None and player.pair_id != pair.pk:
-        raise ServiceError("wrong_tournament")
-    if kind == Penalty.Kind.DEDUCTION:
-        if jcf is None or Decimal(str(jcf)) <= 0:
-            raise ServiceError("bad_penalty", detail="jcf")
-        jcf = Decimal(str(jcf))
-    elif jcf is not None:
-        raise ServiceError("bad_penalty", detail="jcf")
-    with transaction.atomic():
-        # Lock the pair: escalation counts for one pair are read and written one at a time.
-        locked_pair = Pair.objects.select_for_update().get(pk=pair.pk)
-        penalty = Penalty.objects.create(
-            tournament=tournament,
-            round=round,
-            table=table,
-            pair=locked_pair,
-            player=player,
-            kind=kind,
-            deal=deal,
-            jcf=jcf,
-            reason=reason,
-            escalation=escalation,
-            referee=_user_or_none(user),
-            referee_name=referee_name or (user.get_username() if _user_or_none(user) else ""),
-        )
-        if kind == Penalty.Kind.DISQUALIFICATION and locked_pair.status != Pair.Status.DISQUALIFIED:
-            before = locked_pair.status
-            locked_pair.status = Pair.Status.DISQUALIFIED
-            locked_pair.save(update_fields=["status"])
-            pair.status = Pair.Status.DISQUALIFIED
-            audit(
-                tournament,
-                AuditEntry.Action.PAIR_STATUS,
-                user,
-                before={"pair": pair.number, "status": before},
-                after={"pair": pair.number, "status": Pair.Status.DISQUALIFIED},
-                reason=reason,
-                round=round,
-            )
-        audit(
-            tournament,
-            AuditEntry.Action.PENALTY,
-            user,
-            round=round,
-            table=table,
-            after={
-                "pair": pair.number,
-                "kind": kind,
-                "deal": deal,
-                "jcf": str(jcf) if jcf is not None else None,
-                "escalation": escalation,
-            },
-            reason=reason,
-        )
-        if kind == Penalty.Kind.DEDUCTION:
-            bump_results_version(tournament.pk)
-    return penalty
-
-
-def record_foul(
-    table: Table | TableAt,
-    side: str | Side,
-    user: Any,
-    expected_version: int | None,
-    reason: str = "",
-    deal: int | None = None,
-) -> tuple[Table, Penalty]:
-    """犯规 in one step (RULES.md §3): the current deal ends, scored as 双下 for the innocent side
-    (the ``foul:<side>`` event, +3 to the other side), and the 犯规 penalty record for the
-    offending pair — both in ONE transaction, or neither.
-
-    Lock order as in ``penalties.apply_escalation`` (the pair, then the table) so the two can
-    never deadlock; the table's compare-and-swap on ``expected_version`` (inside
-    ``enter_event``) turns a stale page into a ``ConflictError`` that rolls everything back.
-    ``deal`` defaults to the deal the foul ended. Returns the table (its new version) and the
-    penalty; the escalation suggestion counts the new foul at once (two fouls → 判负).
-    """
-    side_text = str(side or "").upper()
-    if side_text not in (Side.NS.value, Side.EW.value):
-        raise ServiceError("bad_end_side", value=side)
-    with transaction.atomic():
-        if isinstance(table, TableAt):  # the pair is locked before the table (see above)
-            table = Table.objects.get(**dict(table.lookup))
-        offender_id = table.ns_id if side_text == Side.NS.value else table.ew_id
-        if offender_id is None:
-            raise ServiceError("table_is_bye")
-        Pair.objects.select_for_update().get(pk=offender_id)
-        locked = enter_event(table, f"foul:{side_text}", user, expected_version, Via.REFEREE)
-        offender = locked.ns if side_text == Side.NS.value else locked.ew
-        if deal is None:
-            # The foul is the last event; it ended the n-th deal (awards are not deals).
-            deal = sum(1 for token in table_tokens(locked) if parse_event(token).is_deal)
-        penalty = record_penalty(
-            locked.round.tournament,
-            offender,
-            Penalty.Kind.FOUL,
-            user,
-            reason=(reason or "").strip(),
-            round=locked.round,
-            table=locked,
-            deal=deal,
-        )
-    return locked, penalty
-
-
-def apply_penalty_loss(
-    rnd: Round,
-    pair: Pair,
-    user: Any,
-    *,
-    table: Table | None = None,
-    expected_version: int | None = None,
-    reason: str = "",
-) -> Table:
-    """判负 of ``pair`` in ``rnd`` applied to its result (RULES.md §2–§3): its table's end
-    becomes ``penalty_loss`` for its side, audited. An open or submitted table is changed
-    like ``set_end``; a confirmed one through ``correct_result`` (the chief referee's, as a
-    判负 is), so the standings move at once. The caller's transaction holds the penalty."""
-    if table is None:
-        table = (
-            Table.objects.select_related("round__tournament", "ns", "ew")
-            .filter(round=rnd, is_bye=False)
-            .filter(Q(ns=pair) | Q(ew=pair))
-            .first()
-        )
-        if table is None:
-            raise ServiceError("no_table_for_pair", pair=pair.number)
-    if pair.pk not in (table.ns_id, table.ew_id) or table.round_id != rnd.pk:
-        raise ServiceError("no_table_for_pair", pair=pair.number)
-    side = Side.NS.value if table.ns_id == pair.pk else Side.EW.value
-    with transaction.atomic():
-        locked = _lock_table(table)
-        tokens = table_tokens(locked)
-        if locked.entry_status == Table.EntryStatus.CONFIRMED:
-            return correct_result(
-                locked,
-                tokens,
-                start_of(locked.start_ns, locked.start_ew),
-                (Table.EndKind.PENALTY_LOSS, side),
-                user,
-                reason or Penalty.Kind.PENALTY_LOSS.label,
-                expected_version,
-            )
-        before = _snapshot(locked, tokens)
-        was_entered = locked.entry_status == Table.EntryStatus.ENTERED
-        changed = set_end(locked, Table.EndKind.PENALTY_LOSS, side, user, expected_version)
-        if not was_entered:  # set_end audits a change of a submitted sheet itself
-            audit(
-                changed.round.tournament_id,
-                AuditEntry.Action.SET_END,
-                user,
-                table=changed,
-                before=before,
-                after=_snapshot(changed, tokens),
-                reason=reason,
-            )
-    return changed
-
-
-# The role each authority level of ``RuleSet.may_impose`` names (a chief referee also holds
-# ``Role.REFEREE``; an organizer is not a referee unless also listed as one).
-AUTHORITY_ROLES = {
-    "referee": Role.REFEREE,
-    "chief_referee": Role.CHIEF_REFEREE,
-    "organizer": Role.ORGANIZER,
-}
-# A table event that is a penalty's score effect → the penalty kind it needs authority for.
-EVENT_PENALTY_KIND = {
-    EventKind.FOUL: "foul",
-    EventKind.LOSE: "deal_loss",
-    EventKind.ADJUST: "level_award",
-}
-
-
-def require_authority(user: Any, tournament: Tournament, kind: str) -> None:
-    """RULES.md §3 "Who may impose what": the tournament's ``RuleSet.may_impose(kind)`` names
-    the role (by default warning/violation — any referee; foul, 本副判负, 判负, deductions,
-    level awards — the chief referee; disqualification — the organizers). ``user=None`` is the
-    system (an import, a command) and passes, as in ``require_role``."""
-    try:
-        authority = tournament.rules.may_impose(str(kind))
-    except KeyError:
-        raise ServiceError("bad_penalty", detail="kind") from None
-    require_role(user, tournament, AUTHORITY_ROLES[authority])
-
-
-def _check_event_authority(locked: Table, event: Event, user: Any, via: str) -> None:
-    """A foul, a 本副判负 or a level award is a penalty's score effect: never at the table link,
-    and at the desk only by whoever may impose that penalty."""
-    kind = EVENT_PENALTY_KIND.get(event.kind)
-    if kind is None:
-        return
-    if via == Via.TABLE:
-        raise ForbiddenError
-    require_authority(user, locked.round.tournament, kind)
-
-
-def _withdraw_foul_penalty(locked: Table, event: Event, user: Any) -> None:
-    """Undoing ``foul:<side>`` withdraws the latest live 犯规 record of that pair at this table."""
-    offender_id = locked.ns_id if event.side == Side.NS else locked.ew_id
-    penalty = (
-        Penalty.objects.filter(
-            table=locked, pair_id=offender_id, kind=Penalty.Kind.FOUL, withdrawn_at=None
-        )
-        .order_by("-created_at", "-pk")
-        .first()
-    )
-    if penalty is not None:
-        Pair.objects.select_for_update().get(pk=offender_id)
-        _withdraw(penalty, user, "撤销犯规记录")
-
-
-def _withdraw(penalty: Penalty, user: Any, reason: str) -> None:
-    penalty.withdrawn_at = timezone.now()
-    penalty.withdrawn_by = _user_or_none(user)
-    penalty.withdraw_reason = reason
-    penalty.save(update_fields=["withdrawn_at", "withdrawn_by", "withdraw_reason"])
-    described = {
-        "pair": penalty.pair.number,
-        "kind": penalty.kind,
-        "deal": penalty.deal,
-        "jcf": str(penalty.jcf) if penalty.jcf is not None else None,
-    }
-    audit(
-        penalty.tournament_id,
-        AuditEntry.Action.PENALTY,
-        user,
-        round=penalty.round,
-        table=penalty.table,
-        before={**described, "withdrawn": False},
-        after={**described, "withdrawn": True},
-        reason=reason,
-    )
-    if penalty.kind == Penalty.Kind.DEDUCTION:
-        bump_results_version(penalty.tournament_id)
-
-
-def withdraw_penalty(penalty: Penalty, user: Any, reason: str) -> Penalty:
-    """The chief referee withdraws a penalty record (never deleted): reason required, audited,
-    shown struck through; escalations and deductions count live records only. A withdrawn
-    foul's event or 判负's end stays on the table (change those on the table page)."""
-    if not (reason or "").strip():
-        raise ServiceError("reason_required")
-    require_role(user, penalty.tournament, *CORRECTION_ROLES)
-    with transaction.atomic():
-        Pair.objects.select_for_update().get(pk=penalty.pair_id)
-        locked = Penalty.objects.select_related("pair", "round", "table").get(pk=penalty.pk)
-        if locked.withdrawn_at is not None:
-            raise ServiceError("penalty_withdrawn")
-        _withdraw(locked, user, reason.strip())
-    return locked
-
-
-# --------------------------------------------------------------------------------------------
-# One-time keys (idempotent writes)
-
-T = TypeVar("T")
-ONCE_KEY = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
-
-
-def new_once_key() -> str:
-    """A fresh one-time key for a form (a hidden field, generated when the form is rendered)."""
-    return secrets.token_urlsafe(18)
-
-
-def once(
-    key: str | None,
-    action: str,
-    write: Callable[[], T],
-    remember: Callable[[T], dict[str, Any]],
-    recall: Callable[[dict[str, Any]], T],
-) -> T:
-    """Run ``write`` at most once per ``key``; a repeat (a phone's retry, a double tap, a
-    concurrent duplicate) gets the first result back (``recall``) and writes nothing.
-
-    The key is inserted in the same transaction as what ``write`` creates: a concurrent
-    duplicate's insert waits on the unique index until the first commits (then it reads the
-    first result) or rolls back (then it writes). A refused ``write`` rolls its key back, so
-    the form can be posted again. No key (or ``settings.IDEMPOTENCY_KEYS = False``, the tests'
-    negative control): no protection."""
-    if not key or not getattr(django_settings, "IDEMPOTENCY_KEYS", True):
-        return write()
-    if not ONCE_KEY.match(key):
-        raise ServiceError("bad_once_key")
-    stored = f"{action}:{key}"  # one key per rendered page serves each of its forms once
-    with transaction.atomic():
-        try:
-            with transaction.atomic():
-                used = UsedKey.objects.create(key=stored, action=action)
-        except IntegrityError:
-            first = UsedKey.objects.filter(key=stored).first()
-            if first is None or not first.result:
-                raise ServiceError("bad_once_key") from None
-            return recall(first.result)
-        result = write()
-        UsedKey.objects.filter(pk=used.pk).update(result=remember(result))
-    return result
-
-
-def remember_table(table: Table) -> dict[str, Any]:
-    return {"table": table.pk}
-
-
-def recall_table(result: dict[str, Any]) -> Table:
-    return Table.objects.select_related("round__tournament", "ns", "ew").get(pk=result["table"])
-
-
-def remember_penalty(penalty: Penalty) -> dict[str, Any]:
-    return {"penalty": penalty.pk}
-
-
-def recall_penalty(result: dict[str, Any]) -> Penalty:
-    return Penalty.objects.select_related("pair").get(pk=result["penalty"])
 
 
 # --------------------------------------------------------------------------------------------

@@ -44,8 +44,13 @@ _ROLE_FIELDS = {
 # Shared helpers
 
 
+def account(user: Any) -> Any:
+    """The logged-in account behind an action, or None (anonymous, the table link, the system)."""
+    return user if user is not None and getattr(user, "is_authenticated", False) else None
+
+
 def actor_name(user: Any, via: str = "") -> str:
-    if user is not None and getattr(user, "is_authenticated", False):
+    if account(user) is not None:
         return user.get_username()
     return via or "system"
 
@@ -68,7 +73,7 @@ def audit(
     return AuditEntry.objects.create(
         tournament_id=tournament if isinstance(tournament, int) else tournament.pk,
         action=action,
-        user=user if user is not None and getattr(user, "is_authenticated", False) else None,
+        user=account(user),
         actor=actor_name(user, via),
         before=before,
         after=after,
@@ -138,7 +143,7 @@ def create_tournament(
                 tournament = Tournament.objects.create(name=name, slug=slug, settings=data)
         except IntegrityError as exc:  # a concurrent create with the same slug
             raise ServiceError("slug_taken", slug=slug) from exc
-        if user is not None and getattr(user, "is_authenticated", False):
+        if account(user) is not None:
             tournament.organizers.add(user)
     return tournament
 

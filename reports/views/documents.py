@@ -25,7 +25,7 @@ from reports.registrations import (
     import_registrations,
     parse_registrations,
 )
-from scoring.services import new_once_key, once
+from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
 from tournaments.models import Pair, Round, Tournament
 from tournaments.permissions import organizer_required

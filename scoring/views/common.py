@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from rules.ruleset import RuleSet
 from scoring.facts import table_facts
 from scoring.models import TableEvent
-from scoring.services import once, recall_table, remember_table
+from scoring.once import once, recall_table, remember_table
 from scoring.sheet import Sheet, build_sheet
 from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import Player, Round, Table, Tournament

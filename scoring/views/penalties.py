@@ -22,15 +22,9 @@ from scoring.forms import (
     PenaltyForm,
 )
 from scoring.models import Penalty
-from scoring.penalties import apply_escalation
-from scoring.services import (
-    new_once_key,
-    once,
-    recall_penalty,
-    record_penalty,
-    remember_penalty,
-    withdraw_penalty,
-)
+from scoring.once import new_once_key, once, recall_penalty, remember_penalty
+from scoring.penalties import apply_escalation, record_penalty
+from scoring.penalty_records import withdraw_penalty
 from scoring.views.common import _form_errors, _round, _service_message
 from scoring.views.referee import VIEW_ROLES, _round_pairs
 from tournaments.bounds import parse_int

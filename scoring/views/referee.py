@@ -41,15 +41,14 @@ from scoring.forms import (
     VersionForm,
 )
 from scoring.models import Penalty, TableEvent, Via
+from scoring.once import new_once_key, once
+from scoring.penalties import record_foul
 from scoring.services import (
     TableAt,
     confirm_table,
     correct_result,
     enter_event,
     mark_entered,
-    new_once_key,
-    once,
-    record_foul,
     set_end,
     set_start_levels,
     undo_last_event,

@@ -31,12 +31,12 @@ from scoring.forms import (
     VersionForm,
 )
 from scoring.models import Signoff, TableEvent, Via
+from scoring.once import new_once_key
 from scoring.services import (
     TableAt,
     confirm_table_by_pair_code,
     enter_event,
     mark_entered,
-    new_once_key,
     pair_for_code,
     undo_last_event,
 )

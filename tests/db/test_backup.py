@@ -16,7 +16,7 @@ from django.core.management.base import CommandError
 from pairing import services as pairing_services
 from reports.fileformat import load_json
 from reports.fileio import import_tournament
-from scoring import services as scoring_services
+from scoring import penalties
 from scoring.cache import cached_standings
 from tests.db.conftest import build_tournament, next_round, play_round
 from tests.golden import EXAMPLES
@@ -47,7 +47,7 @@ def played(organizer: Any, chief: Any, referee: Any, referee2: Any) -> Tournamen
     next_round(tournament, organizer)
     pair = tournament.pairs.order_by("number").first()
     round2 = tournament.rounds.get(number=2)
-    scoring_services.record_penalty(
+    penalties.record_penalty(
         tournament, pair, "deduction", chief, jcf=2, reason="迟到超过十分钟", round=round2
     )
     return tournament

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from scoring import services
+from scoring import once as once_keys
+from scoring import penalties, penalty_records, services
 from scoring.cache import cached_standings
 from scoring.models import Penalty, Signoff, TableEvent, UsedKey, Via
 from scoring.penalties import apply_escalation, suggest_escalation
@@ -139,48 +140,48 @@ def test_finding3_the_audit_shows_the_replacing_deal(round1: Round, referee: Any
 
 def test_finding4_a_repeated_key_gets_the_first_result(round1: Round, chief: Any) -> None:
     table = _t1(round1)
-    key = services.new_once_key()
+    key = once_keys.new_once_key()
 
     def post() -> Penalty:
-        return services.once(
+        return once_keys.once(
             key,
             "penalty",
-            lambda: services.record_penalty(
+            lambda: penalties.record_penalty(
                 round1.tournament, table.ns, "deduction", chief, jcf=1.5, round=round1
             ),
-            services.remember_penalty,
-            services.recall_penalty,
+            once_keys.remember_penalty,
+            once_keys.recall_penalty,
         )
 
     first, second = post(), post()
     assert first.pk == second.pk and Penalty.objects.count() == 1
     assert UsedKey.objects.count() == 1
     # A refused write leaves its key unused: the corrected form can be posted again.
-    bad = services.new_once_key()
+    bad = once_keys.new_once_key()
     with pytest.raises(ServiceError):
-        services.once(
+        once_keys.once(
             bad,
             "penalty",
-            lambda: services.record_penalty(round1.tournament, table.ns, "deduction", chief),
-            services.remember_penalty,
-            services.recall_penalty,
+            lambda: penalties.record_penalty(round1.tournament, table.ns, "deduction", chief),
+            once_keys.remember_penalty,
+            once_keys.recall_penalty,
         )
     assert UsedKey.objects.count() == 1
     with pytest.raises(ServiceError) as err:
-        services.once("short", "penalty", post, services.remember_penalty, lambda r: r)
+        once_keys.once("short", "penalty", post, once_keys.remember_penalty, lambda r: r)
     assert _code(err) == "bad_once_key"
 
 
 def test_finding4_a_repeated_tap_is_answered_not_a_conflict(round1: Round, referee: Any) -> None:
     table = _t1(round1)
-    key = services.new_once_key()
+    key = once_keys.new_once_key()
     results = [
-        services.once(
+        once_keys.once(
             key,
             "table_event",
             lambda: services.enter_event(table, "NS3", referee, 0),
-            services.remember_table,
-            services.recall_table,
+            once_keys.remember_table,
+            once_keys.recall_table,
         )
         for _ in range(2)
     ]
@@ -193,11 +194,11 @@ def test_finding4_a_repeated_tap_is_answered_not_a_conflict(round1: Round, refer
 
 def test_finding5_undoing_a_foul_withdraws_its_penalty(round1: Round, chief: Any) -> None:
     table = _t1(round1)
-    table, first = services.record_foul(table, "NS", chief, table.version, reason="看牌")
+    table, first = penalties.record_foul(table, "NS", chief, table.version, reason="看牌")
     table = services.undo_last_event(table, chief, table.version)
     first.refresh_from_db()
     assert first.is_withdrawn and first.withdraw_reason == "撤销犯规记录"
-    table, _ = services.record_foul(table, "NS", chief, table.version, reason="看牌")
+    table, _ = penalties.record_foul(table, "NS", chief, table.version, reason="看牌")
     assert Penalty.objects.filter(pair=table.ns, kind="foul").count() == 2  # kept, not deleted
     assert suggest_escalation(table.ns, round1) is None  # one live foul: no 判负 suggested
     audit = AuditEntry.objects.filter(action="penalty", table=table).order_by("pk")
@@ -209,25 +210,25 @@ def test_finding5_the_chief_withdraws_a_penalty_with_a_reason(
 ) -> None:
     table = play(_t1(round1), NS_WINS, referee, referee2)
     t = round1.tournament
-    deduction = services.record_penalty(t, table.ns, "deduction", chief, jcf=1, round=round1)
+    deduction = penalties.record_penalty(t, table.ns, "deduction", chief, jcf=1, round=round1)
     before = {r.pair: r.jcf for r in cached_standings(t)}[table.ns.number]
     for user, reason, code in ((referee, "误判", "forbidden"), (chief, " ", "reason_required")):
         with pytest.raises(ServiceError) as err:
-            services.withdraw_penalty(deduction, user, reason)
+            penalty_records.withdraw_penalty(deduction, user, reason)
         assert _code(err) == code
-    services.withdraw_penalty(deduction, chief, "误判")
+    penalty_records.withdraw_penalty(deduction, chief, "误判")
     deduction.refresh_from_db()
     assert deduction.is_withdrawn and deduction.withdrawn_by == chief
     assert {r.pair: r.jcf for r in cached_standings(t)}[table.ns.number] == before + 1
     entry = AuditEntry.objects.filter(action="penalty").latest("pk")
     assert entry.reason == "误判" and entry.after["withdrawn"] is True
     with pytest.raises(ServiceError) as err:
-        services.withdraw_penalty(deduction, chief, "again")
+        penalty_records.withdraw_penalty(deduction, chief, "again")
     assert _code(err) == "penalty_withdrawn"
     for _ in range(2):
-        services.record_penalty(t, table.ew, "warning", referee, round=round1)
+        penalties.record_penalty(t, table.ew, "warning", referee, round=round1)
     warning = Penalty.objects.filter(kind="warning").first()
-    services.withdraw_penalty(warning, chief, "不成立")
+    penalty_records.withdraw_penalty(warning, chief, "不成立")
     assert suggest_escalation(table.ew, round1) is None  # only live records count
 
 
@@ -240,7 +241,7 @@ def test_finding6_an_accepted_penalty_loss_moves_the_standings(
     table = play(_t1(round1), NS_WINS, referee, referee2)  # North–South won
     t = round1.tournament
     for deal in (2, 5):
-        services.record_penalty(t, table.ns, "foul", chief, table=table, deal=deal)
+        penalties.record_penalty(t, table.ns, "foul", chief, table=table, deal=deal)
     rows = {r.pair: r for r in cached_standings(t)}
     assert rows[table.ns.number].cf > rows[table.ew.number].cf
     penalty = apply_escalation(table.ns, round1, chief)  # from the round page: no table given
@@ -255,7 +256,7 @@ def test_finding6_an_accepted_penalty_loss_moves_the_standings(
 def test_finding6_on_an_open_table_the_end_is_set_and_audited(round1: Round, chief: Any) -> None:
     table = enter_tokens(_t1(round1), ["NS3"], chief)
     for deal in (1, 2):
-        services.record_penalty(round1.tournament, table.ew, "foul", chief, table=table, deal=deal)
+        penalties.record_penalty(round1.tournament, table.ew, "foul", chief, table=table, deal=deal)
     apply_escalation(table.ew, round1, chief, table=table, expected_version=table.version)
     table = _fresh(table)
     assert (table.end_kind, table.end_side) == ("penalty_loss", "EW")
@@ -285,7 +286,7 @@ def test_finding7_who_may_impose_what(
     for name, user in users.items():
         jcf = 1 if kind == "deduction" else None
         try:
-            services.record_penalty(round1.tournament, table.ns, kind, user, jcf=jcf, table=table)
+            penalties.record_penalty(round1.tournament, table.ns, kind, user, jcf=jcf, table=table)
         except ServiceError as error:
             assert error.code == "forbidden" and name not in allowed, (name, kind)
         else:
@@ -303,7 +304,7 @@ def test_finding7_the_table_page_paths_are_checked_too(
         lambda t: services.enter_event(t, "foul:NS", referee, t.version),
         lambda t: services.enter_event(t, "lose:NS", referee, t.version),
         lambda t: services.enter_event(t, "adjust:NS+2", referee, t.version),
-        lambda t: services.record_foul(t, "NS", referee, t.version),
+        lambda t: penalties.record_foul(t, "NS", referee, t.version),
         lambda t: services.set_end(t, "penalty_loss", "NS", referee, t.version),
     ):
         with pytest.raises(ServiceError) as err:
@@ -323,8 +324,8 @@ def test_finding7_the_authority_is_a_tournament_setting(round1: Round, referee: 
     t.save(update_fields=["settings"])
     t = type(t).objects.get(pk=t.pk)
     table = _t1(round1)
-    services.record_penalty(t, table.ns, "foul", referee, table=table)
+    penalties.record_penalty(t, table.ns, "foul", referee, table=table)
     with pytest.raises(ServiceError):
-        services.record_penalty(t, table.ns, "deduction", referee, jcf=1)
+        penalties.record_penalty(t, table.ns, "deduction", referee, jcf=1)
     # The system (an import, a command) is never refused.
-    services.record_penalty(t, table.ns, "disqualification", None)
+    penalties.record_penalty(t, table.ns, "disqualification", None)

@@ -17,6 +17,7 @@ from pypdf import PdfReader
 
 from reports import collect, pdf, xlsx
 from reports.registrations import RegistrationError, import_registrations, parse_registrations
+from scoring import penalties, penalty_records
 from scoring import services as scoring_services
 from scoring.models import Penalty
 from tests.db.conftest import build_tournament, next_round, play_round
@@ -124,11 +125,11 @@ def test_standings_after_a_round_and_final(played: Tournament) -> None:
 def test_penalty_report_for_a_round_and_the_event(played: Tournament, chief: Any) -> None:
     pair = Pair.objects.get(tournament=played, number=3)
     rnd = Round.objects.get(tournament=played, number=1)
-    scoring_services.record_penalty(  # RULES.md §3: a deduction is the chief referee's
+    penalties.record_penalty(  # RULES.md §3: a deduction is the chief referee's
         played, pair, Penalty.Kind.DEDUCTION, chief, reason="越序抓牌", round=rnd, jcf=1
     )
-    withdrawn = scoring_services.record_penalty(played, pair, "warning", chief, round=rnd)
-    scoring_services.withdraw_penalty(withdrawn, chief, "误判")  # not in the report
+    withdrawn = penalties.record_penalty(played, pair, "warning", chief, round=rnd)
+    penalty_records.withdraw_penalty(withdrawn, chief, "误判")  # not in the report
     report = collect.penalty_report(played, 1)
     assert len(report.lines) == 1 and report.lines[0].kind == "级差分扣分"
     assert report.lines[0].jcf == 1.0 and report.lines[0].referee == "chief"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pairing import services as pairing_services
-from scoring import services
+from scoring import penalties, services
 from scoring.cache import cached_standings
 from scoring.models import Penalty
 from scoring.penalties import apply_escalation, escalation_from_counts, suggest_escalation
@@ -40,7 +40,7 @@ def test_record_penalty_is_audited_and_validated(round1, chief, referee, outside
     referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
     t = round1.tournament
-    p = services.record_penalty(
+    p = penalties.record_penalty(
         t, table.ns, "foul", referee, reason="越序出牌", table=table, deal=4
     )
     assert (p.round, p.referee, p.referee_name) == (round1, referee, referee.username)
@@ -54,10 +54,10 @@ def test_record_penalty_is_audited_and_validated(round1, chief, referee, outside
         ({"pair": table.ns, "kind": "scolding"}, "bad_penalty"),
     ]:
         with pytest.raises(ServiceError) as err:
-            services.record_penalty(t, user=referee, **kwargs)
+            penalties.record_penalty(t, user=referee, **kwargs)
         assert err.value.code == code
     with pytest.raises(ServiceError) as err:
-        services.record_penalty(t, table.ns, "warning", outsider)
+        penalties.record_penalty(t, table.ns, "warning", outsider)
     assert err.value.code == "forbidden"
 
 
@@ -70,9 +70,9 @@ def test_a_disqualification_penalty_stops_the_pair_being_paired(
     pair = tournament.pairs.get(number=4)
     # RULES.md §3: a disqualification is the organizers' (not the chief referee's).
     with pytest.raises(ServiceError) as err:
-        services.record_penalty(tournament, pair, "disqualification", chief, reason="严重违规")
+        penalties.record_penalty(tournament, pair, "disqualification", chief, reason="严重违规")
     assert err.value.code == "forbidden"
-    services.record_penalty(tournament, pair, "disqualification", organizer, reason="严重违规")
+    penalties.record_penalty(tournament, pair, "disqualification", organizer, reason="严重违规")
     assert Pair.objects.get(pk=pair.pk).status == Pair.Status.DISQUALIFIED
     rnd2 = pairing_services.generate_round(tournament, organizer)
     assert not Seat.objects.filter(round=rnd2, pair=pair, direction__in=["NS", "EW"]).exists()
@@ -84,9 +84,9 @@ def test_a_disqualification_penalty_stops_the_pair_being_paired(
 def test_two_warnings_suggest_a_violation_applied_only_on_confirmation(round1, referee) -> None:
     table = round1.tables.select_related("ns", "ew").get(number=1)
     pair = table.ns
-    services.record_penalty(round1.tournament, pair, "warning", referee, table=table)
+    penalties.record_penalty(round1.tournament, pair, "warning", referee, table=table)
     assert suggest_escalation(pair, round1) is None
-    services.record_penalty(round1.tournament, pair, "warning", referee, table=table)
+    penalties.record_penalty(round1.tournament, pair, "warning", referee, table=table)
     suggestion = suggest_escalation(pair, round1)
     assert (suggestion.kind, suggestion.because_of, suggestion.count) == ("violation", "warning", 2)
     assert not Penalty.objects.filter(kind="violation").exists()  # only suggested
@@ -103,12 +103,12 @@ def test_an_escalated_foul_scores_at_the_table(round1, chief, referee) -> None:
     table = round1.tables.select_related("ns", "ew").get(number=1)
     pair = table.ew
     for _ in range(2):
-        services.record_penalty(round1.tournament, pair, "violation", referee, table=table)
+        penalties.record_penalty(round1.tournament, pair, "violation", referee, table=table)
     apply_escalation(pair, round1, referee, table=table, expected_version=table.version)
     table = Table.objects.get(pk=table.pk)
     assert list(table.events.values_list("token", flat=True)) == ["foul:EW"]
     assert services.table_result(table).ns_level == 5
-    services.record_penalty(round1.tournament, pair, "foul", referee, table=table)
+    penalties.record_penalty(round1.tournament, pair, "foul", referee, table=table)
     apply_escalation(pair, round1, referee, table=table, expected_version=table.version)
     table = Table.objects.get(pk=table.pk)
     assert (table.end_kind, table.end_side) == ("penalty_loss", "EW")
@@ -126,7 +126,7 @@ def test_record_foul_writes_the_event_and_the_penalty_together(round1, chief, re
     referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
     table = services.enter_event(table, "NS2", referee, table.version)
-    table, penalty = services.record_foul(table, "EW", referee, table.version, reason="看牌")
+    table, penalty = penalties.record_foul(table, "EW", referee, table.version, reason="看牌")
     # RULES.md §3: the deal ends, the offender's side is scored 双下 (the innocent NS +3).
     assert _tokens(table) == ["NS2", "foul:EW"]
     assert services.table_result(table).ns_level == 2 + 2 + 3
@@ -147,7 +147,7 @@ def test_record_foul_with_a_stale_version_stores_nothing(round1, chief, referee,
     stale = table.version
     services.enter_event(table, "EW3", referee2, stale)  # somebody tapped meanwhile
     with pytest.raises(ServiceError) as err:
-        services.record_foul(table, "NS", referee, stale)
+        penalties.record_foul(table, "NS", referee, stale)
     assert err.value.code == "conflict"
     assert _tokens(table) == ["EW3"]
     assert not Penalty.objects.exists()
@@ -158,18 +158,18 @@ def test_record_foul_is_all_or_nothing(round1, chief, referee, outsider, monkeyp
     referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
     with pytest.raises(ServiceError) as err:  # no role: neither written
-        services.record_foul(table, "NS", outsider, table.version)
+        penalties.record_foul(table, "NS", outsider, table.version)
     assert err.value.code == "forbidden"
     with pytest.raises(ServiceError):
-        services.record_foul(table, "XX", referee, table.version)
+        penalties.record_foul(table, "XX", referee, table.version)
 
     def broken(*args, **kwargs):
         raise ServiceError("bad_penalty")
 
     # The penalty fails after the event was written: the event is rolled back with it.
-    monkeypatch.setattr(services, "record_penalty", broken)
+    monkeypatch.setattr(penalties, "record_penalty", broken)
     with pytest.raises(ServiceError):
-        services.record_foul(table, "NS", referee, table.version)
+        penalties.record_foul(table, "NS", referee, table.version)
     assert _tokens(table) == [] and not Penalty.objects.exists()
     assert Table.objects.get(pk=table.pk).version == table.version
 
@@ -181,10 +181,10 @@ def test_record_foul_refused_where_a_deal_is_refused(round1, chief, referee, ref
     for token in eight:
         table = services.enter_event(table, token, referee, table.version)
     with pytest.raises(ServiceError):  # a ninth "deal" in an 8-deal round
-        services.record_foul(table, "NS", referee, table.version)
+        penalties.record_foul(table, "NS", referee, table.version)
     table = services.confirm_table(table, referee2, table.version)
     with pytest.raises(ServiceError) as err:
-        services.record_foul(table, "NS", referee, table.version)
+        penalties.record_foul(table, "NS", referee, table.version)
     assert err.value.code == "table_confirmed"
     assert _tokens(table) == eight and not Penalty.objects.exists()
 
@@ -192,9 +192,9 @@ def test_record_foul_refused_where_a_deal_is_refused(round1, chief, referee, ref
 def test_two_fouls_suggest_a_penalty_loss(round1, chief, referee) -> None:
     referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = round1.tables.select_related("ns", "ew").get(number=1)
-    table, _ = services.record_foul(table, "NS", referee, table.version)
+    table, _ = penalties.record_foul(table, "NS", referee, table.version)
     assert suggest_escalation(table.ns, round1) is None
-    table, _ = services.record_foul(table, "NS", referee, table.version, deal=7)
+    table, _ = penalties.record_foul(table, "NS", referee, table.version, deal=7)
     assert Penalty.objects.filter(pair=table.ns, kind="foul").count() == 2
     assert list(Penalty.objects.order_by("pk").values_list("deal", flat=True)) == [1, 7]
     suggestion = suggest_escalation(table.ns, round1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pairing import services as pairing_services
-from scoring import services
+from scoring import penalties, services
 from scoring.cache import cached_standings
 from scoring.models import TableEvent
 from tests.db.conftest import NS_WINS, build_tournament, enter_tokens, next_round, play_round
@@ -315,7 +315,7 @@ def test_byes_and_deductions_count(organizer, chief, referee, referee2) -> None:
     bye = rnd.tables.get(is_bye=True)
     rows = {r.pair: r for r in cached_standings(t)}
     assert (rows[bye.ns.number].cf, rows[bye.ns.number].jcf) == (2, 17)
-    services.record_penalty(t, bye.ns, "deduction", chief, jcf=1, reason="越序抓牌", round=rnd)
+    penalties.record_penalty(t, bye.ns, "deduction", chief, jcf=1, reason="越序抓牌", round=rnd)
     rows = {r.pair: r for r in cached_standings(t)}
     assert (rows[bye.ns.number].jcf, rows[bye.ns.number].deductions) == (16, 1)
 
@@ -334,7 +334,7 @@ def test_standings_take_a_bounded_number_of_queries(
     organizer, chief, referee, referee2, n_pairs, django_assert_max_num_queries
 ) -> None:
     t = _tournament_with_results(organizer, chief, referee, referee2, n_pairs, f"q{n_pairs}")
-    services.record_penalty(t, t.pairs.first(), "deduction", chief, jcf=1)
+    penalties.record_penalty(t, t.pairs.first(), "deduction", chief, jcf=1)
     from django.core.cache import cache
 
     cache.clear()

@@ -16,7 +16,7 @@ from django.db import connections
 
 from pairing import services as pairing_services
 from scoring import cache as standings_cache
-from scoring import services
+from scoring import penalties, penalty_records, services
 from scoring.cache import CompactStandings, cached_standings
 from tests.db.conftest import NS_WINS, next_round, play_round
 from tests.db.conftest import play_table as play
@@ -110,7 +110,7 @@ def test_a_deduction_invalidates_its_round_and_the_later_ones_only(
         cached_standings(tournament, after_round=after)
     round2 = tournament.rounds.get(number=2)
     pair = tournament.pairs.get(number=1)
-    penalty = services.record_penalty(
+    penalty = penalties.record_penalty(
         tournament, pair, "deduction", chief, jcf=1, reason="迟到", round=round2
     )
     for after in (1, 2, 3):
@@ -118,7 +118,7 @@ def test_a_deduction_invalidates_its_round_and_the_later_ones_only(
     assert counted == [1, 2, 3, 2, 3]
     assert cached_standings(tournament, after_round=2).rows_of([1])[1].deductions == 1
     # Withdrawn (issue 11: never deleted), the deduction stops counting at once.
-    services.withdraw_penalty(penalty, chief, "误判")
+    penalty_records.withdraw_penalty(penalty, chief, "误判")
     assert cached_standings(tournament, after_round=2).rows_of([1])[1].deductions == 0
     assert cached_standings(tournament, after_round=3) == fresh(tournament, 3)
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from scoring import penalties
 from tests.db.conftest import enter_tokens
 from tournaments.models import Pair, Round, Table
 
@@ -136,12 +137,11 @@ def test_escalation_button_reads_confirm_penalty_loss(
     round1: Round, cast: dict[str, Any], client_as: Any
 ) -> None:
     """Two fouls suggest 判负: the button says 确认判负 (not 确认判判负)."""
-    from scoring import services as scoring_services
 
     tournament = round1.tournament
     table = Table.objects.filter(round=round1, is_bye=False).order_by("number").first()
     for _ in range(2):
-        scoring_services.record_penalty(
+        penalties.record_penalty(
             tournament, table.ns, "foul", cast["chief"], round=round1, table=table
         )
     url = reverse("referee:round_dashboard", args=[tournament.slug, round1.number])

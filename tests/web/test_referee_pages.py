@@ -17,6 +17,7 @@ from django.test import Client
 from django.urls import reverse
 
 from pairing import services as pairing_services
+from scoring import penalties
 from scoring import services as scoring_services
 from scoring.models import Penalty, TableEvent
 from tests.db.conftest import build_tournament, enter_tokens, next_round
@@ -503,10 +504,8 @@ def test_deduction_from_the_round_page_needs_points(cast: dict[str, Any], table:
 
 def test_penalty_list_filters(cast: dict[str, Any], table: Table) -> None:
     t = table.round.tournament
-    scoring_services.record_penalty(t, table.ns, "warning", cast["referee"], round=table.round)
-    scoring_services.record_penalty(
-        t, table.ew, "deduction", cast["chief"], round=table.round, jcf=1
-    )
+    penalties.record_penalty(t, table.ns, "warning", cast["referee"], round=table.round)
+    penalties.record_penalty(t, table.ew, "deduction", cast["chief"], round=table.round, jcf=1)
     client = client_for(cast["chief"])
     url = reverse("penalties:penalties", args=[t.slug])
     assert len(client.get(url).context["page"]) == 2

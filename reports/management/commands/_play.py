@@ -14,6 +14,7 @@ from typing import Any
 from pairing import services as pairing_services
 from reports.demo import complete_match, play_match, strength
 from rules.events import Side
+from scoring import penalties
 from scoring import services as scoring_services
 from scoring.engine import Start
 from scoring.facts import table_facts
@@ -89,27 +90,27 @@ def record_penalties(
     pair_of = {Side.NS: table.ns, Side.EW: table.ew}
     common = {"round": table.round, "table": table}
     for deal, offender in fouls:
-        scoring_services.record_penalty(
+        penalties.record_penalty(
             tournament, pair_of[offender], "foul", referee, deal=deal,
             reason=rng.choice(FOUL_REASONS), **common,
         )  # fmt: skip
     if end is not None and end.kind == "penalty_loss":
-        scoring_services.record_penalty(
+        penalties.record_penalty(
             tournament, pair_of[end.side], "penalty_loss", referee,
             reason="两次犯规，判负", **common,
         )  # fmt: skip
     if late is not None and end is None:
-        scoring_services.record_penalty(
+        penalties.record_penalty(
             tournament, pair_of[late], "warning", referee, reason="迟到入座", **common
         )
     roll = rng.random()
     if roll < 0.04:
-        scoring_services.record_penalty(
+        penalties.record_penalty(
             tournament, pair_of[rng.choice((Side.NS, Side.EW))], "warning", referee,
             reason=rng.choice(WARNING_REASONS), **common,
         )  # fmt: skip
     elif roll < 0.055:
-        scoring_services.record_penalty(
+        penalties.record_penalty(
             tournament, pair_of[rng.choice((Side.NS, Side.EW))], "deduction", referee,
             jcf=1, reason="越序抓牌，已插入手中", **common,
         )  # fmt: skip

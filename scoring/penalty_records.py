@@ -1,0 +1,107 @@
+"""TODO docstring (scoring/penalty_records.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from rules.events import Event, EventKind, Side
+from tournaments.errors import ForbiddenError, ServiceError
+from tournaments.models import AuditEntry, Pair, Table, Tournament
+from tournaments.permissions import CORRECTION_ROLES, Role, require_role
+from tournaments.services import account, audit, bump_results_version
+
+from .models import Penalty, Via
+
+AUTHORITY_ROLES = {
+    "referee": Role.REFEREE,
+    "chief_referee": Role.CHIEF_REFEREE,
+    "organizer": Role.ORGANIZER,
+}
+# A table event that is a penalty's score effect → the penalty kind it needs authority for.
+EVENT_PENALTY_KIND = {
+    EventKind.FOUL: "foul",
+    EventKind.LOSE: "deal_loss",
+    EventKind.ADJUST: "level_award",
+}
+
+
+def require_authority(user: Any, tournament: Tournament, kind: str) -> None:
+    """RULES.md §3 "Who may impose what": the tournament's ``RuleSet.may_impose(kind)`` names
+    the role (by default warning/violation — any referee; foul, 本副判负, 判负, deductions,
+    level awards — the chief referee; disqualification — the organizers). ``user=None`` is the
+    system (an import, a command) and passes, as in ``require_role``."""
+    try:
+        authority = tournament.rules.may_impose(str(kind))
+    except KeyError:
+        raise ServiceError("bad_penalty", detail="kind") from None
+    require_role(user, tournament, AUTHORITY_ROLES[authority])
+
+
+def _check_event_authority(locked: Table, event: Event, user: Any, via: str) -> None:
+    """A foul, a 本副判负 or a level award is a penalty's score effect: never at the table link,
+    and at the desk only by whoever may impose that penalty."""
+    kind = EVENT_PENALTY_KIND.get(event.kind)
+    if kind is None:
+        return
+    if via == Via.TABLE:
+        raise ForbiddenError
+    require_authority(user, locked.round.tournament, kind)
+
+
+def _withdraw_foul_penalty(locked: Table, event: Event, user: Any) -> None:
+    """Undoing ``foul:<side>`` withdraws the latest live 犯规 record of that pair at this table."""
+    offender_id = locked.ns_id if event.side == Side.NS else locked.ew_id
+    penalty = (
+        Penalty.objects.filter(
+            table=locked, pair_id=offender_id, kind=Penalty.Kind.FOUL, withdrawn_at=None
+        )
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if penalty is not None:
+        Pair.objects.select_for_update().get(pk=offender_id)
+        _withdraw(penalty, user, "撤销犯规记录")
+
+
+def _withdraw(penalty: Penalty, user: Any, reason: str) -> None:
+    penalty.withdrawn_at = timezone.now()
+    penalty.withdrawn_by = account(user)
+    penalty.withdraw_reason = reason
+    penalty.save(update_fields=["withdrawn_at", "withdrawn_by", "withdraw_reason"])
+    described = {
+        "pair": penalty.pair.number,
+        "kind": penalty.kind,
+        "deal": penalty.deal,
+        "jcf": str(penalty.jcf) if penalty.jcf is not None else None,
+    }
+    audit(
+        penalty.tournament_id,
+        AuditEntry.Action.PENALTY,
+        user,
+        round=penalty.round,
+        table=penalty.table,
+        before={**described, "withdrawn": False},
+        after={**described, "withdrawn": True},
+        reason=reason,
+    )
+    if penalty.kind == Penalty.Kind.DEDUCTION:
+        bump_results_version(penalty.tournament_id)
+
+
+def withdraw_penalty(penalty: Penalty, user: Any, reason: str) -> Penalty:
+    """The chief referee withdraws a penalty record (never deleted): reason required, audited,
+    shown struck through; escalations and deductions count live records only. A withdrawn
+    foul's event or 判负's end stays on the table (change those on the table page)."""
+    if not (reason or "").strip():
+        raise ServiceError("reason_required")
+    require_role(user, penalty.tournament, *CORRECTION_ROLES)
+    with transaction.atomic():
+        Pair.objects.select_for_update().get(pk=penalty.pair_id)
+        locked = Penalty.objects.select_related("pair", "round", "table").get(pk=penalty.pk)
+        if locked.withdrawn_at is not None:
+            raise ServiceError("penalty_withdrawn")
+        _withdraw(locked, user, reason.strip())
+    return locked
