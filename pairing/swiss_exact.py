@@ -1,0 +1,582 @@
+"""The Swiss engine's exact path (``docs/pairing.md``): split the ranking at even cuts certified
+by a chain lower bound, pair the easy segments by the fast path and the hard ones by the exact
+minimum-cost matching (``pairing.matching``, rule (4) settled lexicographically). Pure.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from pairing.matching import NoPerfectMatching, first_min_cost_perfect_matching, max_weight_matching
+from pairing.swiss_fast import _fast_path
+from pairing.swiss_problem import PairingError, _Problem, _unit_surplus
+
+# --------------------------------------------------------------------------------------------
+# Exact decomposition: segments between even cuts, certified by a lower bound
+# --------------------------------------------------------------------------------------------
+
+# Exit counts through a boundary tracked exactly by the certificate (0 and 2); "4 or more" is one
+# state bounded from below.
+_MANY = 4
+
+
+class _Segment:
+    """Positions lo..hi-1 of the sweep (whole score groups, an even count) solved on their own."""
+
+    __slots__ = ("bound", "cost", "free", "gap", "hi", "hint", "lo", "mates", "parity", "same")
+
+    def __init__(self, lo: int, hi: int) -> None:
+        self.lo = lo
+        self.hi = hi
+        self.mates: list[int] | None = None  # global sweep positions; None: no perfect matching
+        self.cost = 0  # A·same-unit + gap of its own optimal matching
+        self.bound: dict[tuple[int, int], float] = {}  # lower bound of F(p, q), see below
+        self.free: float = 0  # lower bound of F(p, q) for every p, q
+        self.parity: list[int] = [0, 0]  # lower bound of F(p, q) by the parity of p
+        self.same = 0  # same-unit meetings and Σ gap of ``mates``
+        self.gap = 0
+        # (same-unit meetings, Σ gap) of some pairing of the segment (the union of the segments
+        # it was merged from): an upper bound for its exact solve.
+        self.hint: tuple[int, int] | None = None
+
+    @classmethod
+    def merged(cls, parts: Sequence[_Segment]) -> _Segment:
+        seg = cls(parts[0].lo, parts[-1].hi)
+        if all(p.mates is not None for p in parts):
+            seg.hint = (sum(p.same for p in parts), sum(p.gap for p in parts))
+        return seg
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _segmented(problem: _Problem) -> list[int] | None:
+    """Exact optimum of (1)–(4) by solving score-group segments separately, when provable.
+
+    The sweep is cut at *even* cuts (an even number of pairs before them) into segments; each is
+    solved exactly on its own (the fast path if it reaches the segment's parity bound, else the
+    lexicographic blossom on the segment). Their union U is a pairing. It is the optimum, and the
+    first in sweep order among the optima, if no optimal pairing crosses a boundary; that is
+    proved when every pairing crossing a boundary b (necessarily at least twice) has a lower
+    bound above cost(U). The lower bound (docs/pairing.md, "Segments") charges each boundary
+    d_b per crossing table and each segment F_k(p, q), the least cost of pairing it with p pairs
+    leaving upwards and q downwards, a leaving pair paying its distance to the boundary. A
+    boundary that cannot be certified is removed (its two segments merge) and the check runs
+    again, so in the worst case this is the blossom on the whole field. Returns None only when a
+    segment has no pairing at all and cannot merge (then the whole-field blossom decides).
+    """
+    n = problem.n
+    cf = problem.cf
+    lvl = problem.lvl
+    span_all = (max(cf) - min(cf)) if cf else 0
+    big_a = span_all * (n // 2) + 1
+    # Initial boundaries: every even cut.
+    starts = [0]
+    for k in range(1, n):
+        if lvl[k] != lvl[k - 1] and not problem.odd[lvl[k - 1]]:
+            starts.append(k)
+    if len(starts) == 1:
+        return _fast_path(problem)  # no even cut: one segment, the whole field
+    bounds = [*starts, n]
+    segments = [_Segment(bounds[s], bounds[s + 1]) for s in range(len(starts))]
+    solved: dict[tuple[int, int], _Segment] = {}
+    while True:
+        for seg in segments:
+            key = (seg.lo, seg.hi)
+            if key in solved:
+                old = solved[key]
+                seg.mates, seg.cost, seg.bound = old.mates, old.cost, old.bound
+                seg.free, seg.parity = old.free, old.parity
+                seg.same, seg.gap = old.same, old.gap
+            else:
+                try:
+                    _solve_segment(problem, seg, big_a)
+                except _TooBig:
+                    return _exact_blossom(problem, _whole_hint(segments, solved))
+                solved[key] = seg
+        m = len(segments)
+        if m == 1:
+            return segments[0].mates
+        # A segment without a pairing of its own merges with its neighbour below (or above).
+        broken = [s for s, seg in enumerate(segments) if seg.mates is None]
+        if broken:
+            s = broken[0]
+            t = s + 1 if s + 1 < m else s - 1
+            a, b = min(s, t), max(s, t)
+            segments[a : b + 1] = [_Segment.merged(segments[a : b + 1])]
+            continue
+        upper = sum(seg.cost for seg in segments)
+        failing = _uncertified_boundaries(problem, segments, upper)
+        if not failing:
+            mates = [-1] * n
+            for seg in segments:
+                for k in range(seg.lo, seg.hi):
+                    mates[k] = seg.mates[k]  # type: ignore[index]
+            return mates
+        # Merge across every boundary that could not be certified, then check again.
+        groups: list[list[_Segment]] = []
+        for s, seg in enumerate(segments):
+            if s > 0 and (s - 1) in failing:
+                groups[-1].append(seg)
+            else:
+                groups.append([seg])
+        segments = [
+            _Segment.merged(g) if len(g) > 1 else _Segment(g[0].lo, g[0].hi) for g in groups
+        ]
+
+
+def _whole_hint(
+    segments: list[_Segment], solved: dict[tuple[int, int], _Segment]
+) -> tuple[int, int] | None:
+    """(same-unit meetings, Σ gap) of a pairing of the whole field put together from the
+    segments (solved ones, or the hints of merged ones not solved yet); None if one is missing."""
+    same = gap = 0
+    for seg in segments:
+        done = seg if seg.mates is not None else solved.get((seg.lo, seg.hi))
+        if done is not None and done.mates is not None:
+            same, gap = same + done.same, gap + done.gap
+        elif seg.hint is not None:
+            same, gap = same + seg.hint[0], gap + seg.hint[1]
+        else:
+            return None
+    return same, gap
+
+
+def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
+    """Solve the segment exactly (rules 1–4 inside it) and its lower bounds F(p, q)."""
+    lo, hi = seg.lo, seg.hi
+    sub = _Problem(problem.sweep[lo:hi], problem.avoid)
+    local = _fast_path(sub)
+    easy = local is not None
+    if local is None:
+        if 2 * (hi - lo) > problem.n:
+            # A hard segment of more than half the field: the blossom on it, its exits and the
+            # certificate would cost more than the blossom on the whole field.
+            raise _TooBig
+        try:
+            local = _exact_blossom(sub, seg.hint)
+        except PairingError:
+            seg.mates = None
+            return
+    seg.mates = [lo + j for j in local]
+    cf = problem.cf
+    unit = problem.unit
+    avoid = problem.avoid
+    same = gap = 0
+    for i in range(lo, hi):
+        j = seg.mates[i - lo]
+        if i < j:
+            gap += abs(cf[i] - cf[j])
+            same += 1 if avoid and unit[i] == unit[j] else 0
+    cost = gap + big_a * same
+    seg.same, seg.gap = same, gap
+    seg.mates = [-1] * lo + seg.mates  # index by global position below
+    seg.cost = cost
+    first = lo == 0
+    last = hi == problem.n
+    if first and last:
+        return  # the whole field: nothing to certify
+    # The parity bound with exits, valid for any segment: a cut inside the segment is crossed
+    # (by tables and leaving pairs) a number of times of the parity of (pairs above it + p), p
+    # the pairs leaving upwards, so F(p, q) ≥ t[p mod 2].
+    t = [0, 0]
+    above = 0
+    lvl = problem.lvl
+    for k in range(lo, hi - 1):
+        above += 1
+        if lvl[k + 1] != lvl[k]:
+            d = abs(cf[k + 1] - cf[k])
+            for p in (0, 1):
+                if (above + p) % 2 == 1:
+                    t[p] += d
+    seg.parity = t
+    # Exact exit costs need a solve each on the whole segment; on a big hard segment the
+    # parity bound stands in for them (still a lower bound, only weaker: more merging).
+    exact_exits = not easy and hi - lo <= _EXACT_EXITS
+    for p in range(3):
+        for q in range(3):
+            if (p + q) % 2 or (first and p) or (last and q):
+                seg.bound[(p, q)] = _INF
+            elif (p, q) == (0, 0):  # the segment's own optimum, exact
+                seg.bound[(p, q)] = cost
+            elif not exact_exits:
+                seg.bound[(p, q)] = t[p % 2]
+            else:
+                seg.bound[(p, q)] = _exit_cost(problem, lo, hi, p, q, big_a)
+    seg.free = _free_exit_cost(problem, lo, hi, big_a) if exact_exits else 0
+
+
+# The largest hard segment whose exit costs F(p, q) are computed exactly.
+_EXACT_EXITS = 400
+
+
+_INF = float("inf")
+
+
+def _edge_cost(problem: _Problem, i: int, j: int, big_a: int) -> int:
+    cost = abs(problem.cf[i] - problem.cf[j])
+    if problem.avoid and problem.unit[i] == problem.unit[j]:
+        cost += big_a
+    return cost
+
+
+def _exit_cost(problem: _Problem, lo: int, hi: int, p: int, q: int, big_a: int) -> float:
+    """F(p, q): least cost of pairing positions lo..hi-1 with p of them leaving upwards and q
+    downwards (a leaving pair pays its distance to the segment's top or bottom group), by the
+    blossom on the segment plus p + q "exit" vertices. Infinite when impossible."""
+    m = hi - lo
+    cf = problem.cf
+    edges: list[tuple[int, int, int]] = []
+    for i in range(lo, hi):
+        bad_i = problem.bad[i]
+        for j in range(i + 1, hi):
+            if j not in bad_i:
+                edges.append((i - lo, j - lo, _edge_cost(problem, i, j, big_a)))
+        for g in range(p):
+            edges.append((i - lo, m + g, abs(cf[i] - cf[lo])))
+        for g in range(q):
+            edges.append((i - lo, m + p + g, abs(cf[i] - cf[hi - 1])))
+    top = max((c for _, _, c in edges), default=0) + 1
+    mates = max_weight_matching(m + p + q, [(a, b, top - c) for a, b, c in edges], True)
+    if any(x == -1 for x in mates):
+        return _INF
+    cost = {(a, b): c for a, b, c in edges}
+    return sum(cost[(a, b)] for a, b in enumerate(mates) if a < b)
+
+
+def _free_exit_cost(problem: _Problem, lo: int, hi: int, big_a: int) -> float:
+    """A lower bound of F(p, q) for all p, q: any pair may leave, at its distance to the nearer
+    allowed side (a maximum-weight matching of the savings)."""
+    cf = problem.cf
+    first = lo == 0
+    last = hi == problem.n
+    exit_cost = []
+    for i in range(lo, hi):
+        options = []
+        if not first:
+            options.append(abs(cf[i] - cf[lo]))
+        if not last:
+            options.append(abs(cf[i] - cf[hi - 1]))
+        exit_cost.append(min(options))
+    edges: list[tuple[int, int, int]] = []
+    for i in range(lo, hi):
+        bad_i = problem.bad[i]
+        for j in range(i + 1, hi):
+            if j not in bad_i:
+                save = exit_cost[i - lo] + exit_cost[j - lo] - _edge_cost(problem, i, j, big_a)
+                if save > 0:
+                    edges.append((i - lo, j - lo, save))
+    mates = max_weight_matching(hi - lo, edges, False)
+    saving = {(a, b): w for a, b, w in edges}
+    return sum(exit_cost) - sum(saving[(a, b)] for a, b in enumerate(mates) if a < b)
+
+
+def _uncertified_boundaries(problem: _Problem, segments: list[_Segment], upper: int) -> set[int]:
+    """Boundaries b (between segments b and b+1) some pairing crossing which might cost ≤ upper.
+
+    Lower bound of a pairing with crossing counts x_b at the boundaries (x_b even): Σ_b d_b·x_b
+    plus, per segment, min over t pairs passing straight through it of F(x_top − t, x_bot − t) +
+    t·span (a state x ≥ 4 uses the segment's ``free`` bound instead). Forward and backward
+    minimisation over the chain gives, for each boundary, the least bound with x_b ≥ 2.
+    """
+    cf = problem.cf
+    m = len(segments)
+    states = (0, 2, _MANY)
+    d = [abs(cf[segments[b + 1].lo] - cf[segments[b].hi - 1]) for b in range(m - 1)]
+
+    def large(seg: _Segment, parity: int) -> float:
+        return max(seg.parity[parity], seg.free)
+
+    def term(seg: _Segment, top: int, bot: int) -> float:
+        # t pairs pass straight through the segment (each paying its span); the other crossings
+        # above and below are its own leaving pairs, p = top − t upwards and q = bot − t
+        # downwards. Crossing counts are even, so p ≡ q ≡ t (mod 2).
+        span = abs(cf[seg.hi - 1] - cf[seg.lo])
+        first = seg.lo == 0
+        last = seg.hi == problem.n
+        if top == _MANY and bot == _MANY:
+            return min(large(seg, 0), large(seg, 1) + span)
+        best = _INF
+        if top == _MANY:
+            for t in range(bot + 1):
+                if not last or t == bot:
+                    best = min(best, large(seg, t % 2) + t * span)
+        elif bot == _MANY:
+            for t in range(top + 1):
+                if not first or t == top:
+                    best = min(best, large(seg, t % 2) + t * span)
+        else:
+            for t in range(min(top, bot) + 1):
+                best = min(best, seg.bound.get((top - t, bot - t), _INF) + t * span)
+        return best
+
+    fwd = [[_INF] * 3 for _ in range(m - 1)]
+    for s, x in enumerate(states):
+        fwd[0][s] = term(segments[0], 0, x) + d[0] * x
+    for b in range(1, m - 1):
+        for s, x in enumerate(states):
+            fwd[b][s] = (
+                min(fwd[b - 1][r] + term(segments[b], y, x) for r, y in enumerate(states))
+                + d[b] * x
+            )
+    bwd = [[_INF] * 3 for _ in range(m - 1)]
+    for s, x in enumerate(states):
+        bwd[m - 2][s] = term(segments[m - 1], x, 0)
+    for b in range(m - 3, -1, -1):
+        for s, x in enumerate(states):
+            bwd[b][s] = min(
+                term(segments[b + 1], x, y) + d[b + 1] * y + bwd[b + 1][r]
+                for r, y in enumerate(states)
+            )
+    crossing = [min(fwd[b][1] + bwd[b][1], fwd[b][2] + bwd[b][2]) for b in range(m - 1)]
+    best = min(fwd[0][s] + bwd[0][s] for s in range(3))
+    if best < upper:
+        # The union is not proved optimal: merge where the bound's minimisers cross, which is
+        # where the union may lose (a boundary crossed by no minimiser stays for now).
+        return {b for b in range(m - 1) if crossing[b] <= best}
+    return {b for b in range(m - 1) if crossing[b] <= upper}
+
+
+# --------------------------------------------------------------------------------------------
+# Exact core: the compiled blossom (pairing.matching) on the edges an optimum can use
+# --------------------------------------------------------------------------------------------
+
+# Edges between sweep positions at most this far apart give the first upper bound.
+_WINDOW = 24
+
+
+# … plus, for every pair and every unit, edges to this many nearest pairs of that unit below it
+# (so a unit's surplus can float to where the other units are, however far).
+_UNIT_REACH = 8
+
+
+def _costed_edges(problem: _Problem, big_a: int, width: int) -> list[tuple[int, int, int]]:
+    """Allowed (no-rematch) edges (i, j, A·same_unit + gap), i < j ≤ i + width, and the first
+    ``_UNIT_REACH`` allowed j > i + width of every unit (only for a window short of the field)."""
+    n = problem.n
+    cf = problem.cf
+    unit = problem.unit
+    avoid = problem.avoid
+    edges: list[tuple[int, int, int]] = []
+    positions: dict[int, list[int]] = {}
+    if width < n:
+        for k, u in enumerate(unit):
+            if u >= 0:
+                positions.setdefault(u, []).append(k)
+    for i in range(n):
+        bad_i = problem.bad[i]
+        cf_i = cf[i]
+        unit_i = unit[i]
+        end = min(n, i + width + 1)
+        targets = list(range(i + 1, end))
+        for where in positions.values():
+            taken = 0
+            for j in where[bisect_right(where, end - 1) :]:
+                if j not in bad_i:
+                    targets.append(j)
+                    taken += 1
+                    if taken == _UNIT_REACH:
+                        break
+        for j in targets:
+            if j not in bad_i:
+                cost = abs(cf_i - cf[j])
+                if avoid and unit_i == unit[j]:
+                    cost += big_a
+                edges.append((i, j, cost))
+    return edges
+
+
+def _min_cost(n: int, edges: list[tuple[int, int, int]]) -> int | None:
+    """Least total cost of a perfect matching on ``edges``, or None if there is none."""
+    top = max((c for _, _, c in edges), default=0) + 1
+    mate = max_weight_matching(n, [(i, j, top - c) for i, j, c in edges], maxcardinality=True)
+    if any(m == -1 for m in mate):
+        return None
+    cost = {(i, j): c for i, j, c in edges}
+    return sum(cost[(i, j)] for i, j in enumerate(mate) if i < j)
+
+
+def _exact_blossom(problem: _Problem, hint: tuple[int, int] | None = None) -> list[int]:
+    """Exact optimum of (1)–(3), first in sweep order among the optima (4).
+
+    1. An upper bound U: the least cost of a perfect matching on a sparse graph — the edges
+       between sweep positions at most ``_WINDOW`` apart and from each pair to the nearest
+       ``_UNIT_REACH`` pairs of every unit beyond (the window doubles until it has one; at the
+       whole field, no perfect matching means no pairing without a rematch) — or the cost of
+       ``hint`` = (same-unit meetings, Σ gap) of a known pairing, the union of the segments this
+       one was merged from, if lower.
+    2. Pruning that keeps every optimum (docs/pairing.md, "Exact core"): a pairing M using the
+       edge e = (i, j) has s(M) ≥ max(s_lb, [e same-unit]) same-unit meetings, s_lb the counting
+       bound (the largest unit beyond half the field), and a gap of at least
+       gap(e) + LB(V − {i, j}), LB the parity bound; removing i and j flips the parity of the
+       cuts between their levels, so that is LB + 2·Σ(even cuts e crosses). An edge whose bound
+       exceeds U is in no optimal pairing; the rest hold every optimal pairing, so their first
+       optimum in sweep order is the field's. Only kept edges are enumerated (a level is out of
+       reach once the even cuts up to it cost more than the slack).
+    3. :func:`pairing.matching.first_min_cost_perfect_matching` on the kept edges: (1)–(3) as
+       the cost, rule (4) as the vertex order, every optimisation in the compiled solver.
+    """
+    n = problem.n
+    cf = problem.cf
+    span = (max(cf) - min(cf)) if cf else 0
+    big_a = span * (n // 2) + 1
+    if hint is not None and hint[0] <= _unit_surplus(problem)[1]:
+        # The hint already has the fewest same-unit meetings possible: good enough to prune by.
+        upper = big_a * hint[0] + hint[1]
+    else:
+        width = _WINDOW
+        while True:
+            window = _min_cost(n, _costed_edges(problem, big_a, min(width, n)))
+            if window is not None:
+                upper = window
+                break
+            if width >= n:
+                raise PairingError("no_pairing_without_rematch", count=n)
+            width *= 2
+        if hint is not None:
+            upper = min(upper, big_a * hint[0] + hint[1])
+    kept = _kept_edges(problem, big_a, upper)
+    try:
+        return first_min_cost_perfect_matching(n, kept)
+    except NoPerfectMatching:  # pragma: no cover - the window's matching is within the kept edges
+        raise PairingError("no_pairing_without_rematch", count=n) from None
+
+
+def _kept_edges(problem: _Problem, big_a: int, upper: int) -> list[tuple[int, int, int]]:
+    """The allowed edges (i, j, cost) that some pairing of cost ≤ ``upper`` may use (step 2 of
+    :func:`_exact_blossom`)."""
+    n = problem.n
+    cf = problem.cf
+    lvl = problem.lvl
+    unit = problem.unit
+    avoid = problem.avoid
+    nlev = len(problem.level_cf)
+    # even_before[l]: Σ of the lengths of the even cuts above level l.
+    even_before = [0] * nlev
+    for c in range(nlev - 1):
+        d = abs(problem.level_cf[c + 1] - problem.level_cf[c])
+        even_before[c + 1] = even_before[c] + (0 if problem.odd[c] else d)
+    level_end = [0] * nlev
+    for k in range(n):
+        level_end[lvl[k]] = k + 1
+    major, s_lb = _unit_surplus(problem)
+    slack = upper - big_a * s_lb - problem.lower_bound_gap
+    same_extra = big_a * (max(s_lb, 1) - s_lb)  # a same-unit edge: s(M) ≥ max(s_lb, 1)
+    surplus = _SurplusBound(problem, major, s_lb) if avoid and upper < big_a * (s_lb + 1) else None
+    gap_room = upper - big_a * s_lb
+    kept: list[tuple[int, int, int]] = []
+    for i in range(n):
+        bad_i = problem.bad[i]
+        cf_i = cf[i]
+        unit_i = unit[i]
+        base = even_before[lvl[i]]
+        level = lvl[i]
+        start = i + 1
+        while level < nlev:
+            extra = 2 * (even_before[level] - base)
+            if extra > slack:
+                break
+            for j in range(start, level_end[level]):
+                if j in bad_i:
+                    continue
+                same = avoid and unit_i == unit[j]
+                if same and extra + same_extra > slack:
+                    continue
+                gap = abs(cf_i - cf[j])
+                if surplus is not None and gap + surplus.rest(i, j, same) > gap_room:
+                    continue
+                kept.append((i, j, gap + (big_a if same else 0)))
+            start = level_end[level]
+            level += 1
+    return kept
+
+
+class _SurplusBound:
+    """Lower bound of the gap of a pairing of V − {i, j} with at most s_lb − [same] same-unit
+    meetings, for every edge (i, j) in O(1) after O(levels) set-up.
+
+    Cut c is crossed by x_c tables, x_c ≡ (pairs above c) mod 2, and by at least
+    2a − N − 2s tables, a the pairs of the largest unit above c and N all pairs above c (each of
+    them meets a pair of another unit above, or one of its own — at most 2s pairs in s
+    meetings — or crosses); the same below. So the gap is at least Σ_c d_c · x_c with x_c the
+    least count of the right parity above both bounds. Removing i and j changes the counts above
+    and below each cut by a pattern that depends only on where the cut lies (above i, between,
+    below j) and on whether i and j belong to the largest unit: prefix sums per pattern.
+    """
+
+    def __init__(self, problem: _Problem, major: int, s_lb: int) -> None:
+        nlev = len(problem.level_cf)
+        ncut = max(nlev - 1, 0)
+        above_n = [0] * ncut
+        above_a = [0] * ncut
+        total_n = problem.n
+        total_a = sum(1 for u in problem.unit if u == major)
+        count_n = count_a = 0
+        level_n = list(problem.sizes)
+        level_a = [0] * nlev
+        for k, u in enumerate(problem.unit):
+            if u == major:
+                level_a[problem.lvl[k]] += 1
+        for c in range(ncut):
+            count_n += level_n[c]
+            count_a += level_a[c]
+            above_n[c] = count_n
+            above_a[c] = count_a
+        dist = [abs(problem.level_cf[c + 1] - problem.level_cf[c]) for c in range(ncut)]
+
+        def term(c: int, rn: int, ra: int, bn: int, ba: int, s: int) -> int:
+            # rn/ra: removed pairs (all / of the largest unit) above the cut; bn/ba: below.
+            n_up = above_n[c] - rn
+            a_up = above_a[c] - ra
+            n_dn = total_n - above_n[c] - bn
+            a_dn = total_a - above_a[c] - ba
+            x = max(0, 2 * a_up - n_up - 2 * s, 2 * a_dn - n_dn - 2 * s)
+            parity = n_up % 2
+            if x < parity:
+                x = parity
+            elif (x - parity) % 2:
+                x += 1
+            return dist[c] * x
+
+        self.s_lb = s_lb
+        # prefix[key][c] = Σ_{c' < c} term under pattern ``key``.
+        self.prefix: dict[tuple[str | int, ...], list[int]] = {}
+        for s in {s_lb, max(s_lb - 1, 0)}:
+            for ia in (0, 1):
+                for ja in (0, 1):
+                    patterns = {
+                        ("dn", ia + ja, s): (0, 0, 2, ia + ja),  # cut above both: both below
+                        ("mid", ia, ja, s): (1, ia, 1, ja),  # i above, j below
+                        ("up", ia + ja, s): (2, ia + ja, 0, 0),  # cut below both
+                    }
+                    for key, (rn, ra, bn, ba) in patterns.items():
+                        if key in self.prefix:
+                            continue
+                        acc = [0] * (ncut + 1)
+                        for c in range(ncut):
+                            acc[c + 1] = acc[c] + term(c, rn, ra, bn, ba, s)
+                        self.prefix[key] = acc
+        self.major = major
+        self.unit = problem.unit
+        self.lvl = problem.lvl
+        self.ncut = ncut
+
+    def rest(self, i: int, j: int, same: bool) -> int:
+        """Lower bound of the gap of the rest of a pairing using the edge (i, j), i < j."""
+        if same and self.s_lb == 0:
+            return _BIG_GAP  # s(M) ≥ 1 > s_lb: more than the upper bound
+        s = self.s_lb - (1 if same else 0)
+        ia = 1 if self.unit[i] == self.major else 0
+        ja = 1 if self.unit[j] == self.major else 0
+        li, lj = self.lvl[i], self.lvl[j]
+        dn = self.prefix[("dn", ia + ja, s)]
+        mid = self.prefix[("mid", ia, ja, s)]
+        up = self.prefix[("up", ia + ja, s)]
+        # Cuts c < li lie above both (both removed pairs are below them), li ≤ c < lj between,
+        # c ≥ lj below both.
+        return dn[li] + (mid[lj] - mid[li]) + (up[self.ncut] - up[lj])
+
+
+_BIG_GAP = 1 << 62
