@@ -1,4 +1,6 @@
-"""TODO docstring (scoring/once.py)."""
+"""One-time keys: every form that creates something carries a key drawn when the page was
+rendered; a repeat or a concurrent duplicate gets the first result back, never a second row
+(``UsedKey``, unique, written in the same transaction as the row it guards)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""TODO docstring (scoring/penalty_records.py)."""
+"""Who may impose which penalty (RULES.md §3 "Who may impose what", ``RuleSet.may_impose``),
+checked in the services for every path; and withdrawing a penalty record — never deleting it —
+with a reason, audited."""
 
 from __future__ import annotations
 

@@ -1,4 +1,22 @@
-"""TODO docstring (scoring/services_rest.py)."""
+"""Result services: enter and undo events, lateness, forfeit/判负, confirm, correct, and the
+standings from confirmed results (penalties: ``scoring.penalties``; who may impose what:
+``scoring.penalty_records``; one-time keys: ``scoring.once``).
+
+May touch: ``tournaments.models.Table`` (its result fields), ``scoring`` models, ``Pair.status`` (a
+disqualification), ``Tournament.results_version`` (read by the standings cache), and the pure core
+(``scoring.engine``, ``scoring.standings``). Never re-pairs a round (RULES.md §5).
+
+Concurrency (STYLE.md): every write runs in ``transaction.atomic()``, locks the table row with
+``select_for_update()`` first, checks the caller's ``expected_version`` and finishes with a
+compare-and-swap ``filter(pk=, version=v).update(version=F("version") + 1, …)``; a row count
+other than 1 raises ``ConflictError`` and the transaction rolls back, so nothing half-written
+stays. The CAS is what protects SQLite (no row locks; writers are serialised by its IMMEDIATE
+transactions) and anybody holding a stale page. ``TableEvent``'s unique (table, position) is the
+last line of defence against a doubled event.
+
+Every change of a result after it was entered (undo, an added event, start/end changes on an
+entered table), every confirmation and every correction writes an ``AuditEntry``.
+"""
 
 from __future__ import annotations
 

@@ -61,15 +61,38 @@ seen only whole numbers and one that has seen a fraction agree on every whole to
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby, repeat
-from operator import add, attrgetter, eq, is_, itemgetter, lshift, or_, sub, xor
-from typing import Any, NamedTuple, cast
+from operator import add, eq, is_, itemgetter, sub
+from typing import Any, cast
 
-from rules.errors import GuandanError
-from rules.ruleset import TIEBREAK_PRESETS
+from scoring.criteria import (
+    CRITERIA,
+    KINDS,
+    PRESETS,
+    RESULTS,
+    Criterion,
+    Deduction,
+    Outcome,
+    StandingRow,
+    StandingsError,
+    StandingsUsageError,
+    _pair_of,
+    _round_of,
+    _rounded,
+    lot_number,
+    resolve_criteria,
+)
+from scoring.ranking import (
+    HEAD_TO_HEAD,
+    MiniLeague,
+    RankColumn,
+    Ranking,
+    _MiniLeague,
+    _rank,
+    rank_entrants,
+)
 
 __all__ = [
     "CRITERIA",
@@ -100,359 +123,8 @@ __all__ = [
     "state_after",
 ]
 
-KINDS = frozenset({"played", "forfeit", "bye"})
-RESULTS = frozenset({"win", "draw", "loss"})
-
-# Totals are rounded to this many decimals before they are compared or shown, so that fractional
-# match points (e.g. 0.5) cannot make two equal totals differ by a rounding error.
-_DECIMALS = 9
-
-
-class StandingsError(GuandanError, ValueError):
-    """Bad input to the standings. ``code`` is stable; ``params`` name what was wrong."""
-
-
-class StandingsUsageError(ValueError):
-    """A caller broke the contract of ``advance`` or ``rank_entrants`` (``wrong_round``,
-    ``bad_columns``, ``no_total_order``): a bug in the calling code, never something a user can
-    fix, so not a ``GuandanError`` (rules/errors.py, STYLE.md "Errors"). ``code`` says which."""
-
-    def __init__(self, code: str, /, **params: object) -> None:
-        self.code = code
-        self.params = params
-        detail = ", ".join(f"{key}={value!r}" for key, value in params.items())
-        super().__init__(code + (f" ({detail})" if detail else ""))
-
-
-class Outcome(NamedTuple):
-    """One pair's view of one round (a played match, a forfeit either way, or a bye).
-
-    A NamedTuple (immutable) because the engine builds two per match for every refresh."""
-
-    round: int
-    pair: int
-    opponent: int | None  # None for a bye
-    kind: str  # "played" | "forfeit" | "bye"
-    result: str  # "win" | "draw" | "loss"
-    cf: float  # 场分 earned this round
-    jcf: float  # 级差分 earned this round
-    level_difference: int  # signed 级差 from this pair's view; 0 for byes and forfeits
-    upgrades: int  # 升级数: levels climbed in this match; 0 for byes and forfeits
-
-
-@dataclass(frozen=True, slots=True)
-class Deduction:
-    """级差分扣分 (RULES.md §3): ``jcf`` (≥ 0) comes off the pair's tournament total of JCF.
-
-    ``round`` None means it counts in every standings, including those after round 0.
-    """
-
-    round: int | None
-    pair: int
-    jcf: float
-
-
-@dataclass(frozen=True, slots=True)
-class Criterion:
-    """One tiebreak criterion: a key and which way is better (its labels, for pages and
-    documents, are ``tournaments.wording.CRITERIA``, keyed by the same keys).
-
-    ``attribute`` names the ``StandingRow`` field that shows its value (None for ``head_to_head``
-    and ``lot``, which are relations rather than numbers on the row).
-    """
-
-    key: str
-    higher_is_better: bool
-    attribute: str | None
-
-
-CRITERIA: dict[str, Criterion] = {
-    c.key: c
-    for c in (
-        Criterion("cf", True, "cf"),  # 场分
-        Criterion("jcf", True, "jcf"),  # 级差分
-        Criterion("head_to_head", True, None),  # 相互间胜负
-        Criterion("wins", True, "wins"),  # 胜场数
-        Criterion("draws", True, "draws"),  # 平场数
-        Criterion("level_difference", True, "level_difference"),  # 总级差
-        Criterion("opponents_cf", True, "opponents_cf"),  # 对手分
-        # Lower is better: rank 1 is the best rank.
-        Criterion("previous_rank", False, "previous_rank"),  # 上轮名次
-        Criterion("progressive", True, "progressive"),  # (去首)累进分
-        Criterion("upgrades", True, "upgrades"),  # 升级数
-        Criterion("lot", False, None),  # 抽签
-    )
-}
-# TOURNAMENT_FILE.md "Criterion keys": cf is implied first and lot is implied last. One source
-# for the presets: the settings (rules.ruleset) and the ranking must never disagree.
-PRESETS: dict[str, tuple[str, ...]] = TIEBREAK_PRESETS
-
-
-@dataclass(frozen=True, slots=True)
-class StandingRow:
-    """One pair's line in the standings after a round. ``jcf`` is after deductions;
-    ``deductions`` is the JCF taken off (≥ 0). ``decided_by`` is the criterion key that put this
-    row below the row above (None for rank 1)."""
-
-    rank: int
-    pair: int
-    cf: float
-    jcf: float
-    wins: int
-    draws: int
-    losses: int
-    level_difference: int
-    opponents_cf: float
-    upgrades: int
-    progressive: float
-    deductions: float
-    previous_rank: int | None
-    decided_by: str | None
-
-
-def resolve_criteria(criteria: str | Sequence[str]) -> tuple[str, ...]:
-    """The full ordered list of criterion keys: ``cf`` first, the given ones, ``lot`` last.
-
-    ``criteria`` is a preset name or a sequence of keys; an explicit leading ``cf`` and trailing
-    ``lot`` are accepted. Raises ``StandingsError`` for an unknown preset or key, a repeated key,
-    ``cf`` anywhere but first or ``lot`` anywhere but last (TOURNAMENT_FILE.md).
-    """
-    if isinstance(criteria, str):
-        if criteria not in PRESETS:
-            raise StandingsError("unknown_preset", preset=criteria)
-        criteria = PRESETS[criteria]
-    keys = list(criteria)
-    for key in keys:
-        if key not in CRITERIA:
-            raise StandingsError("unknown_criterion", criterion=key)
-    if len(set(keys)) != len(keys):
-        raise StandingsError("repeated_criterion", criteria=tuple(keys))
-    if "cf" in keys[1:]:
-        raise StandingsError("cf_not_first", criteria=tuple(keys))
-    if "lot" in keys[:-1]:
-        raise StandingsError("lot_not_last", criteria=tuple(keys))
-    if not keys or keys[0] != "cf":
-        keys.insert(0, "cf")
-    if keys[-1] != "lot":
-        keys.append("lot")
-    return tuple(keys)
-
-
-def lot_number(seed: int, pair: int) -> int:
-    """The number the pair draws in the drawing of lots (lower ranks first).
-
-    A 64-bit BLAKE2b digest of ``"seed:pair"``: reproducible from the recorded seed, and the same
-    whatever the input order or the other pairs (RULES.md §4: a seeded, recorded random order).
-    """
-    digest = hashlib.blake2b(f"{seed}:{pair}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
-
 
 # -- the ranking alone: any entrants, any criteria ----------------------------------------------
-
-HEAD_TO_HEAD = "head_to_head"
-
-# Head-to-head as the ranking sees it: the mini-league points (higher is better) of every member of
-# a tie group, or None when it does not apply to that group (some members did not meet).
-MiniLeague = Callable[[Sequence[int]], Mapping[int, float] | None]
-
-
-class RankColumn(NamedTuple):
-    """One criterion as the ranking sees it: its key, one value per entrant (numbers, or any
-    values that hash and order consistently) and which way is better. ``values`` is None for
-    head-to-head, which is a relation between entrants rather than a number of each."""
-
-    key: str
-    values: Sequence[float] | None
-    higher_is_better: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Ranking:
-    """A total order of entrants 0…n-1: ``order`` best first, ``decided_by[k]`` the criterion that
-    put ``order[k]`` below ``order[k - 1]`` (None for the first), ``ranks[i]`` entrant i's rank."""
-
-    order: tuple[int, ...]
-    decided_by: tuple[str | None, ...]
-    ranks: tuple[int, ...]
-
-
-def rank_entrants(columns: Sequence[RankColumn], mini_league: MiniLeague | None = None) -> Ranking:
-    """Rank entrants 0…n-1 by ordered criteria (RULES.md §4).
-
-    ``columns`` are the criteria in order. The one with key ``head_to_head`` (values None) needs
-    ``mini_league``: it receives a tie group (entrants equal on every column before it) and
-    returns each member's mini-league points, or None when head-to-head does not apply to that
-    group. The last column must tell every entrant apart (the drawing of lots); otherwise
-    ``StandingsUsageError("no_total_order")``. Nothing here knows what an entrant is: pair, team and
-    group standings share it.
-
-    How: each column becomes small whole numbers (its values' places, best first) and the
-    columns one sort key per entrant, each column a fixed field of bits, most significant first.
-    One sort of whole numbers orders everyone; the first criterion on which two neighbours differ
-    is the field holding the highest bit in which their keys differ, so ``decided_by`` needs no
-    comparison column by column. Head-to-head then works only inside the tie groups that reach
-    it (``_head_to_head``).
-    """
-    return _rank(columns, mini_league, None)
-
-
-def _rank(
-    columns: Sequence[RankColumn],
-    mini_league: MiniLeague | None,
-    last_order: Sequence[int] | None,
-) -> Ranking:
-    """``rank_entrants``; ``last_order``, when given, is every entrant sorted by the last column
-    (which must then tell them all apart): the drawing of lots, the same every round, kept by
-    ``StandingsSetup``. The last column then stays out of the key: a stable sort from that order
-    leaves entrants with equal keys in it, and equal keys mean the lot decided."""
-    numeric = [c for c in columns if c.values is not None]
-    h2h_at = next((k for k, c in enumerate(columns) if c.values is None), None)
-    if (
-        not numeric
-        or len(numeric) + 1 < len(columns)
-        or (h2h_at is not None and (h2h_at == len(columns) - 1 or mini_league is None))
-    ):
-        raise StandingsUsageError("bad_columns", criteria=tuple(c.key for c in columns))
-    values = [c.values for c in numeric if c.values is not None]
-    n = len(values[0])
-    if any(len(column) != n for column in values):
-        raise StandingsUsageError("bad_columns", criteria=tuple(c.key for c in columns))
-    if n == 0:
-        return Ranking((), (), ())
-    if n == 1:
-        return Ranking((0,), (None,), (1,))
-
-    # The sort key: column k's places shifted into its own field of bits. bit_column[b] is the
-    # column whose field holds bit b - 1 (bit_column[0]: keys equal, no column separates).
-    key: list[int] = []
-    bit_column: list[int] = []
-    keyed = numeric if last_order is None else numeric[:-1]
-    for k, column in enumerate(keyed):
-        assert column.values is not None
-        places, width = _places(column.values, column.higher_is_better)
-        if not key:
-            key = places
-        elif width:
-            key = list(map(or_, map(lshift, key, repeat(width, n)), places))
-        bit_column[:0] = [k] * width
-    if not key:
-        key = [0] * n
-    bit_column.insert(0, _TIED if last_order is None else len(numeric) - 1)
-
-    order = sorted(range(n) if last_order is None else last_order, key=key.__getitem__)
-    ranked = itemgetter(*order)(key)
-    decided = list(map(bit_column.__getitem__, map(_bit_length, map(xor, ranked, ranked[1:]))))
-    if _TIED in decided:
-        raise StandingsUsageError("no_total_order", criterion=numeric[-1].key)
-
-    names = [c.key for c in numeric]
-    if h2h_at is not None:
-        assert mini_league is not None
-        # Neighbours equal on every column before head-to-head (positions p: rows p and p+1).
-        tied = [p for p, d in enumerate(decided) if d >= h2h_at]
-        if tied:
-            _head_to_head(order, decided, tied, key, bit_column, len(names), mini_league)
-        names.append(HEAD_TO_HEAD)  # decided == len(names) before the append: head-to-head
-    ranks = [0] * n
-    for position, i in enumerate(order, start=1):
-        ranks[i] = position
-    decided_by: tuple[str | None, ...] = (None, *map(names.__getitem__, decided))
-    return Ranking(tuple(order), decided_by, tuple(ranks))
-
-
-_TIED = -1
-_bit_length = int.bit_length
-
-
-def _places(values: Sequence[float], higher_is_better: bool) -> tuple[list[int], int]:
-    """Each value's place among the column's distinct values (0 = best) and the bits it needs.
-
-    Whole numbers in a narrow range are placed by their distance from the best (no sort of the
-    distinct values; ranks and the drawing of lots are such columns); anything else by a sort of
-    its distinct values. Equal values (2 and 2.0 too) get equal places."""
-    n = len(values)
-    distinct = set(values)
-    if all(map(isinstance, distinct, repeat(int))):
-        lo, hi = min(distinct), max(distinct)
-        span = int(hi - lo)
-        if span <= 4 * len(distinct) + 64:
-            if higher_is_better:
-                return list(map(sub, repeat(hi, n), values)), span.bit_length()
-            if lo == 0:
-                return list(values), span.bit_length()  # type: ignore[arg-type]
-            return list(map(sub, values, repeat(lo, n))), span.bit_length()
-    ordered = sorted(distinct, reverse=higher_is_better)
-    place = {value: k for k, value in enumerate(ordered)}
-    return list(map(place.__getitem__, values)), (len(ordered) - 1).bit_length()
-
-
-def _head_to_head(
-    order: list[int],
-    decided: list[int],
-    tied: list[int],
-    key: list[int],
-    bit_column: list[int],
-    h2h_mark: int,
-    mini_league: MiniLeague,
-) -> None:
-    """Apply head-to-head inside every tie group that reaches it, in place.
-
-    ``tied`` lists the neighbour positions p (rows p and p+1) equal on every column before
-    head-to-head, ascending; consecutive ones make a tie group, already ordered by the columns
-    after it. A group that head-to-head separates is re-ordered by (mini-league key, current
-    position); its first row keeps the boundary it had (the row above differs on an earlier
-    column whichever member comes first), the rows inside get head-to-head (``h2h_mark``) or the
-    first later column that differs.
-    """
-    start = 0
-    while start < len(tied):
-        end = start
-        while end + 1 < len(tied) and tied[end + 1] == tied[end] + 1:
-            end += 1
-        first, last = tied[start], tied[end] + 1  # the group is order[first : last + 1]
-        start = end + 1
-        members = order[first : last + 1]
-        h2h = _mini_league_keys(members, mini_league)
-        if h2h is None:
-            continue
-        position = {i: p for p, i in enumerate(members)}
-        members.sort(key=lambda i: (h2h[i], position[i]))
-        order[first : last + 1] = members
-        for p in range(first, last):
-            above, below = order[p], order[p + 1]
-            if h2h[above] != h2h[below]:
-                decided[p] = h2h_mark
-            else:
-                decided[p] = bit_column[(key[above] ^ key[below]).bit_length()]
-
-
-def _mini_league_keys(
-    group: Sequence[int], mini_league: MiniLeague
-) -> dict[int, tuple[float, ...]] | None:
-    """Head-to-head's sort key for every member of a tie group (smaller is better), or None when
-    it separates nobody. A sub-group level on points is itself a tie group, so head-to-head is
-    applied again inside it (a work list, not recursion); each application that separates adds
-    one element (minus the points) to its members' keys."""
-    keys: dict[int, tuple[float, ...]] = dict.fromkeys(group, ())
-    separated = False
-    work: list[Sequence[int]] = [group]
-    while work:
-        members = work.pop()
-        points = mini_league(members)
-        if points is None:
-            continue
-        levels = set(map(points.__getitem__, members))
-        if len(levels) == 1:
-            continue
-        separated = True
-        for i in members:
-            keys[i] = (*keys[i], -points[i])
-        for level in levels:
-            part = [i for i in members if points[i] == level]
-            if len(part) > 1:
-                work.append(part)
-    return keys if separated else None
 
 
 # -- the standings of pairs: figures by round, frozen states -----------------------------------
@@ -1008,50 +680,6 @@ def _opponents_cf(
         return (0,) * n
     of = [*cf, 0].__getitem__
     return tuple(map(_rounded, map(sum, zip(*[map(of, c) for c in opponents], strict=True))))
-
-
-class _MiniLeague:
-    """RULES.md §4 head-to-head for pairs: the CF each member of a tie group earned against the
-    others, when every member met every other (for two pairs: they met)."""
-
-    __slots__ = ("exact", "opponents", "round_cf")
-
-    def __init__(
-        self,
-        opponents: tuple[tuple[int, ...], ...],
-        round_cf: tuple[tuple[float, ...], ...],
-        exact: bool,
-    ) -> None:
-        self.opponents = opponents
-        self.round_cf = round_cf
-        self.exact = exact
-
-    def points(self, group: Sequence[int]) -> dict[int, float] | None:
-        need = len(group) - 1
-        if need > len(self.opponents):  # one opponent a round: cannot have met them all
-            return None
-        members = set(group)
-        points: dict[int, float] = {}
-        for i in group:
-            met: set[int] = set()
-            total = 0.0
-            for opponent, cf in zip(self.opponents, self.round_cf, strict=True):
-                j = opponent[i]
-                if j in members:  # a meeting in the group (index n, no opponent, never is)
-                    met.add(j)
-                    total += cf[i]
-            if len(met) != need:
-                return None
-            points[i] = total if self.exact else _rounded(total)
-        return points
-
-
-def _rounded(value: float) -> float:
-    return round(value, _DECIMALS)
-
-
-_round_of = attrgetter("round")
-_pair_of = attrgetter("pair")
 
 
 def _reject(bucket: Sequence[Outcome], index: Mapping[int | None, int]) -> None:
