@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rules.events import Side
 from rules.levels import LOWEST
@@ -105,3 +105,17 @@ def tokens_by_table(events: QuerySet[TableEvent]) -> dict[int, list[str]]:
     for table_id, token in rows:
         tokens.setdefault(table_id, []).append(token)
     return tokens
+
+
+def snapshot(table: Table, tokens: Sequence[str]) -> dict[str, Any]:
+    """A table's facts as the audit log keeps them (``before`` / ``after``)."""
+    end = None
+    if table.end_kind:
+        end = {table.end_kind: table.end_side.lower()}
+    return {
+        "start": {"ns": table.start_ns, "ew": table.start_ew},
+        "deals": list(tokens),
+        "end": end,
+        "status": table.entry_status,
+        "version": table.version,
+    }

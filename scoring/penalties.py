@@ -21,11 +21,12 @@ from django.db.models import Count, Q
 
 from rules.events import Side, parse_event
 from scoring.facts import (
+    snapshot,
     start_of,
     table_tokens,
 )
 from scoring.penalty_records import require_authority
-from scoring.services import TableAt, _lock_table, _snapshot, correct_result, enter_event, set_end
+from scoring.services import TableAt, _lock_table, correct_result, enter_event, set_end
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.services import account, audit, bump_results_version
@@ -304,7 +305,7 @@ def apply_penalty_loss(
                 reason or Penalty.Kind.PENALTY_LOSS.label,
                 expected_version,
             )
-        before = _snapshot(locked, tokens)
+        before = snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         changed = set_end(locked, Table.EndKind.PENALTY_LOSS, side, user, expected_version)
         if not was_entered:  # set_end audits a change of a submitted sheet itself
@@ -314,7 +315,7 @@ def apply_penalty_loss(
                 user,
                 table=changed,
                 before=before,
-                after=_snapshot(changed, tokens),
+                after=snapshot(changed, tokens),
                 reason=reason,
             )
     return changed

@@ -1,6 +1,7 @@
 """Result services: enter and undo events, lateness, forfeit/判负, confirm, correct, and the
 standings from confirmed results (penalties: ``scoring.penalties``; who may impose what:
-``scoring.penalty_records``; one-time keys: ``scoring.once``).
+``scoring.penalty_records``; one-time keys: ``scoring.once``; the two-party rule:
+``scoring.parties``).
 
 May touch: ``tournaments.models.Table`` (its result fields), ``scoring`` models, ``Pair.status`` (a
 disqualification), ``Tournament.results_version`` (read by the standings cache), and the pure core
@@ -20,7 +21,6 @@ entered table), every confirmation and every correction writes an ``AuditEntry``
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,10 +38,19 @@ from scoring.facts import (
     MatchFacts,
     end_of,
     score_table,
+    snapshot,
     start_of,
     table_facts,
     table_tokens,
     tokens_by_table,
+)
+from scoring.parties import (
+    _check_table_party,
+    _entering_pairs,
+    _own_pair,
+    _pair_of_code,
+    _referee_submitted,
+    _sign,
 )
 from scoring.penalty_records import (
     _check_event_authority,
@@ -87,19 +96,6 @@ def table_for_entry_token(token: str) -> Table:
     if table is None or table.round.status != Round.Status.PUBLISHED:
         raise ServiceError("bad_entry_link")
     return table
-
-
-def _snapshot(table: Table, tokens: Sequence[str]) -> dict[str, Any]:
-    end = None
-    if table.end_kind:
-        end = {table.end_kind: table.end_side.lower()}
-    return {
-        "start": {"ns": table.start_ns, "ew": table.start_ew},
-        "deals": list(tokens),
-        "end": end,
-        "status": table.entry_status,
-        "version": table.version,
-    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -240,7 +236,7 @@ def enter_event(
         new_tokens = [*tokens, event.token]
         rules = locked.round.tournament.rules
         _score(rules, facts.with_tokens(new_tokens), complete=False)
-        before = _snapshot(locked, tokens)
+        before = snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         TableEvent.objects.create(
             table=locked,
@@ -260,7 +256,7 @@ def enter_event(
                 user,
                 table=locked,
                 before=before,
-                after=_snapshot(locked, new_tokens),
+                after=snapshot(locked, new_tokens),
                 via=via,
             )
     return locked
@@ -290,7 +286,7 @@ def undo_last_event(
             raise ServiceError("no_events")
         last = parse_event(tokens[-1], len(tokens) - 1)
         _check_event_authority(locked, last, user, via)
-        before = _snapshot(locked, tokens)
+        before = snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         TableEvent.objects.filter(table=locked, position=len(tokens) - 1).delete()
         if last.kind is EventKind.FOUL:
@@ -304,7 +300,7 @@ def undo_last_event(
                 user,
                 table=locked,
                 before=before,
-                after=_snapshot(locked, tokens[:-1]),
+                after=snapshot(locked, tokens[:-1]),
                 via=via,
             )
     return locked
@@ -397,7 +393,7 @@ def _change_start_or_end(
         start = facts.start if start is _UNCHANGED else start
         end = facts.end if end is _UNCHANGED else end
         _score(rules, MatchFacts(start, end, tokens), complete=False)
-        before = _snapshot(locked, tokens)
+        before = snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         fields = dict(fields)
         if account(user) is not None:
@@ -412,7 +408,7 @@ def _change_start_or_end(
                 user,
                 table=locked,
                 before=before,
-                after=_snapshot(locked, tokens),
+                after=snapshot(locked, tokens),
             )
     return locked
 
@@ -443,7 +439,7 @@ def mark_entered(
         facts = table_facts(locked)
         tokens = facts.tokens
         _score(rules, facts, complete=True)
-        before = _snapshot(locked, tokens)
+        before = snapshot(locked, tokens)
         fields: dict[str, Any] = {
             "entry_status": Table.EntryStatus.ENTERED,
             "entered_at": timezone.now(),
@@ -471,7 +467,7 @@ def _confirm(locked: Table, user: Any, via: str, pair: Pair | None = None) -> No
     tokens = facts.tokens
     rules = locked.round.tournament.rules
     _score(rules, facts, complete=True)
-    before = _snapshot(locked, tokens)
+    before = snapshot(locked, tokens)
     _cas(
         locked,
         entry_status=Table.EntryStatus.CONFIRMED,
@@ -519,120 +515,6 @@ def confirm_table_by_pair_code(
             raise ServiceError("same_person")
         _confirm(locked, user, Via.TABLE, pair)
     return locked
-
-
-# --------------------------------------------------------------------------------------------
-# Two parties behind every result (RULES.md §7)
-
-
-def _pair_of_code(locked: Table, code: str) -> Pair:
-    """The table's pair whose code this is (compared in constant time), else ``bad_pair_code``."""
-    given = (code or "").strip().upper().encode()
-    found = None
-    for pair in (locked.ns, locked.ew):
-        if pair is not None and secrets.compare_digest(given, pair.code.upper().encode()):
-            found = pair
-    if found is None or not given:
-        raise ServiceError("bad_pair_code")
-    return found
-
-
-def pair_for_code(table: Table, code: str) -> Pair:
-    """Which of the table's pairs is entering at the table link: the one whose code this is.
-
-    The link's page asks for it once (the first code typed when the page is opened); the
-    views keep the answer in the session and pass it as ``pair`` to every table-side write."""
-    if table.is_bye:
-        raise ServiceError("table_is_bye")
-    return _pair_of_code(table, code)
-
-
-def _referee_submitted(locked: Table) -> bool:
-    return Signoff.objects.filter(table=locked, step=Signoff.Step.SUBMIT, via=Via.REFEREE).exists()
-
-
-def _own_pair(locked: Table, pair: Pair | int | None) -> Pair | None:
-    """The table's own pair for ``pair`` (an instance or an id, as the link's session keeps
-    it), or None when it is neither of the table's pairs."""
-    pk = pair.pk if isinstance(pair, Pair) else pair
-    if pk is not None and pk == locked.ns_id:
-        return locked.ns
-    if pk is not None and pk == locked.ew_id:
-        return locked.ew
-    return None
-
-
-def _check_table_party(locked: Table, via: str, pair: Pair | None) -> None:
-    """A write through the table link needs the pair that proved itself with its code, and the
-    link is read-only once a referee has submitted the sheet."""
-    if via != Via.TABLE:
-        return
-    if pair is None or pair.pk not in (locked.ns_id, locked.ew_id):
-        raise ServiceError("pair_code_required")
-    if _referee_submitted(locked):
-        raise ServiceError("table_link_read_only")
-
-
-def _entering_pairs(locked: Table) -> set[int | None]:
-    """The pairs that entered the table's events at the link or submitted its sheet there
-    (``None`` when an event came through the link without a proven pair: nobody can then
-    confirm at the table)."""
-    pairs = set(
-        TableEvent.objects.filter(table=locked, entered_via=Via.TABLE).values_list(
-            "entered_pair_id", flat=True
-        )
-    )
-    last = (
-        Signoff.objects.filter(table=locked, step=Signoff.Step.SUBMIT)
-        .order_by("-created_at", "-pk")
-        .first()
-    )
-    if last is not None and last.via == Via.TABLE:
-        pairs.add(last.pair_id)
-    if None in pairs:
-        pairs.update((locked.ns_id, locked.ew_id))
-    return pairs
-
-
-def _party(user: Any, pair: Pair | None, locked: Table) -> dict[str, Any] | None:
-    if pair is None:
-        return None
-    side = "NS" if pair.pk == locked.ns_id else "EW"
-    return {"pair": pair.number, "side": side}
-
-
-def _sign(
-    locked: Table,
-    step: str,
-    via: str,
-    user: Any,
-    pair: Pair | None,
-    before: dict[str, Any],
-    tokens: Sequence[str],
-) -> None:
-    """Record who submitted or confirmed (an account or a pair) and how, and audit it."""
-    Signoff.objects.create(
-        table=locked, step=step, via=via, user=account(user), pair=pair,
-        version=locked.version,
-    )  # fmt: skip
-    after = _snapshot(locked, tokens)
-    party = _party(user, pair, locked)
-    if party is not None:
-        after["by_pair"] = party
-    action = (
-        AuditEntry.Action.CONFIRM
-        if step == Signoff.Step.CONFIRM
-        else AuditEntry.Action.MARK_ENTERED
-    )
-    audit(
-        locked.round.tournament_id,
-        action,
-        user,
-        table=locked,
-        before=before,
-        after=after,
-        via=via if party is None else f"{via}:{party['side']}",
-    )
 
 
 def _as_start(start: Start | tuple[int, int] | dict[str, int] | None) -> Start:
@@ -693,7 +575,7 @@ def correct_result(
                 raise from_rule_error(exc) from exc
         rules = locked.round.tournament.rules
         _score(rules, MatchFacts(new_start, new_end, tuple(events)), complete=True)
-        before = _snapshot(locked, table_tokens(locked))
+        before = snapshot(locked, table_tokens(locked))
         TableEvent.objects.filter(table=locked).delete()
         TableEvent.objects.bulk_create(
             TableEvent(
@@ -718,7 +600,7 @@ def correct_result(
             user,
             table=locked,
             before=before,
-            after=_snapshot(locked, events),
+            after=snapshot(locked, events),
             reason=reason.strip(),
         )
         bump_results_version(locked.round.tournament_id)

@@ -330,7 +330,7 @@ def table_status(
 
 
 def describe_snapshot(snapshot: Any) -> str:
-    """An audit entry's before/after (``scoring.services._snapshot``) in one short line."""
+    """An audit entry's before/after (``scoring.facts.snapshot``) in one short line."""
     if not isinstance(snapshot, dict):
         return "" if snapshot is None else str(snapshot)
     parts = []

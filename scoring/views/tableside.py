@@ -32,12 +32,12 @@ from scoring.forms import (
 )
 from scoring.models import Signoff, TableEvent, Via
 from scoring.once import new_once_key
+from scoring.parties import pair_for_code
 from scoring.services import (
     TableAt,
     confirm_table_by_pair_code,
     enter_event,
     mark_entered,
-    pair_for_code,
     undo_last_event,
 )
 from scoring.sheet import tap_grid

@@ -1,0 +1,130 @@
+"""Two parties behind every result (RULES.md §7): at the table link the entering pair proves
+itself with its own code and the other pair confirms with its own; a logged-in user acting
+through the link is an enterer; once a referee has submitted the sheet the link is read-only.
+Every submission and confirmation is signed (``Signoff``: step, how, user or pair)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from scoring.facts import snapshot
+from tournaments.errors import ServiceError
+from tournaments.models import AuditEntry, Pair, Table
+from tournaments.services import account, audit
+
+from .models import Signoff, TableEvent, Via
+
+# --------------------------------------------------------------------------------------------
+# Two parties behind every result (RULES.md §7)
+
+
+def _pair_of_code(locked: Table, code: str) -> Pair:
+    """The table's pair whose code this is (compared in constant time), else ``bad_pair_code``."""
+    given = (code or "").strip().upper().encode()
+    found = None
+    for pair in (locked.ns, locked.ew):
+        if pair is not None and secrets.compare_digest(given, pair.code.upper().encode()):
+            found = pair
+    if found is None or not given:
+        raise ServiceError("bad_pair_code")
+    return found
+
+
+def pair_for_code(table: Table, code: str) -> Pair:
+    """Which of the table's pairs is entering at the table link: the one whose code this is.
+
+    The link's page asks for it once (the first code typed when the page is opened); the
+    views keep the answer in the session and pass it as ``pair`` to every table-side write."""
+    if table.is_bye:
+        raise ServiceError("table_is_bye")
+    return _pair_of_code(table, code)
+
+
+def _referee_submitted(locked: Table) -> bool:
+    return Signoff.objects.filter(table=locked, step=Signoff.Step.SUBMIT, via=Via.REFEREE).exists()
+
+
+def _own_pair(locked: Table, pair: Pair | int | None) -> Pair | None:
+    """The table's own pair for ``pair`` (an instance or an id, as the link's session keeps
+    it), or None when it is neither of the table's pairs."""
+    pk = pair.pk if isinstance(pair, Pair) else pair
+    if pk is not None and pk == locked.ns_id:
+        return locked.ns
+    if pk is not None and pk == locked.ew_id:
+        return locked.ew
+    return None
+
+
+def _check_table_party(locked: Table, via: str, pair: Pair | None) -> None:
+    """A write through the table link needs the pair that proved itself with its code, and the
+    link is read-only once a referee has submitted the sheet."""
+    if via != Via.TABLE:
+        return
+    if pair is None or pair.pk not in (locked.ns_id, locked.ew_id):
+        raise ServiceError("pair_code_required")
+    if _referee_submitted(locked):
+        raise ServiceError("table_link_read_only")
+
+
+def _entering_pairs(locked: Table) -> set[int | None]:
+    """The pairs that entered the table's events at the link or submitted its sheet there
+    (``None`` when an event came through the link without a proven pair: nobody can then
+    confirm at the table)."""
+    pairs = set(
+        TableEvent.objects.filter(table=locked, entered_via=Via.TABLE).values_list(
+            "entered_pair_id", flat=True
+        )
+    )
+    last = (
+        Signoff.objects.filter(table=locked, step=Signoff.Step.SUBMIT)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if last is not None and last.via == Via.TABLE:
+        pairs.add(last.pair_id)
+    if None in pairs:
+        pairs.update((locked.ns_id, locked.ew_id))
+    return pairs
+
+
+def _party(user: Any, pair: Pair | None, locked: Table) -> dict[str, Any] | None:
+    if pair is None:
+        return None
+    side = "NS" if pair.pk == locked.ns_id else "EW"
+    return {"pair": pair.number, "side": side}
+
+
+def _sign(
+    locked: Table,
+    step: str,
+    via: str,
+    user: Any,
+    pair: Pair | None,
+    before: dict[str, Any],
+    tokens: Sequence[str],
+) -> None:
+    """Record who submitted or confirmed (an account or a pair) and how, and audit it."""
+    Signoff.objects.create(
+        table=locked, step=step, via=via, user=account(user), pair=pair,
+        version=locked.version,
+    )  # fmt: skip
+    after = snapshot(locked, tokens)
+    party = _party(user, pair, locked)
+    if party is not None:
+        after["by_pair"] = party
+    action = (
+        AuditEntry.Action.CONFIRM
+        if step == Signoff.Step.CONFIRM
+        else AuditEntry.Action.MARK_ENTERED
+    )
+    audit(
+        locked.round.tournament_id,
+        action,
+        user,
+        table=locked,
+        before=before,
+        after=after,
+        via=via if party is None else f"{via}:{party['side']}",
+    )
