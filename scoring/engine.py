@@ -14,7 +14,7 @@ round's number is allowed when the levels are equal (RULES.md §2 "Level tie").
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -469,8 +469,3 @@ def bye_outcome(round_number: int, pair: int, rules: RuleSet) -> Outcome:
     """RULES.md §2 轮空: by default the same as a forfeit win (2 CF + the scale's 4-level win:
     17 on 26:0, 18 on 28)."""
     return Outcome(round_number, pair, None, "bye", "win", rules.bye.cf, rules.bye.jcf, 0, 0)
-
-
-def parse_events(tokens: Sequence[str]) -> tuple[Event, ...]:
-    """Parse a table's tokens, naming the first bad one (with its position)."""
-    return tuple(_as_event(token, position) for position, token in enumerate(tokens))

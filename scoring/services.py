@@ -78,26 +78,6 @@ def _score(rules: RuleSet, facts: MatchFacts, complete: bool) -> MatchResult:
         raise from_rule_error(exc) from exc
 
 
-def table_result(table: Table, tokens: Sequence[str] | None = None) -> MatchResult:
-    """The (possibly provisional) result of a match table, for score sheets and pages."""
-    if table.is_bye:
-        raise ServiceError("table_is_bye")
-    rules = table.round.tournament.rules
-    return _score(rules, table_facts(table, tokens), complete=False)
-
-
-def table_for_entry_token(token: str) -> Table:
-    """The table of a table-side entry link; dead unless its round is published."""
-    table = (
-        Table.objects.select_related("round__tournament", "ns", "ew")
-        .filter(entry_token=token or "", is_bye=False)
-        .first()
-    )
-    if table is None or table.round.status != Round.Status.PUBLISHED:
-        raise ServiceError("bad_entry_link")
-    return table
-
-
 # --------------------------------------------------------------------------------------------
 # Locks and compare-and-swap
 

@@ -107,7 +107,6 @@ MESSAGES: dict[str, Any] = {
     "table_not_confirmed": _("该桌成绩尚未确认"),
     "table_not_open": _("该桌已提交录入，请先修改或确认"),
     "table_not_entered": _("该桌成绩尚未提交，不能确认"),
-    "bad_entry_link": _("录入链接无效或本轮已结束"),
     "table_ended": _("该桌比赛已结束（弃权或判负），请先撤销结束方式"),
     "no_events": _("该桌还没有记录"),
     "same_person": _("确认人不能是录入人（须由另一人确认）"),

@@ -5,10 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.errors import ScoringError
-from rules.events import Side
+from rules.events import Side, parse_event
 from rules.levels import PAST_ACE
 from rules.ruleset import RuleSet
-from scoring.engine import End, Start, bye_outcome, match_outcomes, parse_events, score_match
+from scoring.engine import End, Start, bye_outcome, match_outcomes, score_match
 
 RULES = RuleSet()
 TOKENS = [
@@ -176,9 +176,9 @@ def test_upgrades_are_the_final_level_minus_2_after_a_penalty_loss():
     assert (result.ns_upgrades, result.ew_upgrades) == (3, 7)
 
 
-def test_parse_events_names_the_bad_token():
+def test_a_bad_token_is_named_with_its_position():
     with pytest.raises(ScoringError) as error:
-        parse_events(["NS1", "adjust:NS+x"])
+        score_match(["NS1", "adjust:NS+x"], RuleSet(), complete=False)
     assert error.value.position == 1
 
 
@@ -193,7 +193,7 @@ def test_properties_of_any_sequence(tokens, a_rule):
         result = score_match(tokens, rules)
     except ScoringError as error:
         if error.code == "nothing_played":  # RULES.md §2: no deal and no end is refused
-            assert not any(parse_events(tokens)[i].is_deal for i in range(len(tokens)))
+            assert not any(parse_event(token).is_deal for token in tokens)
             return
         # Only 过A can stop a timed match early, and then nothing may follow it.
         assert error.code == "event_after_past_a"

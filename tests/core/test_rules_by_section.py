@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from rules.errors import RuleError, ScoringError
 from rules.events import Event, EventKind, Side, deal_from_places, parse_event
-from rules.levels import ACE, LOWEST, PAST_ACE, level_label, parse_level
+from rules.levels import ACE, LOWEST, PAST_ACE, level_label
 from rules.progression import (
     TableState,
     apply_event,
@@ -100,7 +100,6 @@ def test_s1_only_the_first_players_side_upgrades(state, token, after):
     [(str(n), n) for n in range(2, 11)] + [("J", 11), ("Q", 12), ("K", 13), ("A", 14), ("过A", 15)],
 )
 def test_s1_levels_are_2_to_14_and_15_for_past_a(label, level):
-    assert parse_level(label) == level
     assert level_label(level) == label
     assert (LOWEST, ACE, PAST_ACE) == (2, 14, 15)
 

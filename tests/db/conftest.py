@@ -17,6 +17,8 @@ from django.core.cache import cache
 from pairing import services as pairing_services
 from rules.ruleset import preset_settings
 from scoring import services as scoring_services
+from scoring.engine import MatchResult
+from scoring.facts import score_table, table_facts
 from tournaments import services as tournament_services
 from tournaments.models import Round, Table, Tournament
 from tournaments.permissions import Role
@@ -139,3 +141,8 @@ def next_round(tournament: Tournament, organizer: Any) -> Round:
 @pytest.fixture
 def round1(tournament: Tournament, organizer: Any) -> Round:
     return next_round(tournament, organizer)
+
+
+def result_of(table: Any) -> MatchResult:
+    """A table's (possibly provisional) result from its stored facts, as the pages score it."""
+    return score_table(table_facts(table), table.round.tournament.rules, complete=False)

@@ -18,9 +18,8 @@ from pypdf import PdfReader
 from reports import collect, pdf, xlsx
 from reports.registrations import RegistrationError, import_registrations, parse_registrations
 from scoring import penalties, penalty_records
-from scoring import services as scoring_services
 from scoring.models import Penalty
-from tests.db.conftest import build_tournament, next_round, play_round
+from tests.db.conftest import build_tournament, next_round, play_round, result_of
 from tournaments import services as tournament_services
 from tournaments.models import Pair, Round, Table, Tournament
 
@@ -74,7 +73,7 @@ def test_filled_score_sheets_are_the_confirmed_record(played: Tournament) -> Non
     assert [line.ns_level for line in first.lines] == ["5", "7", "7", "7", "8", "8", "9", "9"]
     assert first.lines[2].level_played == "7" and first.lines[3].level_played == "4"
     table = Table.objects.get(round__tournament=played, round__number=1, number=1)
-    result = scoring_services.table_result(table)
+    result = result_of(table)
     assert first.result is not None
     assert (first.result.ns_level, first.result.ew_level, first.result.jc) == ("9", "7", 2)
     assert (first.result.ns_jcf, first.result.ew_jcf) == (result.ns_jcf, result.ew_jcf) == (15, 11)

@@ -9,7 +9,7 @@ from scoring import penalties, services
 from scoring.cache import cached_standings
 from scoring.models import Penalty
 from scoring.penalties import apply_escalation, escalation_from_counts, suggest_escalation
-from tests.db.conftest import next_round, play_round
+from tests.db.conftest import next_round, play_round, result_of
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Seat, Table
 
@@ -107,7 +107,7 @@ def test_an_escalated_foul_scores_at_the_table(round1, chief, referee) -> None:
     apply_escalation(pair, round1, referee, table=table, expected_version=table.version)
     table = Table.objects.get(pk=table.pk)
     assert list(table.events.values_list("token", flat=True)) == ["foul:EW"]
-    assert services.table_result(table).ns_level == 5
+    assert result_of(table).ns_level == 5
     penalties.record_penalty(round1.tournament, pair, "foul", referee, table=table)
     apply_escalation(pair, round1, referee, table=table, expected_version=table.version)
     table = Table.objects.get(pk=table.pk)
@@ -129,7 +129,7 @@ def test_record_foul_writes_the_event_and_the_penalty_together(round1, chief, re
     table, penalty = penalties.record_foul(table, "EW", referee, table.version, reason="看牌")
     # RULES.md §3: the deal ends, the offender's side is scored 双下 (the innocent NS +3).
     assert _tokens(table) == ["NS2", "foul:EW"]
-    assert services.table_result(table).ns_level == 2 + 2 + 3
+    assert result_of(table).ns_level == 2 + 2 + 3
     assert (penalty.pair, penalty.kind, penalty.deal, penalty.reason) == (
         table.ew,
         "foul",

@@ -8,7 +8,14 @@ from pairing import services as pairing_services
 from scoring import penalties, services
 from scoring.cache import cached_standings
 from scoring.models import TableEvent
-from tests.db.conftest import NS_WINS, build_tournament, enter_tokens, next_round, play_round
+from tests.db.conftest import (
+    NS_WINS,
+    build_tournament,
+    enter_tokens,
+    next_round,
+    play_round,
+    result_of,
+)
 from tests.db.conftest import play_table as play
 from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import AuditEntry, Round, Table
@@ -36,7 +43,7 @@ def test_enter_event_appends_in_order_and_bumps_the_version(round1, chief, refer
     assert _tokens(table) == ["NS3", "foul:EW", "adjust:NS+2"]
     event = table.events.get(position=0)
     assert (event.entered_by, event.entered_via) == (referee, "referee")
-    result = services.table_result(Table.objects.get(pk=table.pk))
+    result = result_of(Table.objects.get(pk=table.pk))
     assert (result.ns_level, result.ew_level) == (10, 2)
 
 
@@ -53,7 +60,7 @@ def test_a_stale_version_is_a_conflict_and_nothing_is_stored(round1, referee, re
 
 def test_no_event_after_a_side_passed_a(round1, referee) -> None:
     table = enter_tokens(_t1(round1), ["NS3"] * 4 + ["NS2"], referee)  # 2→5→8→J→A→过A
-    assert services.table_result(table).passed_a == "NS"
+    assert result_of(table).passed_a == "NS"
     with pytest.raises(ServiceError) as err:
         services.enter_event(table, "EW1", referee, table.version)
     assert err.value.code == "event_after_past_a"
@@ -95,13 +102,6 @@ def test_entry_needs_a_published_round_and_a_referee(tournament, organizer, refe
     assert TableEvent.objects.get().entered_via == "table"
 
 
-def test_entry_link_works_only_while_the_round_is_published(round1, organizer) -> None:
-    table = _t1(round1)
-    assert services.table_for_entry_token(table.entry_token) == table
-    with pytest.raises(ServiceError):
-        services.table_for_entry_token("nope")
-
-
 def test_undo_before_entered_is_silent_after_entered_is_audited(round1, referee) -> None:
     table = enter_tokens(_t1(round1), ["NS3"], referee)
     table = services.undo_last_event(table, referee, table.version)
@@ -131,7 +131,7 @@ def test_lateness_start_levels_and_a_forfeit(round1, referee, referee2) -> None:
     tables = list(round1.tables.order_by("number"))
     late = services.set_start_levels(tables[0], 2, 4, referee, 0)  # NS 5–10 min late
     late = enter_tokens(late, ["EW1"], referee)
-    assert services.table_result(late).ew_level == 5
+    assert result_of(late).ew_level == 5
     with pytest.raises(ServiceError) as err:
         services.set_start_levels(late, 1, 2, referee, late.version)
     assert err.value.code == "bad_start"
@@ -141,7 +141,7 @@ def test_lateness_start_levels_and_a_forfeit(round1, referee, referee2) -> None:
     assert err.value.code == "table_ended"
     forfeit = services.mark_entered(forfeit, referee, forfeit.version)
     forfeit = services.confirm_table(forfeit, referee2, forfeit.version)
-    result = services.table_result(forfeit)
+    result = result_of(forfeit)
     assert (result.ns_cf, result.ns_jcf, result.ew_cf, result.ew_jcf) == (2, 17, 0, 0)
 
 
@@ -149,7 +149,7 @@ def test_penalty_loss_end_after_the_listed_deals(round1, chief, referee) -> None
     referee = chief  # RULES.md §3: fouls, 判负, deductions and level awards are the chief referee's
     table = enter_tokens(_t1(round1), ["EW3", "EW3"], referee)  # EW at 8
     table = services.set_end(table, "penalty_loss", "EW", referee, table.version)
-    result = services.table_result(table)
+    result = result_of(table)
     assert result.penalty_loss == "EW" and result.winner == "NS"
     assert (result.ns_level, result.ew_level) == (12, 8)  # RULES.md §2: offender's level + 4
     with pytest.raises(ServiceError) as err:
@@ -280,7 +280,7 @@ def test_correction_can_set_a_start_and_an_end(round1, referee, referee2, chief)
         "penalty_loss",
         "NS",
     )
-    assert services.table_result(table).winner == "EW"
+    assert result_of(table).winner == "EW"
 
 
 # --- standings --------------------------------------------------------------------------------
