@@ -25,6 +25,7 @@ from django.test import Client
 from django.urls import reverse
 
 from pairing import services as pairing_services
+from scoring import parties as scoring_parties
 from scoring import services as scoring_services
 from scoring.models import TableEvent, Via
 from tests.db.conftest import NS_WINS, enter_tokens, play_round
@@ -191,7 +192,7 @@ def test_a_correction_waits_for_the_confirmation_holding_the_lock(
     table = _entered_table(round1, referee)
     confirming = threading.Event()
     release = threading.Event()
-    real_audit = scoring_services.audit
+    real_audit = scoring_parties.audit  # the confirmation's sign-off writes its audit entry
 
     def paused_audit(*args: Any, **kwargs: Any) -> Any:
         if args[1] == AuditEntry.Action.CONFIRM:
@@ -199,7 +200,7 @@ def test_a_correction_waits_for_the_confirmation_holding_the_lock(
             assert release.wait(TIMEOUT)
         return real_audit(*args, **kwargs)
 
-    monkeypatch.setattr(scoring_services, "audit", paused_audit)
+    monkeypatch.setattr(scoring_parties, "audit", paused_audit)
     correction_done = threading.Event()
 
     def correct() -> Any:
