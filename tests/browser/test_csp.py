@@ -49,6 +49,8 @@ def test_pages_run_under_the_policy(desktop_page: Any, login_as: Any) -> None:
 
     # Table-side entry and the referee page; entry.js asks before an undo.
     page.goto(f"/table/{table.entry_token}/")
+    page.get_by_label("本方对号密码").fill(table.ns.code)  # South proves itself (issue 11)
+    page.get_by_test_id("identify").click()
     page.get_by_test_id("tap-NS3").click()
     login_as(page, chief)
     page.goto(f"/t/{slug}/referee/round/{rnd.number}/table/{table.number}/")
