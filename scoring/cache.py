@@ -19,10 +19,15 @@ set — makes it hold across workers). Pages (``provisional=True``) meanwhile ge
 standings with ``current`` False and their ``as_of`` time; every other reader waits for the
 new ones (or computes them itself if the lock's holder dies: the lock expires).
 
-The computation itself is ``compute`` (today ``scoring.services.standings_from_db`` → the pure
-``compute_standings``); it is the one place to switch to an incremental computation, which
-would keep the frozen state after round r − 1 under that round's key and advance it with
-round r's outcomes.
+The computation itself is ``compute``, incremental (issue 18): the frozen ``StandingsState``
+after round r − 1 is kept under the version of what it depends on (``versions[r - 1]``: the
+settings, the pairs, rounds 1…r − 1 and their deductions), and the standings after round r are
+that state advanced with round r's outcomes and deductions (``scoring.standings.advance``).
+Round r's tables are kept scored by table id and version, so a confirmation reads and scores
+one table. A correction or deduction in an earlier round, a new pair or other settings change
+the kept state's version: the state is then built from everything (``state_after``, the cold
+start) and kept again. It equals ``scoring.services.standings_from_db`` (the full computation;
+tests/db/test_standings_cache.py compares them).
 """
 
 from __future__ import annotations
@@ -44,8 +49,23 @@ from django.utils import timezone
 
 from rules.ruleset import RuleSet
 from scoring.models import Penalty
-from scoring.services import COUNTED_ROUNDS, standings_from_db
-from scoring.standings import StandingRow
+from scoring.services import (
+    COUNTED_ROUNDS,
+    ScoredTable,
+    confirmed_table_versions,
+    deductions_from_db,
+    pair_numbers,
+    scored_tables,
+    standings_criteria,
+)
+from scoring.standings import (
+    Outcome,
+    StandingRow,
+    StandingsState,
+    advance,
+    standings_setup,
+    state_after,
+)
 from tournaments.models import Pair, Round, Table, Tournament
 
 STANDINGS_CACHE_SECONDS = 24 * 3600
@@ -93,17 +113,24 @@ class CompactStandings(Sequence[StandingRow]):
     def from_rows(
         cls, rows: Sequence[StandingRow], as_of: datetime | None = None
     ) -> CompactStandings:
-        columns: list[Sequence[Any]] = []
-        for name, typecode in zip(_FIELDS, _TYPES, strict=True):
-            values = list(map(attrgetter(name), rows))
+        return cls.from_columns([list(map(attrgetter(name), rows)) for name in _FIELDS], as_of)
+
+    @classmethod
+    def from_columns(
+        cls, columns: Sequence[Sequence[Any]], as_of: datetime | None = None
+    ) -> CompactStandings:
+        """From one column per ``StandingRow`` field in standings order
+        (``StandingsState.columns()``), stored as ``from_rows`` stores them."""
+        stored: list[Sequence[Any]] = []
+        for values, typecode in zip(columns, _TYPES, strict=True):
             column: Sequence[Any] = tuple(values)
             if typecode is not None:
                 try:
                     column = array(typecode, values)
                 except (TypeError, OverflowError):  # not the numbers the annotation promised
                     pass
-            columns.append(column)
-        return cls(columns, as_of)
+            stored.append(column)
+        return cls(stored, as_of)
 
     def __len__(self) -> int:
         return len(self.columns[_PAIR])
@@ -155,14 +182,26 @@ class CompactStandings(Sequence[StandingRow]):
 class StandingsSource:
     """The standings after ``after_round`` of one tournament: where they come from
     (``tournament_id``, ``rules``) and ``version``, a digest of everything they depend on.
-    ``scope`` names the tournament (its id and creation time: an id can be reused) and the
-    round; ``key`` adds the version."""
+    ``home`` names the tournament (its id and creation time: an id can be reused), ``scope``
+    adds the round and ``key`` the version. ``versions[r]`` is the digest of what the
+    standings after round r (r = 0…``after_round``) depend on, ``versions[-1]`` being
+    ``version``; ``base`` the digest of the settings and registered pairs alone (what a kept
+    scored table depends on besides its own version)."""
 
     tournament_id: int
-    scope: str
+    home: str
     after_round: int
     rules: RuleSet
-    version: str
+    versions: tuple[str, ...]
+    base: str
+
+    @property
+    def version(self) -> str:
+        return self.versions[-1]
+
+    @property
+    def scope(self) -> str:
+        return f"{self.home}:{self.after_round}"
 
     @property
     def key(self) -> str:
@@ -186,11 +225,15 @@ def round_versions(tournament_id: int, up_to: int) -> list[tuple[int, int, int, 
     return sorted(rows)
 
 
+def _digest(value: object) -> str:
+    return hashlib.sha256(repr(value).encode()).hexdigest()[:32]
+
+
 def standings_source(
     tournament_id: int, created: datetime, settings: dict[str, Any], after_round: int | None
 ) -> StandingsSource:
     """The source of the standings after ``after_round`` (None: the latest counted round) with
-    its version as the database has it now (three queries, four for the latest round)."""
+    its versions as the database has it now (three queries, four for the latest round)."""
     after = after_round
     if after is None:  # the latest counted round
         counted = Round.objects.filter(tournament_id=tournament_id, status__in=COUNTED_ROUNDS)
@@ -208,21 +251,142 @@ def standings_source(
     pairs = Pair.objects.filter(tournament_id=tournament_id).aggregate(
         count=Count("pk"), last=Max("pk")
     )
-    inputs = (
-        json.dumps(settings, sort_keys=True, default=str),
-        (pairs["count"], pairs["last"]),
-        deductions,
-        round_versions(tournament_id, after),
+    rounds = round_versions(tournament_id, after)
+    base = (json.dumps(settings, sort_keys=True, default=str), (pairs["count"], pairs["last"]))
+    # The standings after round r depend on the rounds 1…r and their deductions (and those
+    # without a round, number 0): a change in round r leaves the versions before r alone.
+    versions = tuple(
+        _digest(
+            (
+                *base,
+                [d for d in deductions if d[0] <= r],
+                [v for v in rounds if v[0] <= r],
+            )
+        )
+        for r in range(after + 1)
     )
-    version = hashlib.sha256(repr(inputs).encode()).hexdigest()[:32]
-    scope = f"{tournament_id}:{created.timestamp():.6f}:{after}"
-    return StandingsSource(tournament_id, scope, after, RuleSet.from_dict(settings), version)
+    return StandingsSource(
+        tournament_id,
+        f"{tournament_id}:{created.timestamp():.6f}",
+        after,
+        RuleSet.from_dict(settings),
+        versions,
+        _digest(base),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The computation: incremental from the frozen state after the round before
+
+
+def _state_key(source: StandingsSource, number: int) -> str:
+    return f"standings-state:{source.home}:{number}"
+
+
+def _tables_key(source: StandingsSource, number: int) -> str:
+    return f"standings-tables:{source.home}:{number}"
+
+
+def kept_state(source: StandingsSource, number: int) -> StandingsState | None:
+    """The frozen state after round ``number`` (≤ ``source.after_round``) if one is kept for
+    the inputs it depends on as they are now (``source.versions[number]``), else None."""
+    stored = cache.get(_state_key(source, number))
+    if stored is None:
+        return None
+    version, state = stored
+    return state if version == source.versions[number] else None
+
+
+def _keep_state(source: StandingsSource, state: StandingsState) -> None:
+    """One kept state per tournament and round: the newest replaces the one before."""
+    value = (source.versions[state.after_round], state)
+    cache.set(_state_key(source, state.after_round), value, STANDINGS_CACHE_SECONDS)
+
+
+def round_outcomes(
+    source: StandingsSource, number: int, scored: Sequence[ScoredTable] | None = None
+) -> list[Outcome]:
+    """The outcomes of the CONFIRMED tables of round ``number``, each table scored once per
+    version: the scored tables of the round are kept (by table id and version, one entry per
+    tournament and round), so after a confirmation only the tables whose version changed are
+    read and scored. ``scored``: the round's tables just scored (the cold start), kept as
+    they are."""
+    if scored is None:
+        versions = confirmed_table_versions(source.tournament_id, number)
+        stored = cache.get(_tables_key(source, number))
+        kept: dict[int, ScoredTable] = {}
+        if stored is not None and stored[0] == source.base:
+            kept = stored[1]
+        tables = {
+            pk: kept[pk] for pk, v in versions.items() if pk in kept and kept[pk].version == v
+        }
+        missing = [pk for pk in versions if pk not in tables]
+        if missing:
+            for table in scored_tables(source.tournament_id, source.rules, number, pks=missing):
+                tables[table.pk] = table
+        changed = bool(missing) or len(tables) != len(kept)
+    else:
+        tables = {table.pk: table for table in scored}
+        changed = True
+    if changed:
+        cache.set(_tables_key(source, number), (source.base, tables), STANDINGS_CACHE_SECONDS)
+    return [outcome for table in tables.values() for outcome in table.outcomes]
+
+
+def _cold_state(source: StandingsSource) -> tuple[StandingsState, list[ScoredTable]]:
+    """The state after round ``after_round - 1`` from every confirmed table and deduction (the
+    full computation), and the scored tables of round ``after_round``."""
+    after = source.after_round
+    rules = source.rules
+    setup = standings_setup(
+        pair_numbers(source.tournament_id), standings_criteria(rules), rules.seed or 0
+    )
+    earlier: list[Outcome] = []
+    last: list[ScoredTable] = []
+    for table in scored_tables(source.tournament_id, rules, after):
+        if table.round == after:
+            last.append(table)
+        else:
+            earlier.extend(table.outcomes)
+    deductions = deductions_from_db(source.tournament_id)
+    return state_after(setup, earlier, deductions, after - 1), last
+
+
+def standings_state(source: StandingsSource) -> StandingsState:
+    """The frozen standings state of ``source``. Incremental: the state after round r − 1 is
+    kept under the version of what it depends on (rounds before the one in progress stay
+    frozen), and the standings after round r are that state advanced with round r's outcomes
+    (its tables scored once per version, see ``round_outcomes``) and deductions. With no
+    usable kept state (a cold start, a correction or deduction in an earlier round, a new
+    pair, other settings) the state after r − 1 is computed from everything and kept."""
+    after = source.after_round
+    found = kept_state(source, after)
+    if found is not None:
+        return found
+    if after == 0:
+        setup = standings_setup(
+            pair_numbers(source.tournament_id),
+            standings_criteria(source.rules),
+            source.rules.seed or 0,
+        )
+        state = state_after(setup, (), deductions_from_db(source.tournament_id), 0)
+        _keep_state(source, state)
+        return state
+    before = kept_state(source, after - 1)
+    scored: list[ScoredTable] | None = None
+    if before is None:
+        before, scored = _cold_state(source)
+        _keep_state(source, before)
+    outcomes = round_outcomes(source, after, scored)
+    state = advance(before, outcomes, deductions_from_db(source.tournament_id, after))
+    _keep_state(source, state)
+    return state
 
 
 def compute(source: StandingsSource) -> CompactStandings:
-    """The standings of ``source`` computed afresh: the one computation behind the cache."""
-    rows = standings_from_db(source.tournament_id, source.rules, source.after_round)
-    return CompactStandings.from_rows(rows, as_of=timezone.now())
+    """The standings of ``source``: the one computation behind the cache (``standings_state``,
+    incremental when it can be)."""
+    return CompactStandings.from_columns(standings_state(source).columns(), as_of=timezone.now())
 
 
 # --------------------------------------------------------------------------------------------
