@@ -429,3 +429,22 @@ def test_other_settings_rescore_every_kept_table(
     assert after == fresh(tournament, 3) and after != before
     assert spied["cold"] == [3, 2]
     _all_equal_fresh(tournament)
+
+
+def test_a_local_copy_is_used_only_while_the_shared_cache_names_it(
+    three_rounds: Round, spied: dict[str, list[int]]
+) -> None:
+    """Each process keeps what it last kept or loaded (no unpickling next time), but the shared
+    cache decides: another process's newer entry is read, a cleared cache is a cold start."""
+    tournament = three_rounds.tournament
+    cached_standings(tournament, after_round=3)
+    pointer = f"standings-tables:{tournament.pk}:{tournament.created_at.timestamp():.6f}:3"
+    key, value = standings_cache._LOCAL[pointer]
+    assert cache.get(pointer) == key and standings_cache._kept(pointer) is value
+    cache.set(pointer, "another-process", 60)
+    cache.set("another-process", ("theirs", {}), 60)
+    assert standings_cache._kept(pointer) == ("theirs", {})
+    cache.clear()
+    assert standings_cache._kept(pointer) is None
+    assert cached_standings(tournament, after_round=3) == fresh(tournament, 3)
+    assert spied["cold"] == [3, 3]
