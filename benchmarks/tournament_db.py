@@ -13,6 +13,12 @@ test database beside ``DATABASE_URL``) it measures:
    database within 3× of the pure engine — the difference is reading the rows.
 3. ``pair_round`` (``pairing.services.generate_round`` then ``publish_round``) for round 10 at
    2,000 pairs, from the confirmed results of rounds 1–9.
+4. Issue 18, at the largest size (10,000 pairs): the public standings page after round 9
+   (``?after=9``, Django's test client) with round 9 in progress, measured as the server
+   handles it: the cold start (cache cleared: every table read and scored) and, the page
+   having been shown once, the first request after each of ``repeat`` confirmations
+   (``confirm_table``) in round 9 — the kept state after round 8 advanced with round 9's
+   tables, only the confirmed one read and scored. Goals: warm ≤ 100 ms, cold < 1.5 s.
 
 ``python -m benchmarks.tournament_db [--small]`` prints the section.
 """
@@ -33,6 +39,8 @@ STANDINGS_SIZES = (2_000, 10_000)
 ROUNDS = 9
 IMPORT_GOAL_SECONDS = 60.0
 STANDINGS_FACTOR_GOAL = 3.0
+INCREMENTAL_WARM_GOAL_SECONDS = 0.1
+INCREMENTAL_COLD_GOAL_SECONDS = 1.5
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,20 @@ class PairingResult:
     generate_seconds: float
     publish_seconds: float
     tables: int
+
+
+@dataclass(frozen=True)
+class IncrementalResult:
+    pairs: int
+    round: int
+    confirmations: int
+    cold_seconds: float  # best wall seconds of the page request, cache cleared
+    cold_cpu_seconds: float
+    warm_seconds: float  # best wall seconds of the first page request after a confirmation
+    warm_cpu_seconds: float
+    warm_worst_seconds: float
+    warm_queries: int
+    compute_seconds: float  # best wall seconds of ``scoring.cache.compute`` within it
 
 
 def _best(repeat: int, work: Callable[[], Any]) -> tuple[float, float, Any]:
@@ -185,14 +207,94 @@ def measure_pairing(tournament: Any) -> PairingResult:
     )
 
 
+def measure_incremental(tournament: Any, after: int, repeat: int = 3) -> IncrementalResult:
+    """The standings page after one confirmation in round ``after`` (issue 18), and the cold
+    start. Round ``after`` is put back in play with ``repeat`` of its tables entered, not yet
+    confirmed; each is then confirmed with ``confirm_table``, the page requested right after."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.db.models import F
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    from scoring import cache as standings_cache
+    from scoring.results import standings_from_db
+    from scoring.services import confirm_table
+    from tournaments.models import Round, Table
+    from tournaments.services import bump_results_version
+
+    Round.objects.filter(tournament=tournament, number=after).update(status=Round.Status.PUBLISHED)
+    tables = list(
+        Table.objects.filter(
+            round__tournament=tournament,
+            round__number=after,
+            is_bye=False,
+            entry_status=Table.EntryStatus.CONFIRMED,
+        ).order_by("number")[:repeat]
+    )
+    Table.objects.filter(pk__in=[t.pk for t in tables]).update(
+        entry_status=Table.EntryStatus.ENTERED, version=F("version") + 1
+    )
+    bump_results_version(tournament.pk)
+    client = Client()
+    url = reverse("public:standings", args=[tournament.slug]) + f"?after={after}"
+    computed: list[float] = []
+    compute = standings_cache.compute
+
+    def timed(source: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return compute(source)
+        finally:
+            computed.append(time.perf_counter() - start)
+
+    def get() -> tuple[float, float, int]:
+        with CaptureQueriesContext(connection) as queries:
+            gc.collect()
+            start, cpu = time.perf_counter(), time.process_time()
+            response = client.get(url)
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        if response.status_code != 200:
+            raise RuntimeError(f"standings page: HTTP {response.status_code}")
+        return wall, cpu, len(queries)
+
+    standings_cache.compute = timed  # type: ignore[assignment]
+    try:
+        cold = []
+        for _ in range(repeat):
+            cache.clear()
+            cold.append(get())
+        warm, warm_computes = [], []
+        for table in tables:
+            get()  # shown once: the state after round ``after - 1`` is kept
+            confirm_table(table, None, None)
+            computed.clear()
+            warm.append(get())
+            if len(computed) != 1:
+                raise AssertionError("the page after a confirmation did not compute once")
+            warm_computes.append(computed[0])
+    finally:
+        standings_cache.compute = compute  # type: ignore[assignment]
+    tournament.refresh_from_db()
+    expected = standings_from_db(tournament.pk, tournament.rules, after)
+    if standings_cache.cached_standings(tournament, after_round=after) != expected:
+        raise AssertionError("incremental standings differ from the full computation")
+    best_cold, best_warm = min(cold), min(warm)
+    return IncrementalResult(
+        tournament.pairs.count(), after, len(tables), best_cold[0], best_cold[1],
+        best_warm[0], best_warm[1], max(w[0] for w in warm), best_warm[2], min(warm_computes),
+    )  # fmt: skip
+
+
 def run(
     import_pairs: int = IMPORT_PAIRS,
     sizes: Sequence[int] = STANDINGS_SIZES,
     rounds: int = ROUNDS,
     repeat: int = 3,
     say: Callable[[str], None] | None = None,
-) -> tuple[ImportResult, list[StandingsResult], PairingResult]:
-    """Run the three measurements in the current database."""
+) -> tuple[ImportResult, list[StandingsResult], PairingResult, IncrementalResult]:
+    """Run the four measurements in the current database."""
     from reports.demo import synthetic_file
     from reports.fileformat import parse_tournament
 
@@ -200,6 +302,7 @@ def run(
     imports: ImportResult | None = None
     pairing: PairingResult | None = None
     standings_results: list[StandingsResult] = []
+    incremental: IncrementalResult | None = None
     for size in sorted({import_pairs, *sizes}):
         say(f"building a {size}-pair file …")
         data = synthetic_file(size, rounds, seed=size, planned=rounds + 1)
@@ -211,8 +314,11 @@ def run(
             standings_results.append(measure_standings(tournament, parse_tournament(data), repeat))
         if size == import_pairs:
             pairing = measure_pairing(tournament)
-    assert imports is not None and pairing is not None
-    return imports, standings_results, pairing
+        if size == max(sizes):
+            incremental = measure_incremental(tournament, rounds, repeat)
+            say(f"incremental standings at {size} pairs measured")
+    assert imports is not None and pairing is not None and incremental is not None
+    return imports, standings_results, pairing, incremental
 
 
 def _yes(flag: bool) -> str:
@@ -220,7 +326,11 @@ def _yes(flag: bool) -> str:
 
 
 def report(
-    imports: ImportResult, standings: list[StandingsResult], pairing: PairingResult, vendor: str
+    imports: ImportResult,
+    standings: list[StandingsResult],
+    pairing: PairingResult,
+    incremental: IncrementalResult,
+    vendor: str,
 ) -> str:
     lines = [
         "## Tournaments in the database (issue 4)",
@@ -264,6 +374,30 @@ def report(
         f"| {pairing.pairs:,} | {pairing.round} | {pairing.tables:,} | "
         f"{pairing.generate_seconds:.2f} | {pairing.publish_seconds:.2f} |",
         "",
+        "### The standings page after one confirmation (issue 18)",
+        "",
+        f"The public standings page after round {incremental.round} (`?after={incremental.round}`,"
+        " Django's test client)",
+        f"at {incremental.pairs:,} pairs with round {incremental.round} in play. *cold*: the"
+        " cache cleared, every",
+        "confirmed table read and scored, the state after the round before built and kept;",
+        f"*after a confirmation*: the first request after `confirm_table` of one table of round"
+        f" {incremental.round}",
+        "(the kept state advanced with the round's tables, only the confirmed one read and",
+        f"scored). Best of {incremental.confirmations} (the worst in brackets), wall and this"
+        " process's CPU;",
+        "*compute*: `scoring.cache.compute` within the request.",
+        "",
+        "| pairs × rounds | case | time (ms) | CPU (ms) | compute (ms) | queries |",
+        "|---|---|---:|---:|---:|---:|",
+        f"| {incremental.pairs:,} × {incremental.round} | cold | "
+        f"{incremental.cold_seconds * 1000:.0f} | "
+        f"{incremental.cold_cpu_seconds * 1000:.0f} | — | — |",
+        f"| {incremental.pairs:,} × {incremental.round} | after a confirmation | "
+        f"{incremental.warm_seconds * 1000:.0f} ({incremental.warm_worst_seconds * 1000:.0f}) | "
+        f"{incremental.warm_cpu_seconds * 1000:.0f} | {incremental.compute_seconds * 1000:.0f} | "
+        f"{incremental.warm_queries} |",
+        "",
         "| goal | measured | met |",
         "|---|---:|:---:|",
         f"| import of the {imports.pairs:,}-pair file under {IMPORT_GOAL_SECONDS:.0f} s | "
@@ -274,6 +408,15 @@ def report(
             f"| standings from the database within {STANDINGS_FACTOR_GOAL:.0f}× the pure engine"
             f" ({s.pairs:,} pairs) | {s.ratio:.2f}× | {_yes(s.ratio <= STANDINGS_FACTOR_GOAL)} |"
         )
+    warm, cold = incremental.warm_seconds, incremental.cold_seconds
+    lines += [
+        f"| standings page after one confirmation ({incremental.pairs:,} × {incremental.round})"
+        f" ≤ {INCREMENTAL_WARM_GOAL_SECONDS * 1000:.0f} ms | {warm * 1000:.0f} ms | "
+        f"{_yes(warm <= INCREMENTAL_WARM_GOAL_SECONDS)} |",
+        f"| cold start ({incremental.pairs:,} × {incremental.round})"
+        f" < {INCREMENTAL_COLD_GOAL_SECONDS:.1f} s | {cold:.2f} s | "
+        f"{_yes(cold < INCREMENTAL_COLD_GOAL_SECONDS)} |",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -285,8 +428,8 @@ def markdown_report(
     def work() -> str:
         from django.db import connection
 
-        imports, standings, pairing = run(import_pairs, sizes)
-        return report(imports, standings, pairing, connection.vendor)
+        imports, standings, pairing, incremental = run(import_pairs, sizes)
+        return report(imports, standings, pairing, incremental, connection.vendor)
 
     return _in_test_database(work)
 

@@ -424,7 +424,7 @@ def standings(
 ) -> Standings:
     """The standings after a round (default the latest published), or the final ranking."""
     from scoring.cache import cached_standings
-    from scoring.services import latest_round_number
+    from scoring.results import latest_round_number
 
     rules = tournament.rules
     latest = latest_round_number(tournament)

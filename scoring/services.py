@@ -1,7 +1,8 @@
-"""Result services: enter and undo events, lateness, forfeit/判负, confirm, correct, and the
-standings from confirmed results (penalties: ``scoring.penalties``; who may impose what:
-``scoring.penalty_records``; one-time keys: ``scoring.once``; the two-party rule:
-``scoring.parties``).
+"""Result services: enter and undo events, lateness, forfeit/判负, confirm, correct.
+
+Elsewhere: the confirmed results read for the standings (``scoring.results``), penalties
+(``scoring.penalties``), who may impose what (``scoring.penalty_records``), one-time keys
+(``scoring.once``), the two-party rule (``scoring.parties``).
 
 May touch: ``tournaments.models.Table`` (its result fields), ``scoring`` models, ``Pair.status`` (a
 disqualification), ``Tournament.results_version`` (read by the standings cache), and the pure core
@@ -32,9 +33,8 @@ from django.utils import timezone
 from rules.errors import RuleError
 from rules.events import Event, EventKind, Side, parse_event
 from rules.ruleset import RuleSet
-from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes
+from scoring.engine import End, MatchResult, Start
 from scoring.facts import (
-    FACT_COLUMNS,
     MatchFacts,
     end_of,
     score_table,
@@ -42,7 +42,6 @@ from scoring.facts import (
     start_of,
     table_facts,
     table_tokens,
-    tokens_by_table,
 )
 from scoring.parties import (
     _check_table_party,
@@ -57,15 +56,13 @@ from scoring.penalty_records import (
     _withdraw_foul_penalty,
     require_authority,
 )
-from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
+from scoring.results import COUNTED_ROUNDS
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError, from_rule_error
 from tournaments.models import AuditEntry, Pair, Round, Table, Tournament
 from tournaments.permissions import CORRECTION_ROLES, RESULT_ROLES, require_role
 from tournaments.services import account, audit, bump_results_version
 
 from .models import Penalty, Signoff, TableEvent, Via
-
-COUNTED_ROUNDS = (Round.Status.PUBLISHED, Round.Status.FINISHED)
 
 # --------------------------------------------------------------------------------------------
 # Reading a table (the facts → the engine: ``scoring.facts``)
@@ -585,64 +582,3 @@ def correct_result(
         )
         bump_results_version(locked.round.tournament_id)
     return locked
-
-
-# --------------------------------------------------------------------------------------------
-# Standings
-
-
-def latest_round_number(tournament: Tournament) -> int:
-    """The last published or finished round (0 before any)."""
-    numbers = Round.objects.filter(tournament=tournament, status__in=COUNTED_ROUNDS).order_by(
-        "-number"
-    )
-    return numbers.values_list("number", flat=True).first() or 0
-
-
-def collect_outcomes(
-    tournament_id: int, rules: RuleSet, after_round: int | None = None
-) -> list[Outcome]:
-    """Every pair's outcome of every CONFIRMED table (byes included) of published/finished
-    rounds — two queries whatever the size (tables, then all their events at once)."""
-    tables = Table.objects.filter(
-        round__tournament_id=tournament_id,
-        round__status__in=COUNTED_ROUNDS,
-        entry_status=Table.EntryStatus.CONFIRMED,
-    )
-    if after_round is not None:
-        tables = tables.filter(round__number__lte=after_round)
-    rows = list(
-        tables.values_list(
-            "pk", "round__number", "is_bye", "ns__number", "ew__number", *FACT_COLUMNS
-        )
-    )
-    tokens = tokens_by_table(TableEvent.objects.filter(table__in=tables))
-    outcomes: list[Outcome] = []
-    for pk, number, is_bye, ns, ew, *columns in rows:
-        if is_bye:
-            outcomes.append(bye_outcome(number, ns, rules))
-            continue
-        facts = MatchFacts.from_columns(*columns, tokens=tokens.get(pk, ()))
-        outcomes.extend(match_outcomes(number, ns, ew, score_table(facts, rules)))
-    return outcomes
-
-
-def standings_from_db(
-    tournament_id: int, rules: RuleSet, after_round: int
-) -> tuple[StandingRow, ...]:
-    """The pure ``scoring.standings`` rows after ``after_round``, from CONFIRMED tables only
-    plus byes and deductions, computed afresh: four queries whatever the size.
-
-    Uncached: this is the computation ``scoring.cache.cached_standings`` runs on a miss (one
-    process at a time); read the standings through that.
-    """
-    pairs = list(Pair.objects.filter(tournament_id=tournament_id).values_list("number", flat=True))
-    outcomes = collect_outcomes(tournament_id, rules, after_round)
-    deductions = [
-        Deduction(number, pair, float(jcf))
-        for number, pair, jcf in Penalty.objects.filter(
-            tournament_id=tournament_id, kind=Penalty.Kind.DEDUCTION, withdrawn_at=None
-        ).values_list("round__number", "pair__number", "jcf")
-    ]
-    criteria = rules.tiebreak_preset or rules.tiebreaks
-    return compute_standings(pairs, outcomes, deductions, criteria, rules.seed or 0, after_round)

@@ -16,7 +16,7 @@ from django.db import connections
 
 from pairing import services as pairing_services
 from scoring import cache as standings_cache
-from scoring import penalties, penalty_records, services
+from scoring import penalties, penalty_records, results, services
 from scoring.cache import CompactStandings, cached_standings
 from tests.db.conftest import NS_WINS, next_round, play_round
 from tests.db.conftest import play_table as play
@@ -27,7 +27,7 @@ EW_WINS = ["EW3", "EW3", "EW3", "EW3", "EW2"]
 
 def fresh(tournament: Tournament, after_round: int) -> tuple[Any, ...]:
     tournament.refresh_from_db()
-    return services.standings_from_db(tournament.pk, tournament.rules, after_round)
+    return results.standings_from_db(tournament.pk, tournament.rules, after_round)
 
 
 @pytest.fixture
@@ -277,3 +277,174 @@ def test_two_concurrent_recomputations_compute_once(
     expected = fresh(tournament, 1)
     assert all(isinstance(r, CompactStandings) and r == expected and r.current for r in results)
     assert calls == ([1] if lock else [1, 1])
+
+
+# --------------------------------------------------------------------------------------------
+# The incremental computation (issue 18): the kept state after the round before, advanced
+
+
+@pytest.fixture
+def spied(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
+    """From an empty cache: the rounds computed from everything (``cold``) and how many
+    tables each read of scored tables scored (``scored``)."""
+    cache.clear()
+    seen: dict[str, list[int]] = {"cold": [], "scored": []}
+    cold, scored = standings_cache._cold_state, standings_cache.scored_tables
+
+    def counting_cold(source: Any) -> Any:
+        seen["cold"].append(source.after_round)
+        return cold(source)
+
+    def counting_scored(*args: Any, **kwargs: Any) -> Any:
+        tables = scored(*args, **kwargs)
+        seen["scored"].append(len(tables))
+        return tables
+
+    monkeypatch.setattr(standings_cache, "_cold_state", counting_cold)
+    monkeypatch.setattr(standings_cache, "scored_tables", counting_scored)
+    return seen
+
+
+def _all_equal_fresh(tournament: Tournament, last: int = 3) -> None:
+    for after in range(last + 1):
+        assert cached_standings(tournament, after_round=after) == fresh(tournament, after), after
+    assert cached_standings(tournament) == fresh(tournament, last)
+
+
+def test_one_confirmation_advances_the_kept_state_and_scores_one_table(
+    three_rounds: Round, referee: Any, referee2: Any, spied: dict[str, list[int]]
+) -> None:
+    tournament = three_rounds.tournament
+    first = cached_standings(tournament, after_round=3)
+    assert first == fresh(tournament, 3) and spied["cold"] == [3]
+    for number in (2, 3):
+        play(three_rounds.tables.get(number=number), EW_WINS, referee, referee2)
+        tournament.refresh_from_db()  # as the next page request loads it
+        rows = cached_standings(tournament, after_round=3, provisional=True)
+        assert rows.current and rows == fresh(tournament, 3) and rows != first
+        assert spied["cold"] == [3]  # the state after round 2 was reused …
+        assert spied["scored"][-1] == 1  # … and only the confirmed table scored
+    _all_equal_fresh(tournament)
+
+
+def test_the_state_after_a_finished_round_serves_the_next(
+    three_rounds: Round, spied: dict[str, list[int]]
+) -> None:
+    tournament = three_rounds.tournament
+    assert cached_standings(tournament, after_round=2) == fresh(tournament, 2)
+    assert cached_standings(tournament, after_round=3) == fresh(tournament, 3)
+    assert spied["cold"] == [2]  # round 3 advanced the state kept after round 2
+    assert spied["scored"][-1] == three_rounds.tables.filter(entry_status="confirmed").count()
+
+
+def test_a_correction_in_round_one_rebuilds_the_kept_state(
+    three_rounds: Round, chief: Any, spied: dict[str, list[int]]
+) -> None:
+    tournament = three_rounds.tournament
+    before = cached_standings(tournament, after_round=3)
+    table = Table.objects.get(round__tournament=tournament, round__number=1, number=1)
+    services.correct_result(table, EW_WINS, None, None, chief, "记分表抄错")
+    after = cached_standings(tournament, after_round=3)
+    assert after == fresh(tournament, 3) and after != before
+    assert spied["cold"] == [3, 3]
+    _all_equal_fresh(tournament)
+
+
+def test_a_correction_in_the_round_in_progress_rescores_that_table_only(
+    three_rounds: Round, chief: Any, spied: dict[str, list[int]]
+) -> None:
+    tournament = three_rounds.tournament
+    before = cached_standings(tournament, after_round=3)
+    table = three_rounds.tables.get(number=1)
+    services.correct_result(table, EW_WINS, None, None, chief, "记分表抄错")
+    after = cached_standings(tournament, after_round=3)
+    assert after == fresh(tournament, 3) and after != before
+    assert spied["cold"] == [3] and spied["scored"][-1] == 1
+
+
+@pytest.mark.parametrize("jcf", [1, 0.5])
+def test_deductions_of_this_round_advance_and_earlier_ones_rebuild(
+    three_rounds: Round, chief: Any, spied: dict[str, list[int]], jcf: float
+) -> None:
+    tournament = three_rounds.tournament
+    cached_standings(tournament, after_round=3)
+    pair = tournament.pairs.get(number=1)
+    # A deduction of the round in progress: passed to ``advance``, the kept state reused.
+    this = penalties.record_penalty(
+        tournament, pair, "deduction", chief, jcf=jcf, reason="迟到", round=three_rounds
+    )
+    rows = cached_standings(tournament, after_round=3)
+    assert rows == fresh(tournament, 3) and rows.rows_of([1])[1].deductions == jcf
+    assert spied["cold"] == [3]
+    # Withdrawn, it stops counting at once.
+    penalty_records.withdraw_penalty(this, chief, "误判")
+    assert cached_standings(tournament, after_round=3) == fresh(tournament, 3)
+    assert spied["cold"] == [3]
+    # A deduction of round 2, then one without a round: the kept state is built again.
+    round2 = tournament.rounds.get(number=2)
+    earlier = penalties.record_penalty(
+        tournament, pair, "deduction", chief, jcf=jcf, reason="迟到", round=round2
+    )
+    assert cached_standings(tournament, after_round=3) == fresh(tournament, 3)
+    assert spied["cold"] == [3, 3]
+    penalties.record_penalty(tournament, pair, "deduction", chief, jcf=jcf, reason="违纪")
+    assert cached_standings(tournament, after_round=3) == fresh(tournament, 3)
+    assert spied["cold"] == [3, 3, 3]
+    penalty_records.withdraw_penalty(earlier, chief, "误判")
+    _all_equal_fresh(tournament)
+    assert cached_standings(tournament, after_round=3).rows_of([1])[1].deductions == jcf
+
+
+def test_a_new_pair_rebuilds_the_kept_state(
+    three_rounds: Round, organizer: Any, spied: dict[str, list[int]]
+) -> None:
+    from tournaments.services import register_pair
+
+    tournament = three_rounds.tournament
+    cached_standings(tournament, after_round=3)
+    register_pair(tournament, ["迟到甲", "迟到乙"], organizer)
+    rows = cached_standings(tournament, after_round=3)
+    assert len(rows) == 9 and rows == fresh(tournament, 3)
+    assert spied["cold"] == [3, 3]
+    _all_equal_fresh(tournament)
+
+
+def test_other_settings_rescore_every_kept_table(
+    three_rounds: Round, spied: dict[str, list[int]]
+) -> None:
+    """Settings are locked once a round is published, but an edit in the admin (or a repair
+    of the database) must not leave tables scored under the old scale in the cache."""
+    from tournaments.services import bump_results_version
+
+    tournament = three_rounds.tournament
+    before = cached_standings(tournament, after_round=3)
+    settings = {**tournament.settings, "scale": "28"}
+    Tournament.objects.filter(pk=tournament.pk).update(settings=settings)
+    bump_results_version(tournament.pk)
+    # The standings after round 2 first: they keep a state after round 2 under the new
+    # settings, which the standings after round 3 then advance with round 3's tables — kept
+    # scored under the old settings, so they must be scored again.
+    assert cached_standings(tournament, after_round=2) == fresh(tournament, 2)
+    after = cached_standings(tournament, after_round=3)
+    assert after == fresh(tournament, 3) and after != before
+    assert spied["cold"] == [3, 2]
+    _all_equal_fresh(tournament)
+
+
+def test_a_local_copy_is_used_only_while_the_shared_cache_names_it(
+    three_rounds: Round, spied: dict[str, list[int]]
+) -> None:
+    """Each process keeps what it last kept or loaded (no unpickling next time), but the shared
+    cache decides: another process's newer entry is read, a cleared cache is a cold start."""
+    tournament = three_rounds.tournament
+    cached_standings(tournament, after_round=3)
+    pointer = f"standings-tables:{tournament.pk}:{tournament.created_at.timestamp():.6f}:3"
+    key, value = standings_cache._LOCAL[pointer]
+    assert cache.get(pointer) == key and standings_cache._kept(pointer) is value
+    cache.set(pointer, "another-process", 60)
+    cache.set("another-process", ("theirs", {}), 60)
+    assert standings_cache._kept(pointer) == ("theirs", {})
+    cache.clear()
+    assert standings_cache._kept(pointer) is None
+    assert cached_standings(tournament, after_round=3) == fresh(tournament, 3)
+    assert spied["cold"] == [3, 3]

@@ -187,7 +187,7 @@ def _tags(html: str) -> str:
 @pytest.mark.django_db
 def test_cached_standings_are_a_fresh_computation(played: Round) -> None:
     from scoring.cache import cached_standings
-    from scoring.services import standings_from_db
+    from scoring.results import standings_from_db
 
     tournament = played.tournament
     for after in (1, 2, None):
@@ -273,19 +273,19 @@ def test_standings_pages_share_one_computation(
 ) -> None:
     """The standings page, a pair's page and the projector ask for the same standings (after
     the latest complete round): computed once per results version, whatever page comes first."""
-    from scoring import services
+    from scoring import cache as standings_cache
     from tests.web.conftest import play_round
 
     play_round(played, cast["referee"], cast["chief"])
 
     calls: list[int] = []
-    compute = services.compute_standings
+    compute = standings_cache.compute
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return compute(*args, **kwargs)
 
-    monkeypatch.setattr(services, "compute_standings", counting)
+    monkeypatch.setattr(standings_cache, "compute", counting)
     slug = played.tournament.slug
     client = client_as("anonymous")
     for url in (

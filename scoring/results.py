@@ -1,0 +1,146 @@
+"""The confirmed results as the standings read them: every confirmed table of the published and
+finished rounds scored from its stored facts (``scoring.facts``), byes, the live deductions, and
+the full computation ``standings_from_db`` that the cache (``scoring.cache``) falls back to.
+Reads only."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import NamedTuple
+
+from django.db.models import QuerySet
+
+from rules.ruleset import RuleSet
+from scoring.engine import bye_outcome, match_outcomes
+from scoring.facts import (
+    FACT_COLUMNS,
+    MatchFacts,
+    score_table,
+    tokens_by_table,
+)
+from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
+from tournaments.models import Pair, Round, Table, Tournament
+
+from .models import Penalty, TableEvent
+
+COUNTED_ROUNDS = (Round.Status.PUBLISHED, Round.Status.FINISHED)
+
+
+def latest_round_number(tournament: Tournament) -> int:
+    """The last published or finished round (0 before any)."""
+    numbers = Round.objects.filter(tournament=tournament, status__in=COUNTED_ROUNDS).order_by(
+        "-number"
+    )
+    return numbers.values_list("number", flat=True).first() or 0
+
+
+class ScoredTable(NamedTuple):
+    """One confirmed table (or bye) of a counted round, scored: what the standings take from
+    it. ``version`` is the table's version when read (every write of a table bumps it), so a
+    kept ``ScoredTable`` is still right while the table's version is unchanged."""
+
+    pk: int
+    round: int
+    version: int
+    outcomes: tuple[Outcome, ...]
+
+
+def _confirmed_tables(tournament_id: int) -> QuerySet[Table]:
+    return Table.objects.filter(
+        round__tournament_id=tournament_id,
+        round__status__in=COUNTED_ROUNDS,
+        entry_status=Table.EntryStatus.CONFIRMED,
+    )
+
+
+def scored_tables(
+    tournament_id: int,
+    rules: RuleSet,
+    after_round: int | None = None,
+    *,
+    pks: Collection[int] | None = None,
+) -> list[ScoredTable]:
+    """Every CONFIRMED table (byes included) of published/finished rounds up to
+    ``after_round`` (or only those of ``pks``), scored — two queries whatever the size
+    (tables, then all their events at once)."""
+    tables = _confirmed_tables(tournament_id)
+    if after_round is not None:
+        tables = tables.filter(round__number__lte=after_round)
+    if pks is not None:
+        tables = tables.filter(pk__in=list(pks))
+    rows = list(
+        tables.values_list(
+            "pk", "round__number", "version", "is_bye", "ns__number", "ew__number", *FACT_COLUMNS
+        )
+    )
+    tokens = tokens_by_table(TableEvent.objects.filter(table__in=tables))
+    scored: list[ScoredTable] = []
+    for pk, number, version, is_bye, ns, ew, *columns in rows:
+        if is_bye:
+            scored.append(ScoredTable(pk, number, version, (bye_outcome(number, ns, rules),)))
+            continue
+        facts = MatchFacts.from_columns(*columns, tokens=tokens.get(pk, ()))
+        outcomes = match_outcomes(number, ns, ew, score_table(facts, rules))
+        scored.append(ScoredTable(pk, number, version, tuple(outcomes)))
+    return scored
+
+
+def confirmed_table_versions(tournament_id: int, round_number: int) -> dict[int, int]:
+    """``{table id: version}`` of the CONFIRMED tables of round ``round_number`` if it is
+    published or finished (one query, no events): what tells which kept ``ScoredTable``s of
+    the round in progress are still right."""
+    rows = _confirmed_tables(tournament_id).filter(round__number=round_number)
+    return dict(rows.order_by().values_list("pk", "version"))
+
+
+def collect_outcomes(
+    tournament_id: int, rules: RuleSet, after_round: int | None = None
+) -> list[Outcome]:
+    """Every pair's outcome of every CONFIRMED table (byes included) of published/finished
+    rounds — two queries whatever the size (tables, then all their events at once)."""
+    return [
+        outcome
+        for table in scored_tables(tournament_id, rules, after_round)
+        for outcome in table.outcomes
+    ]
+
+
+def deductions_from_db(tournament_id: int, round_number: int | None = None) -> list[Deduction]:
+    """The deductions that count (not withdrawn), in the order they were recorded (the order
+    their sums are made in); only those of round ``round_number`` if given."""
+    penalties = Penalty.objects.filter(
+        tournament_id=tournament_id, kind=Penalty.Kind.DEDUCTION, withdrawn_at=None
+    )
+    if round_number is not None:
+        penalties = penalties.filter(round__number=round_number)
+    return [
+        Deduction(number, pair, float(jcf))
+        for number, pair, jcf in penalties.values_list("round__number", "pair__number", "jcf")
+    ]
+
+
+def standings_criteria(rules: RuleSet) -> str | tuple[str, ...]:
+    """The standings criteria of ``rules`` (a preset's name or the keys)."""
+    return rules.tiebreak_preset or rules.tiebreaks
+
+
+def pair_numbers(tournament_id: int) -> list[int]:
+    """Every registered pair's number (the standings' entrants)."""
+    return list(Pair.objects.filter(tournament_id=tournament_id).values_list("number", flat=True))
+
+
+def standings_from_db(
+    tournament_id: int, rules: RuleSet, after_round: int
+) -> tuple[StandingRow, ...]:
+    """The pure ``scoring.standings`` rows after ``after_round``, from CONFIRMED tables only
+    plus byes and deductions, computed afresh: four queries whatever the size.
+
+    Uncached: ``scoring.cache.cached_standings`` reads the standings through its cache and
+    computes them incrementally (``scoring.cache.compute``); this full computation is what
+    that must equal (the tests compare them).
+    """
+    pairs = pair_numbers(tournament_id)
+    outcomes = collect_outcomes(tournament_id, rules, after_round)
+    deductions = deductions_from_db(tournament_id)
+    criteria = standings_criteria(rules)
+    return compute_standings(pairs, outcomes, deductions, criteria, rules.seed or 0, after_round)
