@@ -22,7 +22,7 @@ entered table), every confirmation and every correction writes an ``AuditEntry``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -428,15 +428,19 @@ def mark_entered(
     return locked
 
 
+def enterer_ids(table: Table, event_users: Iterable[int | None]) -> set[int]:
+    """Every account that entered one of the table's events (``event_users``: their
+    ``entered_by_id``), submitted the sheet or changed its facts: the two-person rule refuses
+    each of them as the confirmer (RULES.md §7). The page asks the same to hide the button."""
+    ids = {pk for pk in event_users if pk is not None}
+    if table.entered_by_id is not None:
+        ids.add(table.entered_by_id)
+    return ids | set(table.enterers)
+
+
 def _enterer_ids(locked: Table) -> set[int]:
-    ids = set(
-        TableEvent.objects.filter(table=locked)
-        .exclude(entered_by=None)
-        .values_list("entered_by_id", flat=True)
-    )
-    if locked.entered_by_id is not None:
-        ids.add(locked.entered_by_id)
-    return ids | set(locked.enterers)
+    events = TableEvent.objects.filter(table=locked).values_list("entered_by_id", flat=True)
+    return enterer_ids(locked, events)
 
 
 def _confirm(locked: Table, user: Any, via: str, pair: Pair | None = None) -> None:

@@ -48,6 +48,7 @@ from scoring.services import (
     confirm_table,
     correct_result,
     enter_event,
+    enterer_ids,
     mark_entered,
     set_end,
     set_start_levels,
@@ -275,6 +276,9 @@ def table_page(
     # 本副判负 (a ``lose:`` event) beside 犯规, for whoever the rules let impose it (by default
     # the chief referee, seed 003).
     may_lose = has_role(request.user, tournament, *AUTHORITY_ROLES[rules.may_impose("deal_loss")])
+    # Two-person rule: whoever entered, submitted or changed the sheet is not offered "confirm".
+    entered = enterer_ids(obj, (event.entered_by_id for event in obj.events.all()))
+    may_confirm = referee and request.user.pk not in entered
     return render(
         request,
         "scoring/table.html",
@@ -290,6 +294,7 @@ def table_page(
             "changeable": changeable,
             "can_enter": changeable and not sheet.finished and not obj.end_kind,
             "can_lose": may_lose,
+            "may_confirm": may_confirm,
             "status": status,
             "status_label": TableStatus.label(status),
             "history": [history_row(entry) for entry in history],

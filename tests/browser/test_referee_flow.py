@@ -71,9 +71,9 @@ def test_referee_enters_eight_deals_and_another_confirms(
     screenshot(page, "referee-4-eight-deals")
 
     page.get_by_test_id("submit").click()
-    page.get_by_test_id("confirm").click()  # the same referee: refused
-    page.locator(".messages li.error").wait_for()
-    assert "另一人" in page.locator(".messages").inner_text()
+    # The same referee is not offered "confirm": another referee must confirm (RULES.md §7).
+    page.get_by_text("确认须由录入人以外的另一名裁判完成").wait_for()
+    assert page.get_by_test_id("confirm").count() == 0
     screenshot(page, "referee-5-same-person-refused", full_page=False)
 
     page.context.clear_cookies()

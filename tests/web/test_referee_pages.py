@@ -362,6 +362,10 @@ def test_confirmation_needs_a_second_referee(cast: dict[str, Any], table: Table)
     response = post(enterer, table_url(table, "submit"), {"version": table.version})
     table = fresh(table)
     assert table.entry_status == "entered"
+    # The enterer is not offered "confirm" (issue 15); a forged post is still refused.
+    assert 'data-testid="confirm"' not in enterer.get(table_url(table)).content.decode()
+    second = client_for(cast["referee2"]).get(table_url(table)).content.decode()
+    assert 'data-testid="confirm"' in second
     response = post(enterer, table_url(table, "confirm"), {"version": table.version})
     assert any("另一人" in m for m in page_messages(response)), page_messages(response)
     assert fresh(table).entry_status == "entered"
