@@ -18,7 +18,9 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from rules.levels import PAST_ACE, level_label
@@ -399,100 +401,73 @@ def table_foul(
     )
 
 
-@require_POST
-@referee_required
-def table_award(
-    request: HttpRequest, tournament: Tournament, number: int, table: int
-) -> HttpResponse:
-    """升级调整: a level award as an event of the match (RULES.md §3)."""
-    return _table_action(
-        request,
-        tournament,
-        number,
-        table,
-        AwardForm,
-        lambda t, f: enter_event(t, f.token, request.user, f.cleaned_data["version"], Via.REFEREE),
-        _("已记录升级调整"),
-    )
+def _desk_write(
+    form_class: type[forms.Form],
+    call: Callable[[HttpRequest, TableAt, Any], Any],
+    success: str | Promise,
+) -> Callable[..., HttpResponse]:
+    """A referee's table POST that is one service call on the validated form (``_table_action``),
+    for the actions with nothing of their own to add."""
+
+    @require_POST
+    @referee_required
+    def view(request: HttpRequest, tournament: Tournament, number: int, table: int) -> HttpResponse:
+        return _table_action(
+            request,
+            tournament,
+            number,
+            table,
+            form_class,
+            lambda t, f: call(request, t, f),
+            str(success),
+        )
+
+    return view
 
 
-@require_POST
-@referee_required
-def table_undo(
-    request: HttpRequest, tournament: Tournament, number: int, table: int
-) -> HttpResponse:
-    return _table_action(
-        request,
-        tournament,
-        number,
-        table,
-        VersionForm,
-        lambda t, f: undo_last_event(t, request.user, f.cleaned_data["version"], Via.REFEREE),
-        _("已撤销最后一条记录"),
-    )
-
-
-@require_POST
-@referee_required
-def table_start(
-    request: HttpRequest, tournament: Tournament, number: int, table: int
-) -> HttpResponse:
-    """迟到: the start levels from the lateness (RULES.md §2)."""
-    return _table_action(
-        request,
-        tournament,
-        number,
-        table,
-        LatenessForm,
-        lambda t, f: set_start_levels(
-            t,
-            f.cleaned_data["start_ns"],
-            f.cleaned_data["start_ew"],
-            request.user,
-            f.cleaned_data["version"],
-        ),
-        _("已设置起始级"),
-    )
-
-
-@require_POST
-@referee_required
-def table_end(
-    request: HttpRequest, tournament: Tournament, number: int, table: int
-) -> HttpResponse:
-    """弃权 / 判负 / 迟交记分表 of one side, or clearing it."""
-    return _table_action(
-        request,
-        tournament,
-        number,
-        table,
-        EndForm,
-        lambda t, f: set_end(
-            t,
-            f.cleaned_data["kind"],
-            f.cleaned_data["side"],
-            request.user,
-            f.cleaned_data["version"],
-        ),
-        _("已记录结束方式"),
-    )
-
-
-@require_POST
-@referee_required
-def table_submit(
-    request: HttpRequest, tournament: Tournament, number: int, table: int
-) -> HttpResponse:
-    """The enterer declares the sheet complete; a second referee confirms it."""
-    return _table_action(
-        request,
-        tournament,
-        number,
-        table,
-        VersionForm,
-        lambda t, f: mark_entered(t, request.user, f.cleaned_data["version"], Via.REFEREE),
-        _("已提交，请另一名裁判确认"),
-    )
+# 升级调整: a level award as an event of the match (RULES.md §3).
+table_award = _desk_write(
+    AwardForm,
+    lambda request, t, f: enter_event(
+        t, f.token, request.user, f.cleaned_data["version"], Via.REFEREE
+    ),
+    gettext_lazy("已记录升级调整"),
+)
+table_undo = _desk_write(
+    VersionForm,
+    lambda request, t, f: undo_last_event(t, request.user, f.cleaned_data["version"], Via.REFEREE),
+    gettext_lazy("已撤销最后一条记录"),
+)
+# 迟到: the start levels from the lateness (RULES.md §2).
+table_start = _desk_write(
+    LatenessForm,
+    lambda request, t, f: set_start_levels(
+        t,
+        f.cleaned_data["start_ns"],
+        f.cleaned_data["start_ew"],
+        request.user,
+        f.cleaned_data["version"],
+    ),
+    gettext_lazy("已设置起始级"),
+)
+# 弃权 / 判负 / 迟交记分表 of one side, or clearing it.
+table_end = _desk_write(
+    EndForm,
+    lambda request, t, f: set_end(
+        t,
+        f.cleaned_data["kind"],
+        f.cleaned_data["side"],
+        request.user,
+        f.cleaned_data["version"],
+    ),
+    gettext_lazy("已记录结束方式"),
+)
+# The enterer declares the sheet complete; a second referee confirms it.
+table_submit = _desk_write(
+    VersionForm,
+    lambda request, t, f: mark_entered(t, request.user, f.cleaned_data["version"], Via.REFEREE),
+    gettext_lazy("已提交，请另一名裁判确认"),
+)
 
 
 @require_POST
