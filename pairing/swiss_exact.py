@@ -496,7 +496,7 @@ def _exact_blossom(
 
 # The linear programme (pairing.matching_lp) is tried from this many pairs on; below, the
 # compiled blossom alone is quicker.
-_LP_FROM = 0
+_LP_FROM = 40
 
 
 def _odd_prefixes(problem: _Problem) -> list[int]:
