@@ -44,8 +44,6 @@ __all__ = ["certified_optimum"]
 
 # Edges per vertex (the nearest in vertex order) in the first programme.
 _FIRST_EDGES = 6
-# Rounds (pricing or odd-set cuts) before giving up.
-_ROUNDS = 60
 _TOLERANCE = 1e-6
 
 _Ints = NDArray[np.int64]
@@ -59,6 +57,7 @@ def certified_optimum(
     edges: Sequence[tuple[int, int, int]],
     odd_prefixes: Sequence[int],
     known: Sequence[int] | None = None,
+    rounds: int = 60,
 ) -> tuple[list[int], list[tuple[int, int, int]]] | None:
     """(M, tight): a proven minimum-cost perfect matching and the tight edges ``(i, j, c')``
     (see the module docstring); None when the programme does not prove it.
@@ -69,7 +68,8 @@ def certified_optimum(
     caller has one: its edges join the first programme (next to the first few edges of every
     vertex), and it is the matching proved optimal when the programme's own optimum is
     fractional but no cheaper. When the optimum is fractional, the odd components of its
-    fractional edges become cuts x(δ(S)) ≥ 1 too, and the programme is solved again."""
+    fractional edges become cuts x(δ(S)) ≥ 1 too, and the programme is solved again; after
+    ``rounds`` solves without a proof the answer is None."""
     if n == 0 or not edges:
         return None
     lp = _Programme(n, edges, odd_prefixes)
@@ -81,7 +81,7 @@ def certified_optimum(
     if known_edges is not None:
         first[known_edges] = True
     lp.add_columns(np.nonzero(first)[0])
-    for _ in range(_ROUNDS):
+    for _ in range(rounds):
         lp.highs.run()
         if lp.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             _note("not solved")

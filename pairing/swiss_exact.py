@@ -427,7 +427,7 @@ def _window_optimum(problem: _Problem, big_a: int, width: int) -> tuple[int, lis
     n = problem.n
     if n >= _LP_FROM and edges:
         edges.sort()
-        proof = certified_optimum(n, edges, _odd_prefixes(problem))
+        proof = certified_optimum(n, edges, _odd_prefixes(problem), rounds=_WINDOW_ROUNDS)
         if proof is not None:
             mate = proof[0]
             cost = {(i, j): c for i, j, c in edges}
@@ -497,6 +497,9 @@ def _exact_blossom(
 # The linear programme (pairing.matching_lp) is tried from this many pairs on; below, the
 # compiled blossom alone is quicker.
 _LP_FROM = 40
+# Solves of the programme on the window before the compiled blossom takes over (a sparse
+# window can need many odd-set cuts; it only has to give an upper bound).
+_WINDOW_ROUNDS = 6
 
 
 def _odd_prefixes(problem: _Problem) -> list[int]:
