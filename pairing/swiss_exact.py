@@ -456,8 +456,13 @@ def _exact_blossom(
        exceeds U is in no optimal pairing; the rest hold every optimal pairing, so their first
        optimum in sweep order is the field's. Only kept edges are enumerated (a level is out of
        reach once the even cuts up to it cost more than the slack).
-    3. :func:`pairing.matching.first_min_cost_perfect_matching` on the kept edges: (1)–(3) as
-       the cost, rule (4) as the vertex order, every optimisation in the compiled solver.
+    2½. From ``_LP_FROM`` pairs on, :func:`pairing.matching_lp.certified_optimum`: an LP
+       optimum and dual on the kept edges, checked exactly; when proved, the optimal pairings
+       are exactly the least-c' perfect matchings of its tight graph, and step 3 runs there,
+       starting from the proven matching.
+    3. :func:`pairing.matching.first_min_cost_perfect_matching` on the kept edges (or the tight
+       graph): (1)–(3) as the cost, rule (4) as the vertex order, every optimisation in the
+       compiled solver.
     """
     n = problem.n
     cf = problem.cf
