@@ -4,7 +4,7 @@ that did not come.
 
 A check-in counts for one round: ``checkin_round(tournament)``, the round after the last one
 published (round 1 before the event). The slip's QR code encodes the check-in address
-``/t/<slug>/checkin/<pair code>/`` (``checkin_path``; docs/checkin.md), which only staff can
+``/t/<slug>/checkin/<pair code>/`` (``checkin_path``; docs/event-desk.md), which only staff can
 use: a player scanning their own slip meets the login page.
 
 May touch: the ``tournaments`` models and the helpers of ``tournaments.services``.

@@ -301,7 +301,7 @@ def _late_entry_round(tournament: Tournament) -> int | None:
 
     Late entries start on 0 points: RULES.md and the settings have nothing on late entries,
     so a pair registered after round N was published simply has no result in rounds 1…N and
-    is paired from the next round generated (docs/registrations.md)."""
+    is paired from the next round generated (docs/event-desk.md)."""
     latest = (
         Round.objects.filter(tournament=tournament)
         .exclude(status=Round.Status.DRAFT)
