@@ -311,3 +311,43 @@ def test_appeal_pages_lodge_and_decide(
     ):
         assert client.post(url, data).status_code == 200
     assert Appeal.objects.count() == 1
+
+
+def test_the_new_pages_in_english_have_no_full_width_punctuation(
+    tournament: Any, round1: Round, client_as: Any, cast: dict[str, Any]
+) -> None:
+    from scoring.appeals import lodge_appeal
+    from tests.web.test_english_punctuation import _offending
+    from tournaments.staff import create_staff_accounts
+
+    slug = tournament.slug
+    table = Table.objects.filter(round=round1, is_bye=False).order_by("number").first()
+    appeal = lodge_appeal(tournament, table.ns, "x", cast["chief"], table=table, fee=10)
+    client = client_as("organizer")
+    client.cookies["django_language"] = "en"
+    client.post(
+        reverse("tournaments:staff_accounts", args=[slug]),
+        {"accounts-role": "referee", "accounts-count": "2", "accounts-tables_each": "2"},
+    )
+    create_staff_accounts(tournament, "chief_referee", 1, cast["organizer"])
+    tournament.chief_referees.add(cast["organizer"])  # the appeal page's correction link
+    pair = Pair.objects.get(pk=table.ew_id)
+    urls = [
+        reverse("tournaments:staff", args=[slug]),
+        reverse("tournaments:checkin", args=[slug]),
+        reverse("tournaments:checkin_scan", args=[slug, pair.code]),
+        reverse("appeals:appeals", args=[slug]),
+        reverse("appeals:appeal", args=[slug, appeal.pk]),
+        reverse("pairing:withdraw_seated", args=[slug, pair.number]),
+        reverse("pairing:round_control", args=[slug, round1.number]),
+        reverse("reports:import", args=[slug]),
+    ]
+    names = {tournament.name, *(p.player_names for p in Pair.objects.filter(tournament=tournament))}
+    failures = {}
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        bad = _offending(response.content.decode(), names)
+        if bad:
+            failures[url] = bad
+    assert not failures, failures
