@@ -351,3 +351,19 @@ def test_the_new_pages_in_english_have_no_full_width_punctuation(
         if bad:
             failures[url] = bad
     assert not failures, failures
+
+
+def test_pages_with_passwords_codes_or_appeals_are_never_cached(
+    tournament: Any, round1: Round, client_as: Any, cast: dict[str, Any]
+) -> None:
+    slug = tournament.slug
+    pair = Pair.objects.get(tournament=tournament, number=1)
+    client = client_as("organizer")
+    tournament.chief_referees.add(cast["organizer"])
+    for url in (
+        reverse("tournaments:staff", args=[slug]),
+        reverse("tournaments:checkin", args=[slug]),
+        reverse("tournaments:checkin_scan", args=[slug, pair.code]),
+        reverse("appeals:appeals", args=[slug]),
+    ):
+        assert "no-store" in client.get(url)["Cache-Control"], url
