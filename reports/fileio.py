@@ -60,7 +60,7 @@ BATCH = 2000
 
 
 def _unique_codes(count: int) -> list[str]:
-    """``count`` distinct pair codes (the database keeps them unique per tournament)."""
+    """``count`` distinct pair or captain codes (the database keeps them unique per tournament)."""
     import secrets
 
     codes: set[str] = set()
@@ -147,8 +147,12 @@ def _write(spec: TournamentSpec, slug: str, user: Any) -> Tournament:
         batch_size=BATCH,
     )
     if spec.teams:
+        captain_codes = _unique_codes(len(spec.teams))
         teams = Team.objects.bulk_create(
-            [Team(tournament=tournament, code=t.id, name=t.name) for t in spec.teams]
+            [
+                Team(tournament=tournament, code=t.id, name=t.name, captain_code=code)
+                for t, code in zip(spec.teams, captain_codes, strict=True)
+            ]
         )
         through = Team.pairs.through
         through.objects.bulk_create(
