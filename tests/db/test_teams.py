@@ -302,3 +302,35 @@ def test_team_swiss_input_from_the_database_is_the_files_and_the_round_is_the_en
         ])
         for t in draw.tables
     ]  # fmt: skip
+
+
+def test_team_standings_through_the_cache_follow_each_confirmation():
+    """The incremental cache (the kept state after the previous round, advanced with the round
+    in play) gives the full computation's team standings after each confirmed table: a match
+    counts once both its tables are confirmed."""
+    from django.db.models import F
+
+    from tournaments.services import bump_results_version
+
+    data = team_event_file(9, 8, 3, units=2)
+    last = data["rounds"][-1]
+    last["status"] = "published"
+    for table in last["tables"]:
+        if "table" in table:
+            table["entry"] = "entered"
+    tournament = import_tournament(data)
+    rules = tournament.rules
+    assert cached_standings(tournament, after_round=3, teams=True) == standings_from_db(
+        tournament.pk, rules, 3, teams=True
+    )
+    before = cached_standings(tournament, after_round=3, teams=True)
+    tables = Table.objects.filter(round__tournament=tournament, round__number=3).order_by("number")
+    for k, table in enumerate(tables, start=1):
+        Table.objects.filter(pk=table.pk).update(entry_status="confirmed", version=F("version") + 1)
+        bump_results_version(tournament.pk)
+        tournament.refresh_from_db()
+        fresh = standings_from_db(tournament.pk, rules, 3, teams=True)
+        assert cached_standings(tournament, after_round=3, teams=True) == fresh, k
+        if k == 1:  # one table of match 1: the match does not count yet
+            assert fresh == before
+    assert cached_standings(tournament, after_round=3) == standings_from_db(tournament.pk, rules, 3)
