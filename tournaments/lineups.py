@@ -13,8 +13,10 @@ record: RULES.md §6 "a line-up change after publication is refused"); while the
 draft, the team's two seats of its match are re-seated at once, so the draft always shows the
 line-ups. Audited (``AuditEntry.Action.LINEUP``).
 
-May touch: the ``tournaments`` models (``LineUp``, and a draft round's ``Table``/``Seat``
-rows), ``AuditEntry`` (append only). Reads only otherwise.
+``set_team_status`` withdraws a team (not paired from the next round on) or reinstates it.
+
+May touch: the ``tournaments`` models (``LineUp``, ``Team.status``, and a draft round's
+``Table``/``Seat`` rows), ``AuditEntry`` (append only). Reads only otherwise.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from django.db.models import F
 
 from .errors import ForbiddenError, ServiceError
 from .models import LineUp, Pair, Round, Seat, Table, Team
-from .permissions import ROUND_ROLES, require_role
+from .permissions import REGISTRATION_ROLES, ROUND_ROLES, require_role
 from .services import account, audit
 
 # Who may set a line-up without the captain's code: those who make the draw.
@@ -180,11 +182,40 @@ def _reseat(rnd: Round, members: set[int], ns: Pair, ew: Pair) -> None:
     Seat.objects.bulk_create(new)
 
 
+
+
+def set_team_status(team: Team, status: str, user: Any = None, reason: str = "") -> Team:
+    """退赛 / 恢复 of a team (``Team.Status``): a withdrawn team is not paired from the next
+    generated round on (its results so far stand); its pairs keep their own status. The
+    organizers decide (``REGISTRATION_ROLES``). Audited (``AuditEntry.Action.TEAM_STATUS``)."""
+    require_role(user, team.tournament, *REGISTRATION_ROLES)
+    if status not in Team.Status.values:
+        raise ServiceError("not_one_of", value=status, options=tuple(Team.Status.values))
+    with transaction.atomic():
+        locked = Team.objects.select_for_update().get(pk=team.pk)
+        if locked.status == status:
+            raise ServiceError("team_status_unchanged")
+        before = locked.status
+        locked.status = status
+        locked.save(update_fields=["status"])
+        audit(
+            locked.tournament_id,
+            "team_status",
+            user,
+            before={"team": locked.code, "status": before},
+            after={"team": locked.code, "status": status},
+            reason=reason,
+        )
+    team.status = status
+    return locked
+
+
 __all__ = [
     "LINEUP_ROLES",
     "Fielded",
     "default_lineup",
     "round_lineups",
     "set_lineup",
+    "set_team_status",
     "team_pairs",
 ]

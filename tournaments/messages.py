@@ -111,6 +111,7 @@ MESSAGES: dict[str, Any] = {
     "lineup_pair_not_in_team": _("第%(pair)s对不属于队“%(team)s”"),
     "lineup_pair_inactive": _("第%(pair)s对已退赛或被取消资格，不能出场"),
     "team_withdrawn": _("队“%(team)s”已退赛"),
+    "team_status_unchanged": _("该队状态未改变"),
     # Team standings (scoring.teams)
     "bad_team_scoring": _("团体赛计分方式“%(method)s”无效"),
     "pair_without_team": _("第%(pair)s对不属于任何队"),

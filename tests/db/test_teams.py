@@ -334,3 +334,21 @@ def test_team_standings_through_the_cache_follow_each_confirmation():
         if k == 1:  # one table of match 1: the match does not count yet
             assert fresh == before
     assert cached_standings(tournament, after_round=3) == standings_from_db(tournament.pk, rules, 3)
+
+
+def test_a_withdrawn_team_is_not_paired_and_the_status_change_is_audited():
+    from tournaments.lineups import set_team_status
+
+    tournament = load()
+    a = Team.objects.get(tournament=tournament, code="A")
+    set_team_status(a, "withdrawn", reason="弃赛")
+    with pytest.raises(ServiceError) as refused:
+        set_team_status(a, "withdrawn")
+    assert refused.value.code == "team_status_unchanged"
+    payload = json.loads(run("pair_round", tournament.slug, "--json"))
+    assert [m["teams"] for m in payload["matches"]] == [["B", "C"]]
+    assert payload["bye_team"] is None
+    assert AuditEntry.objects.filter(tournament=tournament, action="team_status").count() == 1
+    assert (
+        json.loads(run("export_tournament", tournament.slug))["teams"][0]["status"] == "withdrawn"
+    )
