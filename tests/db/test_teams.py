@@ -352,3 +352,33 @@ def test_a_withdrawn_team_is_not_paired_and_the_status_change_is_audited():
     assert (
         json.loads(run("export_tournament", tournament.slug))["teams"][0]["status"] == "withdrawn"
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_team_migration_gives_existing_teams_their_own_captain_codes():
+    """0005_teams adds ``captain_code`` (unique per tournament) to teams that already exist:
+    each gets its own, not the one default the column was added with."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("tournaments", "0004_throttlecounter")]
+    after = [("tournaments", "0005_teams")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps
+        tournament = old.get_model("tournaments", "Tournament").objects.create(name="x", slug="x")
+        old_team = old.get_model("tournaments", "Team")
+        for code in ("A", "B", "C"):
+            old_team.objects.create(tournament=tournament, code=code, name=code)
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+        new = executor.loader.project_state(after).apps
+        codes = list(
+            new.get_model("tournaments", "Team").objects.values_list("captain_code", "status")
+        )
+        assert len({code for code, _ in codes}) == 3
+        assert {status for _, status in codes} == {"active"}
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
