@@ -31,7 +31,7 @@ from django.db.models import F
 from .errors import ForbiddenError, ServiceError
 from .models import LineUp, Pair, Round, Seat, Table, Team
 from .permissions import REGISTRATION_ROLES, ROUND_ROLES, require_role
-from .services import account, audit
+from .services import account, audit, set_status
 
 # Who may set a line-up without the captain's code: those who make the draw.
 LINEUP_ROLES = ROUND_ROLES
@@ -182,32 +182,22 @@ def _reseat(rnd: Round, members: set[int], ns: Pair, ew: Pair) -> None:
     Seat.objects.bulk_create(new)
 
 
-
-
 def set_team_status(team: Team, status: str, user: Any = None, reason: str = "") -> Team:
     """退赛 / 恢复 of a team (``Team.Status``): a withdrawn team is not paired from the next
     generated round on (its results so far stand); its pairs keep their own status. The
     organizers decide (``REGISTRATION_ROLES``). Audited (``AuditEntry.Action.TEAM_STATUS``)."""
-    require_role(user, team.tournament, *REGISTRATION_ROLES)
     if status not in Team.Status.values:
         raise ServiceError("not_one_of", value=status, options=tuple(Team.Status.values))
-    with transaction.atomic():
-        locked = Team.objects.select_for_update().get(pk=team.pk)
-        if locked.status == status:
-            raise ServiceError("team_status_unchanged")
-        before = locked.status
-        locked.status = status
-        locked.save(update_fields=["status"])
-        audit(
-            locked.tournament_id,
-            "team_status",
-            user,
-            before={"team": locked.code, "status": before},
-            after={"team": locked.code, "status": status},
-            reason=reason,
-        )
-    team.status = status
-    return locked
+    return set_status(
+        team,
+        status,
+        user,
+        reason,
+        REGISTRATION_ROLES,
+        action="team_status",
+        unchanged="team_status_unchanged",
+        name=("team", team.code),
+    )
 
 
 __all__ = [
