@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 import string
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -156,3 +156,69 @@ def round_robin_schedule(size: int) -> tuple[tuple[tuple[int, int | None], ...],
         rounds.append(tuple(meetings))
         places = [places[0], places[-1], *places[1:-1]]
     return tuple(rounds)
+
+
+def next_group_round(
+    places: Sequence[int], played: Collection[frozenset[int]]
+) -> tuple[tuple[int, int | None], ...]:
+    """The next round of a group whose entrants stand in ``places`` (ids) and have played the
+    meetings ``played``: the first round of the circle schedule that is still wholly unplayed
+    (the usual case: the earlier rounds were this schedule's), else — after a hand-made or
+    imported round — a round of unplayed meetings after which every remaining meeting can
+    still be played, one round each (a search; groups are small). ``()`` when every meeting
+    has been played; ``ValueError`` when no round can complete the group."""
+    ids = list(places)
+    left = {frozenset(c) for c in combinations(ids, 2)} - {frozenset(p) for p in played}
+    if not left:
+        return ()
+    for meetings in round_robin_schedule(len(ids)):
+        named = tuple((ids[a], ids[b] if b is not None else None) for a, b in meetings)
+        if all(frozenset((a, b)) in left for a, b in named if b is not None):
+            return named
+    found = _completion(ids, left)
+    if found is None:
+        raise ValueError("no round completes the group")
+    return found
+
+
+def _completion(
+    ids: list[int], left: set[frozenset[int]]
+) -> tuple[tuple[int, int | None], ...] | None:
+    """A round of meetings from ``left`` (a bye for one entrant of an odd group) after which the
+    rest can be played round by round; a depth-first search over rounds."""
+    if not left:
+        return ()
+    odd = len(ids) % 2 == 1
+
+    def rounds_of(
+        free: list[int], chosen: list[tuple[int, int | None]], remaining: set[frozenset[int]]
+    ) -> Iterator[tuple[tuple[int, int | None], ...]]:
+        if not free:
+            yield tuple(chosen)
+            return
+        first, rest = free[0], free[1:]
+        if odd and not any(b is None for _a, b in chosen):
+            yield from rounds_of(rest, [*chosen, (first, None)], remaining)
+        for other in rest:
+            if frozenset((first, other)) in remaining:
+                yield from rounds_of(
+                    [x for x in rest if x != other], [*chosen, (first, other)], remaining
+                )
+
+    budget = [20_000]
+
+    def solve(remaining: set[frozenset[int]]) -> tuple[tuple[int, int | None], ...] | None:
+        if not remaining:
+            return ()
+        for candidate in rounds_of(ids, [], remaining):
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            used = {frozenset((a, b)) for a, b in candidate if b is not None}
+            if not used:
+                continue
+            if solve(remaining - used) is not None:
+                return candidate
+        return None
+
+    return solve(left)

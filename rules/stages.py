@@ -199,6 +199,9 @@ def _stage_problems(stage: Stage, number: int, before: list[Stage]) -> list[Prob
     if number == 1 and stage.entrants is not None:
         # The first stage's entrants are every registration.
         problems.append(Problem(where, "stage_first_entrants", {"stage": number}))
+    if number > 1 and stage.kind == "swiss":
+        # The Swiss engine pairs every active pair on the event's standings: the first stage.
+        problems.append(Problem(where, "stage_swiss_not_first", {"stage": number}))
     if before and before[-1].kind == "knockout":
         problems.append(Problem(where, "stage_after_knockout", {"stage": number}))
     if stage.kind == "knockout" and stage.tie == "draw":

@@ -148,6 +148,25 @@ MESSAGES: dict[str, Any] = {
     "stage_groups_too_small": _(
         "第%(stage)s阶段：%(entrants)s 个参赛者不够分成 %(groups)s 个至少两人的小组"
     ),
+    "stage_swiss_not_first": _("第%(stage)s阶段：瑞士移位只能是第一个阶段"),
+    "stages_complete": _("所有 %(stages)s 个阶段都已结束"),
+    "stage_too_few_entrants": _("第%(stage)s阶段只有 %(count)s 个参赛者，无法编排"),
+    "knockout_undecided": _("第%(round)s轮还有未决出胜负的对阵"),
+    "group_schedule_impossible": _("%(group)s组无法排出下一轮（剩余的对阵无法逐轮打完）"),
+    "match_not_decided": _(
+        "本场比赛尚未决出胜负（已打 %(games)s 局，%(best_of)s 局制；级数相同时须加打一副）"
+    ),
+    "match_decided": _("本场比赛已决出胜负，不能再有记录"),
+    "not_best_of": _("本桌不是多局制的淘汰赛"),
+    "game_not_decided": _("第%(game)s局尚未决出胜负"),
+    "game_after_match": _("比赛已决出胜负，不能再有第%(game)s局"),
+    "correct_games_unsupported": _("多局制比赛的成绩更正尚未支持"),
+    "not_in_stage": _("本轮所在阶段不用“%(key)s”（group 用于小组赛，slot 和 games 用于淘汰赛）"),
+    "games_instead": _("多局制淘汰赛的桌应在 games 中逐局给出“%(key)s”"),
+    "stage_out_of_order": _("阶段不能倒退（这里是第%(value)s阶段，前一轮已是第%(last)s阶段）"),
+    "no_knockout_stage": _("本赛事没有淘汰赛阶段"),
+    "bad_stage": _("阶段 %(stage)s 无效（本赛事共 %(stages)s 个阶段）"),
+    "stage_is_knockout": _("第%(stage)s阶段是淘汰赛，没有积分排名，请查看对阵表（bracket）"),
     "stage_qualify_too_many": _(
         "第%(stage)s阶段：每组出线 %(qualify)s 个，应少于小组人数 %(size)s"
     ),
