@@ -326,3 +326,12 @@ def test_an_unfinished_last_game_has_no_winner_yet():
     partial = score_match(["NS3"], DEALS, complete=False)
     series = decide_series([partial], 1, last_complete=False)
     assert series.winner is None and series.leader is None
+
+
+def test_an_extra_deal_that_leaves_the_levels_equal_goes_to_its_winner():
+    # Both at A: a win with the partner last (or at the other side's level) stays at A, so the
+    # levels are still equal after the extra deal; "加打一副牌，决出胜负" — its winner takes it.
+    eight = RuleSet.from_dict({"deals_per_round": 8, "tie": "extra_deal"})
+    tied = score_match(["NS3"] * 4 + ["EW3"] * 4 + ["NS1"], eight)
+    assert tied.extra_deal and tied.ns_level == tied.ew_level == 14
+    assert tied.winner is None and game_winner(tied) is Side.NS
