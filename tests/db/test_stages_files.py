@@ -98,3 +98,28 @@ def test_each_later_round_is_drawn_from_the_results_so_far():
         (t["ns"], t["ew"], t["group"]) for t in second if "bye" not in t
     ]
     assert paired["bye"] == 4
+
+
+def test_a_stage_is_editable_until_it_starts():
+    from tournaments.errors import ServiceError
+    from tournaments.services import update_settings
+
+    data = load("group-stage.json")
+    settings = data["settings"]
+    tournament = import_tournament(
+        {**data, "rounds": data["rounds"][:1], "settings": settings}, slug="edit"
+    )
+    later = {**settings, "stages": [*settings["stages"], {"kind": "knockout", "best_of": 3}]}
+    update_settings(tournament, later, None)  # a knockout added after the running group stage
+    tournament.refresh_from_db()
+    assert tournament.rules.stage(2).best_of == 3
+    for changed in (
+        {
+            **later,
+            "stages": [{"kind": "round_robin", "groups": 3, "qualify": 1}, later["stages"][1]],
+        },
+        {**later, "deals_per_round": 3},
+    ):
+        with pytest.raises(ServiceError) as caught:
+            update_settings(tournament, changed, None)
+        assert caught.value.code == "settings_locked"
