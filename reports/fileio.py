@@ -374,11 +374,7 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
     )
 
     tokens = tokens_by_table(TableEvent.objects.filter(table__round__tournament_id=t_id))
-    game_rows = games_by_table(
-        Table.objects.filter(round__tournament_id=t_id, games__isnull=False).values_list(
-            "pk", flat=True
-        )
-    )
+    game_rows = games_by_table(Game.objects.filter(table__round__tournament_id=t_id))
     rules = tournament.rules
     stage_of = dict(Round.objects.filter(tournament_id=t_id).values_list("pk", "stage"))
     tables_of: dict[int, list[TableSpec]] = defaultdict(list)

@@ -26,7 +26,7 @@ from scoring.facts import (
 from scoring.models import Penalty, TableEvent
 from scoring.penalties import Escalation, escalation_from_counts
 from scoring.sheet import TableStatus, match_finished
-from tournaments.models import Pair, Player, Round, Table
+from tournaments.models import Game, Pair, Player, Round, Table
 from tournaments.wording import penalty_kind_label
 
 PROBLEMS_CACHE_SECONDS = 600
@@ -125,7 +125,7 @@ def round_problems(rnd: Round, rules: RuleSet, overview: RoundOverview) -> dict[
     # RULES.md §8: a table is scored by its stage's rules; a knockout table game by game.
     stage = rules.stage(rnd.stage) if rules.stages else None
     knockout = stage is not None and stage.kind == "knockout"
-    games = games_by_table(pk for pk, *_rest in rows) if knockout else {}
+    games = games_by_table(Game.objects.filter(table__round=rnd)) if knockout else {}
     rules = rules.for_stage(rnd.stage)
     problems: dict[int, str] = {}
     for pk, entry_status, *columns in rows:

@@ -7,8 +7,9 @@ scan, the standings, the printed and exported documents, the tournament file, th
 page — turns those columns into ``MatchFacts`` here and scores them with ``score_table``; this is
 the only place that builds ``Start``/``End`` from stored columns.
 
-May touch: read-only queries on ``scoring.TableEvent`` (``tokens_by_table``, ``table_tokens``);
-the pure engine. Never writes.
+May touch: read-only queries on ``scoring.TableEvent`` (``tokens_by_table``, ``table_tokens``)
+and ``tournaments.Game`` (``games_by_table``, ``table_games``: the games 2, 3 … of a knockout
+match played best of n, RULES.md §8); the pure engine. Never writes.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from django.db.models import QuerySet
 
     from scoring.models import TableEvent
-    from tournaments.models import Table
+    from tournaments.models import Game, Table
 
 # The table columns a reader selects to build ``MatchFacts`` (with ``values_list``).
 FACT_COLUMNS = ("start_ns", "start_ew", "end_kind", "end_side")
@@ -146,11 +147,9 @@ def split_games(
     return tuple(out)
 
 
-def games_by_table(table_ids: Iterable[int]) -> dict[int, list[tuple[int, int, int, str, str]]]:
+def games_by_table(games: QuerySet[Game]) -> dict[int, list[tuple[int, int, int, str, str]]]:
     """The games 2, 3 … of many tables in one query: ``{table id: [GAME_COLUMNS, …]}``."""
-    from tournaments.models import Game
-
-    rows = Game.objects.filter(table_id__in=list(table_ids)).order_by("table_id", "number")
+    rows = games.order_by("table_id", "number")
     out: dict[int, list[tuple[int, int, int, str, str]]] = {}
     for table_id, *columns in rows.values_list("table_id", *GAME_COLUMNS):
         out.setdefault(table_id, []).append(tuple(columns))  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ from scoring.facts import (
 from scoring.results import COUNTED_ROUNDS, standings_criteria
 from scoring.series import Series
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
-from tournaments.models import Round, Table, Tournament
+from tournaments.models import Game, Round, Table, Tournament
 
 from .models import Penalty, TableEvent
 
@@ -205,7 +205,7 @@ def knockout_matches(tournament: Tournament, stage: int) -> list[list[KnockoutMa
     )
     pks = [r[0] for r in rows if not r[6]]
     tokens = tokens_by_table(TableEvent.objects.filter(table_id__in=pks))
-    games = games_by_table(pks)
+    games = games_by_table(Game.objects.filter(table_id__in=pks))
     rounds: dict[int, list[KnockoutMatch]] = defaultdict(list)
     for pk, number, status, table, slot, entry, is_bye, ns, ew, *columns in rows:
         slot = slot if slot is not None else table
