@@ -349,7 +349,7 @@ def undo_last_event(
         _check_table_party(locked, via, pair)
         tokens = table_tokens(locked)
         empty_game = locked.games.filter(first_position__gte=len(tokens)).order_by("-number")
-        if empty_game.exists():
+        if _stage_rules(locked)[1].kind == "knockout" and empty_game.exists():
             # The last game has no event yet: undo opens the game before it again.
             empty_game.first().delete()  # type: ignore[union-attr]
             _cas(locked, **_touched_by(locked, user, {"entry_status": Table.EntryStatus.OPEN}))
@@ -461,7 +461,8 @@ def _change_start_or_end(
         _require_open_for_entry(locked)
         facts = table_facts(locked)
         tokens = facts.tokens
-        games = _game_rows(locked)
+        _rules, stage = _stage_rules(locked)
+        games = _game_rows(locked) if stage.kind == "knockout" else []
         if games:
             # A best-of-n match: the start or end is the current game's (the last game row).
             facts = split_games(facts, games)[-1]
@@ -657,7 +658,7 @@ def correct_result(
                 events.append(parse_event(token, position).token)
             except RuleError as exc:
                 raise from_rule_error(exc) from exc
-        if locked.games.exists():
+        if _stage_rules(locked)[1].kind == "knockout" and locked.games.exists():
             # A best-of-n match is corrected game by game at the desk (issue 14 follow-up).
             raise ServiceError("correct_games_unsupported")
         _score(locked, MatchFacts(new_start, new_end, tuple(events)), complete=True)
