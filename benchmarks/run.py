@@ -31,6 +31,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("benchmarks.pairing", "Swiss pairing engine (pure)"),
     ("benchmarks.tournament_db", "import, standings from the database, pair_round (issue 4)"),
     ("benchmarks.teams", "team events at 2,000 teams: team standings and team pairing (issue 13)"),
+    ("benchmarks.stages", "a staged event end to end: Swiss, groups, knockout (issue 14)"),
     ("benchmarks.web_tournaments", "web pages at size"),
     ("benchmarks.web_scoring", "referee dashboard at size"),
     ("benchmarks.reports", "printing and exports"),

@@ -7,8 +7,9 @@ scan, the standings, the printed and exported documents, the tournament file, th
 page — turns those columns into ``MatchFacts`` here and scores them with ``score_table``; this is
 the only place that builds ``Start``/``End`` from stored columns.
 
-May touch: read-only queries on ``scoring.TableEvent`` (``tokens_by_table``, ``table_tokens``);
-the pure engine. Never writes.
+May touch: read-only queries on ``scoring.TableEvent`` (``tokens_by_table``, ``table_tokens``)
+and ``tournaments.Game`` (``games_by_table``, ``table_games``: the games 2, 3 … of a knockout
+match played best of n, RULES.md §8); the pure engine. Never writes.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from rules.events import Side
 from rules.levels import LOWEST
 from rules.ruleset import RuleSet
 from scoring.engine import End, MatchResult, Start, score_match
+from scoring.series import Series, decide_series
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from django.db.models import QuerySet
 
     from scoring.models import TableEvent
-    from tournaments.models import Table
+    from tournaments.models import Game, Table
 
 # The table columns a reader selects to build ``MatchFacts`` (with ``values_list``).
 FACT_COLUMNS = ("start_ns", "start_ew", "end_kind", "end_side")
@@ -119,3 +121,71 @@ def snapshot(table: Table, tokens: Sequence[str]) -> dict[str, Any]:
         "status": table.entry_status,
         "version": table.version,
     }
+
+
+# -- games of a knockout match (RULES.md §8; ``tournaments.models.Game``) -----------------------
+
+# The game columns a reader selects (with ``values_list``) for ``split_games``.
+GAME_COLUMNS = ("first_position", "start_ns", "start_ew", "end_kind", "end_side")
+
+
+def split_games(
+    facts: MatchFacts, games: Sequence[tuple[int, int, int, str, str]]
+) -> tuple[MatchFacts, ...]:
+    """A best-of-n table's facts as one ``MatchFacts`` per game: game 1 is the table's start,
+    end and events up to game 2's first position; ``games`` are the ``GAME_COLUMNS`` of games
+    2, 3 … in order (each from its first position to the next game's)."""
+    ordered = sorted(games)
+    bounds = [first for first, *_ in ordered]
+    tokens = facts.tokens
+    out = [MatchFacts(facts.start, facts.end, tokens[: bounds[0] if bounds else len(tokens)])]
+    for index, (first, start_ns, start_ew, end_kind, end_side) in enumerate(ordered):
+        last = bounds[index + 1] if index + 1 < len(bounds) else len(tokens)
+        out.append(
+            MatchFacts.from_columns(start_ns, start_ew, end_kind, end_side, tokens[first:last])
+        )
+    return tuple(out)
+
+
+def games_by_table(games: QuerySet[Game]) -> dict[int, list[tuple[int, int, int, str, str]]]:
+    """The games 2, 3 … of many tables in one query: ``{table id: [GAME_COLUMNS, …]}``."""
+    rows = games.order_by("table_id", "number")
+    out: dict[int, list[tuple[int, int, int, str, str]]] = {}
+    for table_id, *columns in rows.values_list("table_id", *GAME_COLUMNS):
+        out.setdefault(table_id, []).append(tuple(columns))  # type: ignore[arg-type]
+    return out
+
+
+def table_games(table: Table, tokens: Sequence[str] | None = None) -> tuple[MatchFacts, ...]:
+    """The games of a loaded knockout ``Table`` (``split_games`` of its facts and game rows)."""
+    prefetched = getattr(table, "_prefetched_objects_cache", {})
+    if "games" in prefetched:
+        rows = [tuple(getattr(g, c) for c in GAME_COLUMNS) for g in prefetched["games"]]
+    else:
+        rows = list(table.games.order_by("number").values_list(*GAME_COLUMNS))
+    return split_games(table_facts(table, tokens), rows)  # type: ignore[arg-type]
+
+
+def game_over(result: MatchResult, rules: RuleSet) -> bool:
+    """A game ended by its own facts: 过A, an end, the extra deal, or its deals all played
+    (``deals``/``timed_deals``). A timed game ends only when the referee closes it."""
+    return result.finished or (
+        rules.max_deals is not None and result.deals_played >= rules.max_deals
+    )
+
+
+def score_games(games: Sequence[MatchFacts], rules: RuleSet, best_of: int, closed: bool) -> Series:
+    """Score a knockout match game by game with the one engine and decide it
+    (``scoring.series``). Every game but the last is scored complete (raising the engine's
+    ``RuleError`` if it is not); the last is complete when ``closed`` (the sheet was submitted:
+    then it must be) or when it is over by its own facts (``game_over``)."""
+    results = [score_table(game, rules, complete=True) for game in games[:-1]]
+    last_complete = True
+    if games:
+        if closed:
+            results.append(score_table(games[-1], rules, complete=True))
+        else:
+            last = score_table(games[-1], rules)
+            last_complete = game_over(last, rules)
+            results.append(last)
+    return decide_series(results, best_of, last_complete)

@@ -418,7 +418,9 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
         )
         if entry["confirmed"]:
             try:
-                result = score_table(table_facts(table), rules)
+                # Each stage's tables by its rules (RULES.md §8); a knockout match of several
+                # games is not one match here (its page is the bracket's).
+                result = score_table(table_facts(table), rules.for_stage(table.round.stage))
             except Exception:  # a bad record must not break a public page
                 entry["confirmed"] = False
                 history.append(entry)
