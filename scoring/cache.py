@@ -68,6 +68,7 @@ from scoring.standings import (
     StandingRow,
     StandingsState,
     advance,
+    collector_paused,
     standings_setup,
     state_after,
 )
@@ -444,8 +445,11 @@ def standings_state(source: StandingsSource) -> StandingsState:
 
 def compute(source: StandingsSource) -> CompactStandings:
     """The standings of ``source``: the one computation behind the cache (``standings_state``,
-    incremental when it can be)."""
-    return CompactStandings.from_columns(standings_state(source).columns(), as_of=timezone.now())
+    incremental when it can be), with the garbage collector paused throughout (the reading
+    and scoring of a cold start make a million short-lived objects: ``collector_paused``)."""
+    with collector_paused():
+        columns = standings_state(source).columns()
+    return CompactStandings.from_columns(columns, as_of=timezone.now())
 
 
 # --------------------------------------------------------------------------------------------
