@@ -98,22 +98,26 @@ class CompactStandings(Sequence[StandingRow]):
     ~1.5 ms (the tuple of slotted frozen dataclasses: ~70 ms and ~60 ms CPU).
 
     ``as_of``: when they were computed; ``current``: False for the previous standings served
-    while newer ones are being computed. Equal to any sequence of the same rows.
+    while newer ones are being computed; ``key``: the cache entry they were read from or stored
+    under (None if not cached), which names these exact rows — a page may cache what it renders
+    from them under it. Equal to any sequence of the same rows.
     """
 
-    __slots__ = ("as_of", "columns", "current")
+    __slots__ = ("as_of", "columns", "current", "key")
 
     def __init__(
         self,
         columns: Sequence[Sequence[Any]],
         as_of: datetime | None = None,
         current: bool = True,
+        key: str | None = None,
     ) -> None:
         if len(columns) != len(_FIELDS):
             raise ValueError("one column per StandingRow field")
         self.columns = tuple(columns)
         self.as_of = as_of
         self.current = current
+        self.key = key
 
     @classmethod
     def from_rows(
@@ -461,13 +465,14 @@ def _entry(key: str, current: bool = True) -> CompactStandings | None:
     if stored is None:
         return None
     columns, as_of = stored
-    return CompactStandings(columns, as_of, current)
+    return CompactStandings(columns, as_of, current, key)
 
 
 def _store(source: StandingsSource, standings: CompactStandings) -> None:
     """Keep ``standings`` under their key and as the scope's latest, dropping the entry they
     replace (one entry per tournament and round stays, besides the ones being replaced)."""
     cache.set(source.key, (standings.columns, standings.as_of), STANDINGS_CACHE_SECONDS)
+    standings.key = source.key
     latest = f"standings-latest:{source.scope}"
     replaced = cache.get(latest)
     cache.set(latest, source.key, STANDINGS_CACHE_SECONDS)
