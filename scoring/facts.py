@@ -40,7 +40,7 @@ FACT_COLUMNS = ("start_ns", "start_ew", "end_kind", "end_side")
 
 # ``Start`` and ``End`` are frozen, and a tournament's tables share a handful of them (most
 # start at 2–2 and end by their deals): one object per distinct value, rather than a frozen
-# dataclass built per table (a third of the loader's time for the 45,000 tables of a cold start).
+# dataclass built per table (45,000 tables of a cold start: 0.08–0.12 s CPU instead of 0.12–0.13 s).
 @lru_cache(maxsize=512)
 def start_of(start_ns: int, start_ew: int) -> Start:
     """The stored start levels as the engine's ``Start``."""
