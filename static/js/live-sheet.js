@@ -477,18 +477,45 @@
   // ------------------------------------------------------------------ start
 
   function loadRules() {
-    if (rules) {
+    // Kept in localStorage as well as by the worker: a phone without a worker (plain http, an
+    // old browser) still computes its waiting taps after a reload.
+    var key = "gt-rules:" + cfg.rulesUrl;
+    if (rules && rules.url === cfg.rulesUrl) {
       return;
+    }
+    try {
+      var kept = JSON.parse(window.localStorage.getItem(key) || "null");
+      if (kept && kept.rules && kept.words) {
+        rules = kept;
+        rules.url = cfg.rulesUrl;
+        render();
+        return;
+      }
+    } catch (e) {
+      /* fetched below */
     }
     fetch(cfg.rulesUrl, { credentials: "same-origin" })
       .then(function (response) { return response.ok ? response.json() : null; })
       .then(function (json) {
-        if (json) {
-          rules = json;
-          render();
+        if (!json) {
+          return;
         }
+        rules = json;
+        rules.url = cfg.rulesUrl;
+        try {
+          for (var i = window.localStorage.length - 1; i >= 0; i--) {
+            var name = window.localStorage.key(i);
+            if (name && name.indexOf("gt-rules:") === 0 && name !== key) {
+              window.localStorage.removeItem(name); // one rule set kept: another URL is stale
+            }
+          }
+          window.localStorage.setItem(key, JSON.stringify(json));
+        } catch (e) {
+          /* storage full: the worker's copy still serves */
+        }
+        render();
       })
-      .catch(function () { /* offline without the rules cached: taps wait without levels */ });
+      .catch(function () { /* offline without the rules kept: taps wait without levels */ });
   }
 
   function registerWorker() {
@@ -547,11 +574,9 @@
     }
     save();
     render();
+    loadRules();
     if (first) {
-      loadRules();
       registerWorker();
-    } else {
-      loadRules();
     }
     flush();
   }
