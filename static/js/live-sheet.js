@@ -393,7 +393,7 @@
         render();
         if (box.pending.length) {
           flush();
-        } else {
+        } else if (!releaseHeld()) {
           refreshIfShapeChanged();
         }
         return;
@@ -419,8 +419,41 @@
     });
   }
 
+  // Another form of the sheet (undo, submit …) posted while taps wait would carry a version
+  // the waiting taps are about to change: it is held until the outbox is empty, then sent.
+  var held = null;
+
+  function releaseHeld() {
+    if (!held || box.pending.length) {
+      return false;
+    }
+    var form = held.form;
+    var submitter = held.submitter;
+    held = null;
+    render(); // the version inputs now carry the server's version
+    if (form.requestSubmit) {
+      form.requestSubmit(submitter && submitter.form === form ? submitter : undefined);
+    } else {
+      form.submit();
+    }
+    return true;
+  }
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!box || !(form instanceof HTMLFormElement) || form.hasAttribute("data-entry-form") ||
+        !form.closest(".entry") || (!box.pending.length && !sending)) {
+      return;
+    }
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    held = { form: form, submitter: event.submitter || null };
+    flush();
+  }, true);
+
   function shape(sheet, status) {
-    return [sheet.rows.length > 0, sheet.finished, sheet.closable, status].join("|");
+    return [sheet.rows.length > 0, sheet.finished, sheet.closable, sheet.extra_deal_next, status]
+      .join("|");
   }
 
   function refreshIfShapeChanged() {
