@@ -244,13 +244,13 @@
     var text;
     if (box.stop) {
       state = "stopped";
-      text = cfg.stopped + (n ? " · " + format(cfg.pending, { n: n }) : "");
+      text = cfg.stopped + (n ? " · " + cfg.pending.replace("{n}", String(n)) : "");
     } else if (!reachable || !navigator.onLine) {
       state = "offline";
-      text = cfg.offline + (n ? " · " + format(cfg.pending, { n: n }) : "");
+      text = cfg.offline + (n ? " · " + cfg.pending.replace("{n}", String(n)) : "");
     } else if (n) {
       state = "pending";
-      text = format(cfg.pending, { n: n });
+      text = cfg.pending.replace("{n}", String(n));
     } else {
       state = "synced";
       text = cfg.synced;
