@@ -32,6 +32,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("benchmarks.tournament_db", "import, standings from the database, pair_round (issue 4)"),
     ("benchmarks.web_tournaments", "web pages at size"),
     ("benchmarks.web_scoring", "referee dashboard at size"),
+    ("benchmarks.web_tap", "one deal tap: form and page against JSON; the sheet's weight"),
     ("benchmarks.reports", "printing and exports"),
     ("benchmarks.loadtest", "load test (from the last `make loadtest`)"),
 )
