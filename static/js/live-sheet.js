@@ -269,12 +269,17 @@
     if (!box.stop) {
       return;
     }
-    setText("[data-conflict=message]", box.stop.message || "");
+    var message = $("[data-conflict=message]");
+    if (message) {
+      // A version conflict is this view's whole point: say it plainly; other refusals in the
+      // server's words.
+      message.textContent = box.stop.code === "conflict"
+        ? message.getAttribute("data-changed") : box.stop.message || "";
+    }
     var server = box.stop.server || box.base;
     setText("[data-conflict=server-version]", String(server.version));
     fill($("[data-conflict=server]"), server.rows.map(function (row) {
-      return (row.deal_number ? row.deal_number + ". " : "") + row.description + " → " +
-        row.ns_level + " : " + row.ew_level;
+      return row.description + " → " + row.ns_level + " : " + row.ew_level;
     }));
     fill($("[data-conflict=local]"), box.pending.map(function (item) {
       return describe(item.token);
