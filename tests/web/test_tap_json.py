@@ -80,6 +80,18 @@ def test_the_same_key_twice_stores_one_event(cast: dict[str, Any], table: Table)
     assert TableEvent.objects.filter(table=table).count() == 3
 
 
+def test_without_the_keys_a_repeat_would_be_a_conflict(
+    cast: dict[str, Any], table: Table, settings: Any
+) -> None:
+    """Negative control: it is the one-time key that answers the repeat with the first result
+    (without it the version check refuses the repeat, and the outbox would stop on it)."""
+    settings.IDEMPOTENCY_KEYS = False
+    client = client_for(cast["referee"])
+    assert _tap(client, desk_url(table, "event"), table.version, "EW1").status_code == 200
+    assert _tap(client, desk_url(table, "event"), table.version, "EW1").status_code == 409
+    assert tokens_of(table) == ["NS3", "EW2", "EW1"]
+
+
 def test_a_stale_version_is_a_conflict_with_both_versions(
     cast: dict[str, Any], table: Table
 ) -> None:
