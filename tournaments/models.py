@@ -216,13 +216,39 @@ class Player(models.Model):
 
 
 class Team(models.Model):
-    """A team (复式/团体, RULES.md §6) fielding two of its pairs per match."""
+    """A team (队, 复式/团体, RULES.md §6) of two or three pairs of one unit.
+
+    ``code`` is the team's ``id`` in the tournament file (TOURNAMENT_FILE.md "Team events");
+    ``captain_code`` is the captain's secret, like a pair's ``code``: it lets the captain set the
+    team's line-up (``LineUp``) without an account. ``pairs`` keep the order they were registered
+    in (the through table's id): the default line-up is the first two active pairs in that order.
+    A withdrawn team is not paired from the next round on; its results so far stand.
+    """
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", _("参赛")
+        WITHDRAWN = "withdrawn", _("退赛")
 
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="teams", verbose_name=_("赛事")
     )
     code = models.CharField(_("队代码"), max_length=32)
     name = models.CharField(_("队名"), max_length=100)
+    unit = models.ForeignKey(
+        Unit,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="teams",
+        verbose_name=_("单位"),
+    )
+    status = models.CharField(
+        _("状态"), max_length=16, choices=Status.choices, default=Status.ACTIVE
+    )
+    # Secret: shown to the captain only (registration slip), never on public pages.
+    captain_code = models.CharField(
+        _("队长密码"), max_length=PAIR_CODE_LENGTH, default=new_pair_code
+    )
     pairs = models.ManyToManyField(Pair, related_name="teams", blank=True, verbose_name=_("参赛对"))
 
     class Meta:
@@ -231,10 +257,20 @@ class Team(models.Model):
         ordering = ["tournament", "code"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "code"], name="team_code_unique"),
+            models.UniqueConstraint(
+                fields=["tournament", "captain_code"], name="team_captain_code_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=["active", "withdrawn"]), name="team_status_valid"
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name or self.code
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == self.Status.ACTIVE
 
 
 def new_entry_token() -> str:
@@ -261,6 +297,16 @@ class Round(models.Model):
     seed = models.BigIntegerField(_("随机种子"), null=True, blank=True)
     # The engine's summary of a generated draw: bye reasons, same-unit meetings, total gap.
     draw_info = models.JSONField(_("编排说明"), default=dict, blank=True)
+    # Team events (RULES.md §6): the team that sits out this round (轮空), scored as two forfeit
+    # wins. A pairs event's bye is a bye ``Table`` instead (one pair, no opponent).
+    bye_team = models.ForeignKey(
+        Team,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="bye_rounds",
+        verbose_name=_("轮空队"),
+    )
     created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
     published_at = models.DateTimeField(_("公布时间"), null=True, blank=True)
     finished_at = models.DateTimeField(_("结束时间"), null=True, blank=True)
@@ -273,6 +319,7 @@ class Round(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["tournament", "number"], name="round_number_unique"),
             models.CheckConstraint(condition=Q(number__gte=1), name="round_number_positive"),
+            models.UniqueConstraint(fields=["tournament", "bye_team"], name="round_team_bye_once"),
             models.CheckConstraint(
                 condition=Q(status__in=["draft", "published", "finished"]),
                 name="round_status_valid",
@@ -284,7 +331,13 @@ class Round(models.Model):
 
 
 class Table(models.Model):
-    """One table of a round: the match's facts (start, end, state). Events live in scoring."""
+    """One table of a round: the match's facts (start, end, state). Events live in scoring.
+
+    In a team event (RULES.md §6) ``match`` is the team match the table belongs to: match *m*
+    is played at tables 2m − 1 (甲) and 2m (甲1), the two teams seated crossed — team X's
+    line-up pair sits NS at table 2m − 1 and its other pair EW at table 2m. Pairs events leave
+    ``match`` empty.
+    """
 
     class EndKind(models.TextChoices):
         NONE = "", _("正常")
@@ -367,6 +420,7 @@ class Table(models.Model):
         _("确认方式"), max_length=16, choices=Via.choices, default="", blank=True
     )
     confirmed_at = models.DateTimeField(_("确认时间"), null=True, blank=True)
+    # Team events: match m = tables 2m − 1 and 2m (a check constraint keeps the numbering).
     match = models.PositiveIntegerField(_("团体赛场次"), null=True, blank=True)
     # The engine's reasons for this table in the draft: [{"code": ..., "params": {...}}].
     reasons = models.JSONField(_("编排理由"), default=list, blank=True)
@@ -399,6 +453,12 @@ class Table(models.Model):
             models.CheckConstraint(
                 condition=Q(entry_status__in=["open", "entered", "confirmed"]),
                 name="table_entry_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(match__isnull=True)
+                | Q(number=models.F("match") * 2 - 1)
+                | Q(number=models.F("match") * 2),
+                name="table_match_tables",
             ),
         ]
 
@@ -449,6 +509,54 @@ class Seat(models.Model):
         return f"{self.round} {self.table.number} {self.direction} {self.pair.number}"
 
 
+class LineUp(models.Model):
+    """A team's line-up (出场名单) for one round (RULES.md §6): which two of its pairs play.
+
+    ``ns`` sits North–South and ``ew`` East–West, at the two different tables of the team's
+    match (match m = tables 2m − 1 and 2m; the match's first team has its NS pair at 2m − 1 and
+    its EW pair at 2m, the other team the reverse — "甲桌的南北与甲1桌的东西互为队友"). Without a
+    row the team fields its default line-up, its first two active pairs in registration order
+    (``tournaments.lineups``). Keyed by the round's number, not the round, so a captain can
+    choose before the draw is made; written only by ``tournaments.lineups.set_lineup``, which
+    refuses once round ``round_number`` is published (the published tables are then the record).
+    """
+
+    team = models.ForeignKey(
+        Team, on_delete=models.CASCADE, related_name="lineups", verbose_name=_("队")
+    )
+    round_number = models.PositiveIntegerField(_("轮次"))
+    ns = models.ForeignKey(
+        Pair, on_delete=models.CASCADE, related_name="+", verbose_name=_("南北出场")
+    )
+    ew = models.ForeignKey(
+        Pair, on_delete=models.CASCADE, related_name="+", verbose_name=_("东西出场")
+    )
+    set_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("设置人"),
+    )
+    # "captain" when set with the captain's code (no account), "" when by an account.
+    set_via = models.CharField(_("设置方式"), max_length=16, blank=True)
+    set_at = models.DateTimeField(_("设置时间"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("出场名单")
+        verbose_name_plural = _("出场名单")
+        ordering = ["team", "round_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "round_number"], name="lineup_once_per_round"),
+            models.CheckConstraint(condition=~Q(ns=models.F("ew")), name="lineup_two_pairs"),
+            models.CheckConstraint(condition=Q(round_number__gte=1), name="lineup_round_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team} {self.round_number}: {self.ns_id}/{self.ew_id}"
+
+
 class AuditQuerySet(models.QuerySet):
     """Bulk updates and deletes are refused: the audit log is append-only."""
 
@@ -486,6 +594,13 @@ class AuditEntry(models.Model):
         SETTINGS = "settings", _("修改赛事设置")
         EDIT_PAIR = "edit_pair", _("修改参赛对")
         ESCALATION = "escalation", _("判罚升级")
+        UNPUBLISH_ROUND = "unpublish_round", _("撤回编排")
+        CREATE_ACCOUNTS = "create_accounts", _("创建账号")
+        ASSIGN_TABLES = "assign_tables", _("分配桌号")
+        CHECK_IN = "check_in", _("签到")
+        APPEAL = "appeal", _("申诉")
+        LINEUP = "lineup", _("出场名单")
+        TEAM_STATUS = "team_status", _("队状态")
 
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="audit_entries", verbose_name=_("赛事")
@@ -543,6 +658,78 @@ class AuditEntry(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise PermissionError("AuditEntry is append-only")
+
+
+class CheckIn(models.Model):
+    """签到: a pair reported present at the desk before a round's draw (``round_number`` is the
+    round it is present for). One row per pair and round; undoing a check-in deletes the row
+    (the audit log keeps both)."""
+
+    class Via(models.TextChoices):
+        LIST = "list", _("名单")
+        QR = "qr", _("扫码")
+
+    pair = models.ForeignKey(
+        Pair, on_delete=models.CASCADE, related_name="checkins", verbose_name=_("参赛对")
+    )
+    round_number = models.PositiveIntegerField(_("轮次"))
+    via = models.CharField(_("方式"), max_length=8, choices=Via.choices, default=Via.LIST)
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("签到人"),
+    )
+    created_at = models.DateTimeField(_("签到时间"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("签到")
+        verbose_name_plural = _("签到")
+        ordering = ["round_number", "pair"]
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "round_number"], name="checkin_once_per_round"),
+            models.CheckConstraint(condition=Q(round_number__gte=1), name="checkin_round_positive"),
+            models.CheckConstraint(condition=Q(via__in=["list", "qr"]), name="checkin_via_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pair} R{self.round_number}"
+
+
+class TableAssignment(models.Model):
+    """A referee's tables (桌号范围) at one tournament: "我的桌" on the referee desk."""
+
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="table_assignments",
+        verbose_name=_("赛事"),
+    )
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="table_assignments",
+        verbose_name=_("裁判"),
+    )
+    first = models.PositiveIntegerField(_("起始桌号"))
+    last = models.PositiveIntegerField(_("结束桌号"))
+
+    class Meta:
+        verbose_name = _("分配桌号")
+        verbose_name_plural = _("分配桌号")
+        ordering = ["tournament", "first"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "user"], name="assignment_one_per_user"),
+            models.CheckConstraint(
+                condition=Q(first__gte=1) & Q(last__gte=models.F("first")),
+                name="assignment_range_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.first}–{self.last}"
 
 
 class ThrottleCounter(models.Model):
