@@ -10,6 +10,11 @@ Two steps, so that nothing is imported unless the whole sheet is valid:
    ``tournaments.services`` (``add_unit``, ``register_pair``) inside one transaction: a refusal
    of any line rolls every line back.
 
+Team events read a team sheet the same way (``parse_team_registrations``,
+``import_team_registrations`` through ``tournaments.teams.register_team``): one row per team,
+序号, 队名, 单位, 牌手1…牌手6, the pairs by column (docs/registrations.md). Both sheets share
+the reader (``_sheet_rows``: header, limits, blank rows) and the cell checks.
+
 May touch: the database only through ``tournaments.services``.
 """
 
@@ -18,18 +23,19 @@ from __future__ import annotations
 import io
 import time
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Max
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from rules.errors import GuandanError
 from tournaments.bounds import INT_MAX, parse_int
 
-from .rows import RegistrationLine
+from .rows import RegistrationLine, TeamRegistrationLine
 
 MAX_BYTES = 5 * 1024 * 1024  # an upload; a registration sheet of 5,000 pairs is ~300 KB
 MAX_UNPACKED = 60 * 1024 * 1024  # the xlsx archive expanded
@@ -67,6 +73,23 @@ ALIASES = {
     "牌手2电话": CONTACT2,
 }
 SHEET_NAME = "报名表"
+
+# The team sheet (docs/registrations.md): one row per team; 牌手1+牌手2 are its first pair,
+# 牌手3+牌手4 its second, 牌手5+牌手6 its optional third — the default line-up is the first two.
+TEAM_NAME = "队名"
+TEAM_PLAYERS = tuple(f"牌手{i}" for i in range(1, 7))
+TEAM_REQUIRED = (NUMBER, TEAM_NAME, UNIT, *TEAM_PLAYERS[:4])
+TEAM_OPTIONAL = TEAM_PLAYERS[4:]
+TEAM_ALIASES = {
+    "编号": NUMBER,
+    "队号": NUMBER,
+    "队伍名称": TEAM_NAME,
+    "队伍": TEAM_NAME,
+    **{f"选手{i}": f"牌手{i}" for i in range(1, 7)},
+    **{f"牌手{c}": f"牌手{i}" for i, c in enumerate("一二三四五六", start=1)},
+}
+TEAM_SHEET_NAME = "团体报名表"
+MAX_TEAM_ROWS = 2000  # teams in one import (6 players each)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,56 +185,71 @@ def _too_big(value: Any) -> bool:
     return text.isascii() and text.isdigit() and len(text) < 4000 and int(text) > INT_MAX
 
 
-def _header_map(header: Sequence[Any]) -> tuple[dict[str, int], list[Problem]]:
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What one kind of registration sheet looks like: its columns and its sheet-wide messages
+    (callables, so they are worded in the request's language and read the limits when used)."""
+
+    sheet: str
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    aliases: Mapping[str, str]
+    missing: Callable[[str], str]  # the missing columns, listed → the sentence
+    empty: Callable[[], str]
+    too_many: Callable[[], str]
+    no_lines: Callable[[], str]
+    max_rows: Callable[[], int]
+
+
+PAIRS = _Layout(
+    sheet=SHEET_NAME,
+    required=REQUIRED,
+    optional=OPTIONAL,
+    aliases=ALIASES,
+    missing=lambda missing: (
+        _("第1行须为列名，缺少：%(missing)s（应为 序号、单位、牌手1、牌手2）")
+        % {"missing": missing}
+    ),
+    empty=lambda: _("表格是空的：第1行须为列名 序号、单位、牌手1、牌手2"),
+    too_many=lambda: _("行数过多：一次最多导入 %(max)s 对") % {"max": MAX_ROWS},
+    no_lines=lambda: _("表中没有报名数据（第2行起每行一对）"),
+    max_rows=lambda: MAX_ROWS,
+)
+
+
+def _header_map(header: Sequence[Any], layout: _Layout) -> tuple[dict[str, int], list[Problem]]:
     columns: dict[str, int] = {}
     problems: list[Problem] = []
     for index, value in enumerate(header):
         name = _text(value).replace(" ", "").replace("　", "")
-        name = ALIASES.get(name, name)
-        if name in REQUIRED or name in OPTIONAL:
+        name = layout.aliases.get(name, name)
+        if name in layout.required or name in layout.optional:
             if name in columns:
                 problems.append(Problem(1, name, _("列重复")))
             else:
                 columns[name] = index
-    missing = [name for name in REQUIRED if name not in columns]
+    missing = [name for name in layout.required if name not in columns]
     if missing:
         problems.append(
-            Problem(
-                None,
-                "",
-                _("第1行须为列名，缺少：%(missing)s（应为 序号、单位、牌手1、牌手2）")
-                % {"missing": pgettext("list separator", "、").join(missing)},
-            )
+            Problem(None, "", layout.missing(pgettext("list separator", "、").join(missing)))
         )
     return columns, problems
 
 
-def parse_registrations(data: bytes, taken: Iterable[int] = ()) -> list[RegistrationLine]:
-    """Check the whole sheet and return its lines; raise ``RegistrationError`` with every
-    problem otherwise. ``taken``: pair numbers already used in the tournament."""
-    book = _open(data)
-    try:
-        return _parse(book, taken)
-    except RegistrationError:
-        raise
-    except Exception:  # a damaged sheet part surfaces only while reading rows
-        raise _refuse(_("文件已损坏，无法读取，请用 Excel 重新保存后再试")) from None
-    finally:
-        book.close()
-
-
-def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
-    sheet = book[SHEET_NAME] if SHEET_NAME in book.sheetnames else book.worksheets[0]
+def _sheet_rows(
+    book: Any, layout: _Layout, problems: list[Problem]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The sheet's non-blank rows as (row number, {column: cell}), header problems added to
+    ``problems``; refuses a sheet without its columns, with too many rows or too slow to read."""
+    sheet = book[layout.sheet] if layout.sheet in book.sheetnames else book.worksheets[0]
     rows = sheet.iter_rows(values_only=True)
     header = next(rows, None)
     if header is None:
-        raise _refuse(_("表格是空的：第1行须为列名 序号、单位、牌手1、牌手2"))
-    columns, problems = _header_map(header)
+        raise _refuse(layout.empty())
+    columns, header_problems = _header_map(header, layout)
+    problems.extend(header_problems)
     if any(p.row is None for p in problems):
         raise RegistrationError(problems)
-    taken = set(taken)
-    seen: dict[int, int] = {}
-    lines: list[RegistrationLine] = []
     count = 0
     deadline = time.monotonic() + MAX_SECONDS
     for row_number, row in enumerate(rows, start=2):
@@ -225,65 +263,109 @@ def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
                 _("表格读取超时（超过 %(seconds)s 秒），请删除多余的行或列后再试")
                 % {"seconds": int(MAX_SECONDS)}
             )
-
-        def cell(name: str, row: tuple = row) -> Any:
-            index = columns.get(name)
-            return row[index] if index is not None and index < len(row) else None
-
-        values = {name: cell(name) for name in columns}
+        values = {name: row[index] if index < len(row) else None for name, index in columns.items()}
         if all(_text(v) == "" for v in values.values()):
             continue  # blank lines are ignored
         count += 1
-        if count > MAX_ROWS:
-            raise _refuse(_("行数过多：一次最多导入 %(max)s 对") % {"max": MAX_ROWS})
-        raw_number = values[NUMBER]
-        number = _number(raw_number)
-        if _text(raw_number) == "":
-            problems.append(Problem(row_number, NUMBER, _("为空")))
-        elif number is None:
-            problems.append(
-                Problem(
-                    row_number,
-                    NUMBER,
-                    _("须为正整数（现为“%(value)s”）") % {"value": _text(raw_number)[:20]}
-                    if not _too_big(raw_number)
-                    else _("过大（最大 %(max)s）") % {"max": INT_MAX},
-                )
+        if count > layout.max_rows():
+            raise _refuse(layout.too_many())
+        yield row_number, values
+
+
+def _check_number(
+    problems: list[Problem],
+    row_number: int,
+    column: str,
+    raw: Any,
+    seen: dict[int, int],
+    taken: set[int],
+    taken_message: str,
+) -> int | None:
+    """The row's number (a whole number from 1), its problems added: empty, not a number,
+    repeated in the sheet, or already ``taken`` (``taken_message`` with ``%(number)s``)."""
+    number = _number(raw)
+    if _text(raw) == "":
+        problems.append(Problem(row_number, column, _("为空")))
+    elif number is None:
+        problems.append(
+            Problem(
+                row_number,
+                column,
+                _("须为正整数（现为“%(value)s”）") % {"value": _text(raw)[:20]}
+                if not _too_big(raw)
+                else _("过大（最大 %(max)s）") % {"max": INT_MAX},
             )
-        elif number in seen:
-            problems.append(
-                Problem(
-                    row_number,
-                    NUMBER,
-                    _("%(number)s 与第%(other)s行重复") % {"number": number, "other": seen[number]},
-                )
+        )
+    elif number in seen:
+        problems.append(
+            Problem(
+                row_number,
+                column,
+                _("%(number)s 与第%(other)s行重复") % {"number": number, "other": seen[number]},
             )
-        elif number in taken:
-            problems.append(
-                Problem(
-                    row_number,
-                    NUMBER,
-                    _("%(number)s 已被已报名的参赛对使用") % {"number": number},
-                )
+        )
+    elif number in taken:
+        problems.append(Problem(row_number, column, taken_message % {"number": number}))
+    if number is not None and number not in seen:
+        seen[number] = row_number
+    return number
+
+
+def _check_text(
+    problems: list[Problem], row_number: int, column: str, value: Any, limit: int, required: bool
+) -> str:
+    """The cell's text, its problems added: empty when ``required``, longer than ``limit``."""
+    text = _text(value)
+    if required and not text:
+        problems.append(Problem(row_number, column, _("为空")))
+    elif len(text) > limit:
+        problems.append(
+            Problem(row_number, column, _("过长（最多 %(max)s 个字符）") % {"max": limit})
+        )
+    return text
+
+
+def _read(book: Any, parse: Callable[[Any], list[Any]]) -> list[Any]:
+    """``parse(book)``, a damaged sheet part (which surfaces only while reading rows) refused
+    with one message; the workbook closed."""
+    try:
+        return parse(book)
+    except RegistrationError:
+        raise
+    except Exception:
+        raise _refuse(_("文件已损坏，无法读取，请用 Excel 重新保存后再试")) from None
+    finally:
+        book.close()
+
+
+def parse_registrations(data: bytes, taken: Iterable[int] = ()) -> list[RegistrationLine]:
+    """Check the whole sheet and return its lines; raise ``RegistrationError`` with every
+    problem otherwise. ``taken``: pair numbers already used in the tournament."""
+    return _read(_open(data), lambda book: _parse(book, taken))
+
+
+def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
+    problems: list[Problem] = []
+    taken = set(taken)
+    seen: dict[int, int] = {}
+    lines: list[RegistrationLine] = []
+    taken_message = _("%(number)s 已被已报名的参赛对使用")
+    for row_number, values in _sheet_rows(book, PAIRS, problems):
+        number = _check_number(
+            problems, row_number, NUMBER, values[NUMBER], seen, taken, taken_message
+        )
+        texts = {
+            name: _check_text(
+                problems, row_number, name, values.get(name), limit, name in (PLAYER1, PLAYER2)
             )
-        if number is not None and number not in seen:
-            seen[number] = row_number
-        texts = {}
-        for name, limit in (
-            (UNIT, MAX_NAME),
-            (PLAYER1, MAX_NAME),
-            (PLAYER2, MAX_NAME),
-            (CONTACT1, MAX_CONTACT),
-            (CONTACT2, MAX_CONTACT),
-        ):
-            text = _text(values.get(name))
-            texts[name] = text
-            if name in (PLAYER1, PLAYER2) and not text:
-                problems.append(Problem(row_number, name, _("为空")))
-            elif len(text) > limit:
-                problems.append(
-                    Problem(row_number, name, _("过长（最多 %(max)s 个字符）") % {"max": limit})
-                )
+            for name, limit in (
+                (UNIT, MAX_NAME),
+                (PLAYER1, MAX_NAME),
+                (PLAYER2, MAX_NAME),
+                (CONTACT1, MAX_CONTACT),
+                (CONTACT2, MAX_CONTACT),
+            )
+        }
         if number is not None:
             lines.append(
                 RegistrationLine(
@@ -298,31 +380,54 @@ def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
     if problems:
         raise RegistrationError(problems)
     if not lines:
-        raise _refuse(_("表中没有报名数据（第2行起每行一对）"))
+        raise _refuse(PAIRS.no_lines())
     return lines
 
 
-def _unit_codes(tournament: Any) -> tuple[dict[str, Any], set[str]]:
-    from tournaments.models import Unit
+class _Units:
+    """The tournament's units by name (and code), a new one added the first time a name is
+    met (``tournaments.services.add_unit``, with a code made from the name)."""
 
-    by_name: dict[str, Any] = {}
-    codes: set[str] = set()
-    for unit in Unit.objects.filter(tournament=tournament):
-        by_name.setdefault(unit.name, unit)
-        by_name.setdefault(unit.code, unit)
-        codes.add(unit.code)
-    return by_name, codes
+    def __init__(self, tournament: Any, user: Any) -> None:
+        from tournaments.models import Unit
 
+        self.tournament = tournament
+        self.user = user
+        self.by_name: dict[str, Any] = {}
+        self.codes: set[str] = set()
+        for unit in Unit.objects.filter(tournament=tournament):
+            self.by_name.setdefault(unit.name, unit)
+            self.by_name.setdefault(unit.code, unit)
+            self.codes.add(unit.code)
 
-def _new_unit_code(name: str, codes: set[str]) -> str:
-    code = name[:UNIT_CODE_LENGTH]
-    suffix = 2
-    while code in codes:
-        tail = f"-{suffix}"
-        code = name[: UNIT_CODE_LENGTH - len(tail)] + tail
-        suffix += 1
-    codes.add(code)
-    return code
+    def _new_code(self, name: str) -> str:
+        code = name[:UNIT_CODE_LENGTH]
+        suffix = 2
+        while code in self.codes:
+            tail = f"-{suffix}"
+            code = name[: UNIT_CODE_LENGTH - len(tail)] + tail
+            suffix += 1
+        self.codes.add(code)
+        return code
+
+    def get(self, name: str) -> Any:
+        """The unit called ``name`` (created if new), None for an empty name; a refusal is a
+        ``RegistrationError`` naming the unit."""
+        from tournaments.errors import ServiceError
+        from tournaments.services import add_unit
+
+        if not name:
+            return None
+        unit = self.by_name.get(name)
+        if unit is None:
+            try:
+                unit = add_unit(self.tournament, self._new_code(name), name, self.user)
+            except ServiceError as error:
+                raise RegistrationError(
+                    [Problem(None, "", _("单位“%(unit)s”：") % {"unit": name} + error.message)]
+                ) from error
+            self.by_name[name] = unit
+        return unit
 
 
 def import_registrations(
@@ -334,30 +439,12 @@ def import_registrations(
     line and is raised as ``RegistrationError`` naming the line.
     """
     from tournaments.errors import ServiceError
-    from tournaments.services import add_unit, register_pair
+    from tournaments.services import register_pair
 
     with transaction.atomic():
-        units, codes = _unit_codes(tournament)
+        units = _Units(tournament, user)
         for index, line in enumerate(lines):
-            unit = None
-            if line.unit:
-                unit = units.get(line.unit)
-                if unit is None:
-                    try:
-                        unit = add_unit(
-                            tournament, _new_unit_code(line.unit, codes), line.unit, user
-                        )
-                    except ServiceError as error:
-                        raise RegistrationError(
-                            [
-                                Problem(
-                                    None,
-                                    "",
-                                    _("单位“%(unit)s”：") % {"unit": line.unit} + error.message,
-                                )
-                            ]
-                        ) from error
-                    units[line.unit] = unit
+            unit = units.get(line.unit)
             try:
                 register_pair(
                     tournament,
@@ -381,4 +468,135 @@ def import_registrations(
                         )
                     ]
                 ) from error
+    return len(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Teams (RULES.md §6): one row per team, its pairs by column (docs/registrations.md)
+
+TEAMS = _Layout(
+    sheet=TEAM_SHEET_NAME,
+    required=TEAM_REQUIRED,
+    optional=TEAM_OPTIONAL,
+    aliases=TEAM_ALIASES,
+    missing=lambda missing: (
+        _("第1行须为列名，缺少：%(missing)s（应为 序号、队名、单位、牌手1…牌手4）")
+        % {"missing": missing}
+    ),
+    empty=lambda: _("表格是空的：第1行须为列名 序号、队名、单位、牌手1…牌手6"),
+    too_many=lambda: _("行数过多：一次最多导入 %(max)s 队") % {"max": MAX_TEAM_ROWS},
+    no_lines=lambda: _("表中没有报名数据（第2行起每行一队）"),
+    max_rows=lambda: MAX_TEAM_ROWS,
+)
+
+
+def parse_team_registrations(
+    data: bytes, taken: Iterable[str] = (), names: Iterable[str] = ()
+) -> list[TeamRegistrationLine]:
+    """Check the whole team sheet and return its lines; raise ``RegistrationError`` with every
+    problem otherwise. ``taken``: team codes already used in the tournament; ``names``: team
+    names already registered."""
+    return _read(_open(data), lambda book: _parse_teams(book, taken, names))
+
+
+def _parse_teams(
+    book: Any, taken: Iterable[str], names: Iterable[str]
+) -> list[TeamRegistrationLine]:
+    problems: list[Problem] = []
+    taken_numbers = {int(c) for c in taken if c.isascii() and c.isdigit() and len(c) < 10}
+    registered = set(names)
+    seen: dict[int, int] = {}
+    seen_names: dict[str, int] = {}
+    lines: list[TeamRegistrationLine] = []
+    taken_message = _("%(number)s 已被已报名的队使用")
+    for row_number, values in _sheet_rows(book, TEAMS, problems):
+        number = _check_number(
+            problems, row_number, NUMBER, values[NUMBER], seen, taken_numbers, taken_message
+        )
+        name = _check_text(problems, row_number, TEAM_NAME, values[TEAM_NAME], MAX_NAME, True)
+        if name in seen_names:
+            problems.append(
+                Problem(
+                    row_number,
+                    TEAM_NAME,
+                    _("“%(name)s”与第%(other)s行重复") % {"name": name, "other": seen_names[name]},
+                )
+            )
+        elif name in registered:
+            problems.append(Problem(row_number, TEAM_NAME, _("“%(name)s”已报名") % {"name": name}))
+        elif name:
+            seen_names[name] = row_number
+        unit = _check_text(problems, row_number, UNIT, values[UNIT], MAX_NAME, False)
+        players = [
+            _check_text(problems, row_number, column, values.get(column), MAX_NAME, index < 4)
+            for index, column in enumerate(TEAM_PLAYERS)
+        ]
+        if bool(players[4]) != bool(players[5]):
+            empty = TEAM_PLAYERS[5] if players[4] else TEAM_PLAYERS[4]
+            problems.append(
+                Problem(row_number, empty, _("为空（牌手5与牌手6组成第3对，须同时填写或同时留空）"))
+            )
+        first: dict[str, str] = {}
+        for column, player in zip(TEAM_PLAYERS, players, strict=True):
+            if player and player in first:
+                problems.append(
+                    Problem(
+                        row_number,
+                        column,
+                        _("“%(name)s”与%(other)s重名") % {"name": player, "other": first[player]},
+                    )
+                )
+            elif player:
+                first[player] = column
+        if number is not None:
+            pairs = [(players[i], players[i + 1]) for i in (0, 2, 4) if players[i] or i < 4]
+            lines.append(TeamRegistrationLine(number, name, unit, tuple(pairs)))
+    if problems:
+        raise RegistrationError(problems)
+    if not lines:
+        raise _refuse(TEAMS.no_lines())
+    return lines
+
+
+def import_team_registrations(
+    tournament: Any, lines: Sequence[TeamRegistrationLine], user: Any = None
+) -> int:
+    """Register every line's team and its pairs (``tournaments.teams.register_team``, creating
+    units by name) in one transaction; all or nothing. The pairs are numbered on from the
+    largest pair number, in sheet order. A refusal by the services rolls back every line and is
+    raised as ``RegistrationError`` naming the team."""
+    from tournaments.errors import ServiceError
+    from tournaments.models import Pair
+    from tournaments.teams import register_team
+
+    with transaction.atomic():
+        units = _Units(tournament, user)
+        number = (
+            Pair.objects.filter(tournament=tournament).aggregate(m=Max("number"))["m"] or 0
+        ) + 1
+        for line in lines:
+            unit = units.get(line.unit)
+            try:
+                register_team(
+                    tournament,
+                    line.name,
+                    line.players,
+                    user,
+                    unit=unit,
+                    code=str(line.number),
+                    first_number=number,
+                )
+            except ServiceError as error:
+                raise RegistrationError(
+                    [
+                        Problem(
+                            None,
+                            "",
+                            _("序号 %(number)s（队“%(name)s”）：")
+                            % {"number": line.number, "name": line.name}
+                            + error.message,
+                        )
+                    ]
+                ) from error
+            number += len(line.players)
     return len(lines)

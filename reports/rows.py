@@ -205,6 +205,20 @@ class RegistrationLine:
 
 
 @dataclass(frozen=True, slots=True)
+class TeamRegistrationLine:
+    """A team's registration as in the team template (序号, 队名, 单位, 牌手1…牌手6): its pairs
+    are 牌手1+牌手2, 牌手3+牌手4 and (optional) 牌手5+牌手6, in that order; ``pairs`` the
+    registered pairs' numbers on export."""
+
+    number: int
+    name: str
+    unit: str
+    players: tuple[tuple[str, str], ...]
+    status: str = ""
+    pair_numbers: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Workbook:
     """Everything the Excel export holds."""
 

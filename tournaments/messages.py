@@ -71,6 +71,10 @@ MESSAGES: dict[str, Any] = {
     "pair_status_unchanged": _("该对状态未改变"),
     "duplicate_team": _("队代码“%(id)s”重复"),
     "pair_in_two_teams": _("第%(id)s对已属于队“%(other)s”"),
+    "team_name_required": _("请填写队名"),
+    "team_pairs_count": _("每队须有两对或三对（4–6名牌手），这里有 %(count)s 对"),
+    "team_code_taken": _("队号“%(team)s”已被使用"),
+    "team_status_unchanged": _("该队状态未改变"),
     "registration_refused": _("报名表有 %(count)s 处问题，未导入"),
     # Rounds and tables (TOURNAMENT_FILE.md "Deals"; pairing)
     "round_out_of_order": _("轮次应按顺序从1编号，这里应为 %(expected)s，而不是 %(value)s"),

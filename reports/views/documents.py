@@ -23,11 +23,13 @@ from reports.registrations import (
     MAX_BYTES,
     RegistrationError,
     import_registrations,
+    import_team_registrations,
     parse_registrations,
+    parse_team_registrations,
 )
 from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
-from tournaments.models import Pair, Round, Tournament
+from tournaments.models import Pair, Round, Team, Tournament
 from tournaments.permissions import organizer_required
 
 DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties")
@@ -148,16 +150,36 @@ def export(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @require_GET
 @organizer_required
 def registration_template(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The registration template: the team sheet for a team event, else the pairs sheet."""
+    if tournament.rules.event == "teams":
+        data = xlsx.render_team_registration_template(tournament.name)
+        return _file(data, f"{tournament.slug}-{_('团体报名表')}.xlsx", XLSX)
     data = xlsx.render_registration_template(tournament.name)
     return _file(data, f"{tournament.slug}-{_('报名表')}.xlsx", XLSX)
+
+
+def _import_sheet(tournament: Tournament, data: bytes, user: Any) -> int:
+    """Parse the uploaded sheet and register it, all or nothing: teams in a team event
+    (docs/registrations.md), pairs otherwise. Raises ``RegistrationError``."""
+    if tournament.rules.event == "teams":
+        teams = Team.objects.filter(tournament=tournament)
+        lines = parse_team_registrations(
+            data,
+            teams.values_list("code", flat=True),
+            teams.values_list("name", flat=True),
+        )
+        return import_team_registrations(tournament, lines, user)
+    taken = Pair.objects.filter(tournament=tournament).values_list("number", flat=True)
+    return import_registrations(tournament, parse_registrations(data, taken), user)
 
 
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def registration_import(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    """Upload the filled template: every problem is listed, nothing imported unless all is
-    valid."""
+    """Upload the filled template (the team sheet in a team event): every problem is listed,
+    nothing imported unless all is valid."""
     problems: list[str] = []
+    teams = tournament.rules.event == "teams"
     if request.method == "POST":
         upload = request.FILES.get("file")
         if upload is None:
@@ -170,9 +192,7 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             data = upload.read(MAX_BYTES + 1)
 
             def write() -> int:
-                taken = Pair.objects.filter(tournament=tournament).values_list("number", flat=True)
-                lines = parse_registrations(data, taken)
-                return import_registrations(tournament, lines, request.user)
+                return _import_sheet(tournament, data, request.user)
 
             try:
                 # One-time key (issue 11): a doubled upload imports once, the repeat is told
@@ -187,7 +207,8 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             except RegistrationError as error:
                 problems = error.messages
             else:
-                messages.success(request, _("已导入 %(n)s 对") % {"n": count})
+                done = _("已导入 %(n)s 队") if teams else _("已导入 %(n)s 对")
+                messages.success(request, done % {"n": count})
                 return redirect("reports:import", slug=tournament.slug)
     return render(
         request,
@@ -198,6 +219,8 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             "problems": problems,
             "max_mb": MAX_BYTES // 1024 // 1024,
             "pair_count": Pair.objects.filter(tournament=tournament).count(),
+            "teams": teams,
+            "team_count": Team.objects.filter(tournament=tournament).count() if teams else 0,
             "once": new_once_key(),
         },
         status=400 if problems else 200,
