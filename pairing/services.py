@@ -20,7 +20,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from tournaments.errors import ServiceError
-from tournaments.models import Pair, Round, Seat, Table, Tournament
+from tournaments.lineups import Fielded, round_lineups
+from tournaments.models import Pair, Round, Seat, Table, Team, Tournament
 from tournaments.permissions import ROUND_ROLES, require_role
 from tournaments.services import audit, bump_results_version
 
@@ -59,12 +60,14 @@ def create_round(
     status: str = Round.Status.DRAFT,
     seed: int | None = None,
     draw_info: dict[str, Any] | None = None,
+    bye_team: Team | None = None,
 ) -> tuple[Round, list[Table]]:
     """Write a round, its tables and seats in bulk (for ``generate_round`` and the importer).
 
     Call inside ``transaction.atomic()`` with the tournament row locked. Bye rows are confirmed
     at once (there is nothing to enter); they count in the standings once the round is
     published. The ``Seat`` rows make the database refuse a pair seated twice in the round.
+    ``bye_team``: a team event's bye (``Round.bye_team``), which has no table.
     """
     now = timezone.now()
     rnd = Round.objects.create(
@@ -73,6 +76,7 @@ def create_round(
         status=status,
         seed=seed,
         draw_info=draw_info or {},
+        bye_team=bye_team,
         published_at=now if status != Round.Status.DRAFT else None,
         finished_at=now if status == Round.Status.FINISHED else None,
     )
@@ -187,14 +191,14 @@ def generate_round(tournament: Tournament, user: Any = None) -> Round:
         # Lock the tournament row: a second organizer's click waits here, then sees the draft.
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
         rules = locked.rules
-        if rules.event == "teams":
-            raise ServiceError("teams_not_supported")
         last = Round.objects.filter(tournament=locked).order_by("-number").first()
         if last is not None and last.status != Round.Status.FINISHED:
             raise ServiceError("round_in_progress", number=last.number)
         number = last.number + 1 if last is not None else 1
         if rules.rounds is not None and number > rules.rounds:
             raise ServiceError("rounds_complete", rounds=rules.rounds)
+        if rules.event == "teams":
+            return _generate_team_round(locked, number, user)
         pairs = swiss_input(locked, number)
         if len(pairs) < 2:
             raise ServiceError("not_enough_pairs")
@@ -227,6 +231,313 @@ def generate_round(tournament: Tournament, user: Any = None) -> Round:
             after={"round": number, "seed": seed, "tables": len(draw.tables), "bye": draw.bye},
         )
     return rnd
+
+
+# --------------------------------------------------------------------------------------------
+# Team events (RULES.md §6): the same Swiss engine pairs teams; match m = tables 2m − 1 and 2m
+
+
+def _team_history(tournament: Tournament, before_round: int, team_of: dict[int, int]) -> Any:
+    """Opponents, byes and directions of every team (by number) in rounds < ``before_round``:
+    a match's first team (its NS pair at table 2m − 1) counts as sitting "NS" that round, the
+    other "EW" — the direction the engine alternates. Two queries."""
+    opponents: dict[int, set[int]] = {}
+    ns_count: dict[int, int] = {}
+    ew_count: dict[int, int] = {}
+    last_direction: dict[int, tuple[int, str]] = {}
+    first_tables = Table.objects.filter(
+        round__tournament=tournament,
+        round__number__lt=before_round,
+        match__isnull=False,
+        number=F("match") * 2 - 1,
+    )
+    for rnd, ns, ew in first_tables.values_list("round__number", "ns__number", "ew__number"):
+        home, away = team_of.get(ns), team_of.get(ew)
+        if home is None or away is None:
+            continue
+        opponents.setdefault(home, set()).add(away)
+        opponents.setdefault(away, set()).add(home)
+        ns_count[home] = ns_count.get(home, 0) + 1
+        ew_count[away] = ew_count.get(away, 0) + 1
+        for team, direction in ((home, "NS"), (away, "EW")):
+            if team not in last_direction or last_direction[team][0] < rnd:
+                last_direction[team] = (rnd, direction)
+    had_bye = set(
+        Round.objects.filter(
+            tournament=tournament, number__lt=before_round, bye_team__isnull=False
+        ).values_list("bye_team_id", flat=True)
+    )
+    return opponents, had_bye, ns_count, ew_count, {t: d for t, (_, d) in last_direction.items()}
+
+
+def team_swiss_input(tournament: Tournament, number: int) -> list[Any]:
+    """The engine's ``SwissPair`` list for round ``number`` of a team event: one entrant per
+    active team (id: its team number, ``scoring.results.TeamField``), ranked by the team
+    standings after the previous round, its unit the team's unit — the same engine and
+    priorities as pairs (RULES.md §6)."""
+    from scoring.cache import cached_standings
+    from scoring.results import team_field
+
+    from .swiss import SwissPair
+
+    field = team_field(tournament.pk)
+    number_of = field.number_of_pk
+    rows = cached_standings(tournament, after_round=number - 1, teams=True)
+    order = {row.pair: index for index, row in enumerate(rows)}
+    points = {row.pair: row.cf for row in rows}
+    active = list(
+        Team.objects.filter(tournament=tournament, status=Team.Status.ACTIVE).select_related("unit")
+    )
+    active.sort(key=lambda t: (order.get(number_of[t.pk], len(order)), number_of[t.pk]))
+    opponents, had_bye, ns_count, ew_count, last = _team_history(tournament, number, field.team_of)
+    result = []
+    for rank, team in enumerate(active, start=1):
+        n = number_of[team.pk]
+        result.append(
+            SwissPair(
+                id=n,
+                rank=rank,
+                match_points=points.get(n, 0),
+                unit=team.unit.code if team.unit_id else None,
+                opponents=frozenset(opponents.get(n, ())),
+                had_bye=team.pk in had_bye,
+                ns_count=ns_count.get(n, 0),
+                ew_count=ew_count.get(n, 0),
+                last_direction=last.get(n),
+            )
+        )
+    return result
+
+
+def _team_reasons(reasons: Sequence[Any], codes: dict[int, str]) -> list[dict[str, Any]]:
+    """The engine's reasons of a team draw, its entrant ids (``pair``) given as the teams'
+    codes under ``team``."""
+    out = []
+    for reason in _reason_dicts(reasons):
+        params = dict(reason["params"])
+        if "pair" in params:
+            params["team"] = codes.get(params.pop("pair"), "")
+        out.append({"code": reason["code"], "params": params})
+    return out
+
+
+def match_tables(
+    number: int, first: Fielded, second: Fielded
+) -> tuple[tuple[int, Pair, Pair], tuple[int, Pair, Pair]]:
+    """The crossed seating of match ``number`` (RULES.md §6, "甲桌的南北与甲1桌的东西互为队友"):
+    the first team's NS pair against the second's EW pair at table 2m − 1, the second team's NS
+    pair against the first's EW pair at table 2m."""
+    return (2 * number - 1, first.ns, second.ew), (2 * number, second.ns, first.ew)
+
+
+def _generate_team_round(locked: Tournament, number: int, user: Any) -> Round:
+    """``generate_round`` of a team event (inside its transaction, the tournament locked)."""
+    from scoring.results import team_field
+
+    from .swiss import PairingError, SwissOptions, pair_round
+
+    rules = locked.rules
+    teams = team_swiss_input(locked, number)
+    if len(teams) < 2:
+        raise ServiceError("not_enough_teams")
+    field = team_field(locked.pk)
+    lineups = round_lineups(locked, number)
+    by_pk = {t.pk: t for t in Team.objects.filter(tournament=locked)}
+    for entrant in teams:
+        if lineups.get(field.pks[entrant.id]) is None:
+            raise ServiceError("team_cannot_field", team=field.codes[entrant.id])
+    seed = _round_seed(rules.seed, number)
+    options = SwissOptions(same_unit=rules.same_unit, round1=rules.round1)
+    try:
+        draw = pair_round(teams, number, options, random.Random(seed))
+    except PairingError as exc:
+        raise ServiceError(exc.code, **dict(getattr(exc, "params", {}) or {})) from exc
+    specs: list[TableSpec] = []
+    for table in draw.tables:
+        first = lineups[field.pks[table.ns]]
+        second = lineups[field.pks[table.ew]]
+        assert first is not None and second is not None
+        reasons = _team_reasons(table.reasons, field.codes)
+        for t, ns, ew in match_tables(table.number, first, second):
+            specs.append(TableSpec(t, ns, ew, reasons, match=table.number))
+    bye_team = by_pk[field.pks[draw.bye]] if draw.bye is not None else None
+    draw_info = {
+        "bye_team": field.codes[draw.bye] if draw.bye is not None else None,
+        "bye_reasons": _team_reasons(draw.bye_reasons, field.codes),
+        "same_unit_meetings": draw.same_unit_meetings,
+        "total_gap": draw.total_gap,
+    }
+    rnd, _tables = create_round(
+        locked, number, specs, seed=seed, draw_info=draw_info, bye_team=bye_team
+    )
+    audit(
+        locked,
+        "generate_round",
+        user,
+        round=rnd,
+        after={
+            "round": number,
+            "seed": seed,
+            "matches": len(draw.tables),
+            "bye_team": draw_info["bye_team"],
+        },
+    )
+    return rnd
+
+
+def round_matches(rnd: Round) -> dict[str, Any]:
+    """A team round as ``pair_round --json`` prints it (TOURNAMENT_FILE.md "Team events"):
+    ``{"round", "matches": [{"match", "teams": [x, y], "tables": [{"table", "ns", "ew"}, …]}],
+    "bye_team"}``, teams by their codes (the file's ids) and pairs by number. Two queries."""
+    team_of = {
+        pair: code
+        for pair, code in Team.pairs.through.objects.filter(
+            team__tournament_id=rnd.tournament_id
+        ).values_list("pair__number", "team__code")
+    }
+    matches: dict[int, dict[str, Any]] = {}
+    for number, match, ns, ew in (
+        Table.objects.filter(round=rnd, match__isnull=False)
+        .order_by("number")
+        .values_list("number", "match", "ns__number", "ew__number")
+    ):
+        item = matches.setdefault(match, {"match": match, "teams": [], "tables": []})
+        if number == 2 * match - 1:
+            item["teams"] = [team_of.get(ns), team_of.get(ew)]
+        item["tables"].append({"table": number, "ns": ns, "ew": ew})
+    bye = rnd.bye_team.code if rnd.bye_team_id else None
+    return {"round": rnd.number, "matches": list(matches.values()), "bye_team": bye}
+
+
+def swap_teams(rnd: Round, team_a: Team, team_b: Team, user: Any = None) -> list[PairingWarning]:
+    """Swap two teams' places in a team event's draft: each takes the other's seats (its NS
+    pair the other's NS seat, its EW pair the other's EW seat), or the bye. Audited; returns
+    warnings (``rematch``, ``same_unit``, with the teams' codes) as ``swap_pairs`` does."""
+    require_role(user, rnd.tournament, *ROUND_ROLES)
+    if team_a.pk == team_b.pk:
+        raise ServiceError("same_team")
+    with transaction.atomic():
+        locked = _lock_round(rnd)
+        if locked.status != Round.Status.DRAFT:
+            raise ServiceError("round_not_draft")
+        lineups = round_lineups(locked.tournament, locked.number)
+        seats: dict[int, dict[str, Seat]] = {}
+        for team in (team_a, team_b):
+            if team.tournament_id != locked.tournament_id:
+                raise ServiceError("wrong_tournament")
+            members = team.pairs.values_list("pk", flat=True)
+            found = Seat.objects.filter(round=locked, pair_id__in=list(members))
+            seats[team.pk] = {s.direction: s for s in found}
+            if not seats[team.pk] and locked.bye_team_id != team.pk:
+                raise ServiceError("team_not_in_round", team=team.code)
+        before = _team_seating(locked)
+        Seat.objects.filter(pk__in=[s.pk for d in seats.values() for s in d.values()]).delete()
+        new: list[Seat] = []
+        for mover, other in ((team_a, team_b), (team_b, team_a)):
+            target = seats[other.pk]
+            fielded = lineups.get(mover.pk)
+            if not target:  # the other had the bye: the mover takes it
+                if Round.objects.filter(
+                    tournament_id=locked.tournament_id, bye_team=mover
+                ).exists():
+                    # RULES.md §5/§6: at most one bye (the database refuses a second one too).
+                    raise ServiceError("team_had_bye", team=mover.code)
+                Round.objects.filter(pk=locked.pk).update(bye_team=mover)
+                continue
+            if fielded is None:
+                raise ServiceError("team_cannot_field", team=mover.code)
+            for direction, seat in target.items():
+                pair = fielded.ns if direction == Seat.Direction.NS else fielded.ew
+                field = "ns" if direction == Seat.Direction.NS else "ew"
+                Table.objects.filter(pk=seat.table_id).update(**{field: pair})
+                new.append(
+                    Seat(round=locked, table_id=seat.table_id, pair=pair, direction=direction)
+                )
+        Seat.objects.bulk_create(new)
+        tables = [s.table_id for d in seats.values() for s in d.values()]
+        Table.objects.filter(pk__in=tables).update(
+            version=F("version") + 1, reasons=[{"code": "manual_swap", "params": {}}]
+        )
+        locked.refresh_from_db()
+        warnings = _team_warnings(locked, {team_a.pk, team_b.pk})
+        Round.objects.filter(pk=locked.pk).update(draw_info=team_draw_checks(locked))
+        audit(
+            locked.tournament_id,
+            "swap_pairs",
+            user,
+            round=locked,
+            before=before,
+            after={"matches": _team_seating(locked), "warnings": [w.code for w in warnings]},
+        )
+    return warnings
+
+
+def _team_seating(rnd: Round) -> dict[str, Any]:
+    return round_matches(rnd)
+
+
+def _team_meetings(rnd: Round) -> list[tuple[Team, Team]]:
+    """The draft's matches as (first team, second team), from tables 2m − 1 (three queries)."""
+    teams = {t.pk: t for t in Team.objects.filter(tournament_id=rnd.tournament_id)}
+    team_by_pair = dict(
+        Team.pairs.through.objects.filter(team__tournament_id=rnd.tournament_id).values_list(
+            "pair_id", "team_id"
+        )
+    )
+    return [
+        (teams[team_by_pair[ns]], teams[team_by_pair[ew]])
+        for ns, ew in Table.objects.filter(
+            round=rnd, match__isnull=False, number=F("match") * 2 - 1
+        ).values_list("ns_id", "ew_id")
+        if ns in team_by_pair and ew in team_by_pair
+    ]
+
+
+def _team_warnings(rnd: Round, teams: set[int]) -> list[PairingWarning]:
+    from scoring.results import team_field
+
+    field = team_field(rnd.tournament_id)
+    opponents, *_rest = _team_history(rnd.tournament, rnd.number, field.team_of)
+    number_of = field.number_of_pk
+    avoid = rnd.tournament.rules.same_unit == "avoid"
+    warnings: list[PairingWarning] = []
+    for a, b in _team_meetings(rnd):
+        if a.pk not in teams and b.pk not in teams:
+            continue
+        if number_of[b.pk] in opponents.get(number_of[a.pk], ()):
+            warnings.append(PairingWarning("team_rematch", a=a.code, b=b.code))
+        if avoid and a.unit_id is not None and a.unit_id == b.unit_id:
+            warnings.append(PairingWarning("team_same_unit", a=a.code, b=b.code))
+    return warnings
+
+
+def team_draw_checks(rnd: Round) -> dict[str, Any]:
+    """``draw_checks`` of a team round: the bye team, the same-unit matches and Σ|场分差|
+    over the matches (team match points)."""
+    from scoring.cache import cached_standings
+    from scoring.results import team_field
+
+    field = team_field(rnd.tournament_id)
+    number_of = field.number_of_pk
+    points = {
+        row.pair: row.cf
+        for row in cached_standings(rnd.tournament, after_round=rnd.number - 1, teams=True)
+    }
+    old = rnd.draw_info or {}
+    bye = rnd.bye_team.code if rnd.bye_team_id else None
+    same_unit = 0
+    gap = 0.0
+    for a, b in _team_meetings(rnd):
+        if a.unit_id is not None and a.unit_id == b.unit_id:
+            same_unit += 1
+        gap += abs(points.get(number_of[a.pk], 0) - points.get(number_of[b.pk], 0))
+    return {
+        **old,
+        "bye_team": bye,
+        "bye_reasons": old.get("bye_reasons", []) if bye == old.get("bye_team") else [],
+        "same_unit_meetings": same_unit,
+        "total_gap": gap,
+    }
 
 
 def _lock_round(rnd: Round) -> Round:
@@ -345,6 +656,10 @@ def swap_pairs(rnd: Round, pair_a: Pair, pair_b: Pair, user: Any = None) -> list
     require_role(user, rnd.tournament, *ROUND_ROLES)
     if pair_a.pk == pair_b.pk:
         raise ServiceError("same_pair")
+    if rnd.tournament.rules.event == "teams":
+        # A pair moved alone would break a match's crossed seating: whole teams move
+        # (``swap_teams``), and a team's own pairs change places by its line-up.
+        raise ServiceError("swap_whole_teams")
     with transaction.atomic():
         locked = _lock_round(rnd)
         if locked.status != Round.Status.DRAFT:
@@ -432,7 +747,12 @@ __all__ = [
     "delete_draft",
     "finish_round",
     "generate_round",
+    "match_tables",
     "publish_round",
+    "round_matches",
     "swap_pairs",
+    "swap_teams",
     "swiss_input",
+    "team_draw_checks",
+    "team_swiss_input",
 ]

@@ -35,6 +35,7 @@ from rules.limits import BIGINT_MAX, INT_MAX
 from rules.ruleset import RuleSet
 from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes, score_match
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
+from scoring.teams import team_deductions, team_outcomes
 
 FORMAT = "guandan-tournament"
 VERSION = 1
@@ -52,13 +53,16 @@ TOP_KEYS = (
 )
 UNIT_KEYS = ("id", "name")
 PAIR_KEYS = ("id", "players", "unit", "status", "seeding")
-TEAM_KEYS = ("id", "name", "pairs")
+TEAM_KEYS = ("id", "name", "unit", "pairs", "status")
 ROUND_KEYS = ("number", "status", "seed", "tables")
 TABLE_KEYS = ("table", "match", "ns", "ew", "start", "deals", "end", "entry")
 BYE_KEYS = ("bye",)
+BYE_TEAM_KEYS = ("bye_team",)
 PENALTY_KEYS = ("round", "table", "pair", "kind", "deal", "jcf", "reason", "referee")
 
 PAIR_STATUSES = ("active", "withdrawn", "disqualified")
+TEAM_STATUSES = ("active", "withdrawn")
+TEAM_SIZES = (2, 3)  # RULES.md §6: 4–6 players, two or three pairs
 ROUND_STATUSES = ("draft", "published", "finished")
 ENTRY_STATUSES = ("open", "entered", "confirmed")
 # TOURNAMENT_FILE.md "Penalties"; ``level_award`` (RULES.md §3 升级调整) is our extension: the
@@ -152,9 +156,14 @@ class PairSpec:
 
 @dataclass(frozen=True, slots=True)
 class TeamSpec:
+    """A team (TOURNAMENT_FILE.md "Team events"); ``status`` is our extension, written only
+    when not ``active`` (a withdrawn team is not paired from then on)."""
+
     id: str
     name: str
     pairs: tuple[int, ...]
+    unit: str | None = None
+    status: str = "active"
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,10 +199,14 @@ class TableSpec:
 
 @dataclass(frozen=True, slots=True)
 class RoundSpec:
+    """A round; ``bye_team`` the team id of a team event's bye (``{"bye_team": id}`` among
+    the tables)."""
+
     number: int
     status: str
     tables: tuple[TableSpec, ...]
     seed: int | None = None
+    bye_team: str | None = None
 
     @property
     def finished(self) -> bool:
@@ -403,8 +416,10 @@ class _Parser:
         unit_ids = {unit.id for unit in units}
         pairs = self.pairs(data, unit_ids)
         pair_ids = {pair.id for pair in pairs}
-        teams = self.teams(data, pair_ids)
+        teams = self.teams(data, pair_ids, unit_ids)
         rounds = self.rounds(data, pair_ids, rules)
+        if rules is not None and rules.event == "teams":
+            self.team_matches(rounds, teams)
         penalties = self.penalties(data, pair_ids, rounds)
         if self.problems or rules is None:
             return None
@@ -485,7 +500,9 @@ class _Parser:
             pairs.append(PairSpec(pair_id, players, unit, status, seeding))
         return tuple(pairs)
 
-    def teams(self, data: dict[str, Any], pair_ids: set[int]) -> tuple[TeamSpec, ...]:
+    def teams(
+        self, data: dict[str, Any], pair_ids: set[int], unit_ids: set[str]
+    ) -> tuple[TeamSpec, ...]:
         teams: list[TeamSpec] = []
         seen: set[str] = set()
         team_of: dict[int, str] = {}
@@ -495,6 +512,18 @@ class _Parser:
             where = {"team": team_id} if team_id else {}
             self.keys(raw, TEAM_KEYS, path, **where)
             name = self.text(raw.get("name", ""), f"{path}.name", MAX_UNIT_NAME, **where)
+            unit = raw.get("unit")
+            if unit is not None and self.expect(unit, "string", f"{path}.unit", **where):
+                if unit not in unit_ids:
+                    self.add("unknown_unit", f"{path}.unit", {"id": unit}, **where)
+            status = raw.get("status", "active")
+            if status not in TEAM_STATUSES:
+                self.add(
+                    "not_one_of",
+                    f"{path}.status",
+                    {"value": status, "options": TEAM_STATUSES},
+                    **where,
+                )
             members: list[int] = []
             raw_pairs = raw.get("pairs", [])
             if self.expect(raw_pairs, "list", f"{path}.pairs", **where):
@@ -511,11 +540,13 @@ class _Parser:
                     else:
                         team_of[pair] = team_id
                         members.append(pair)
+                if len(raw_pairs) not in TEAM_SIZES:
+                    self.add("team_size", f"{path}.pairs", {"count": len(raw_pairs)}, **where)
             if team_id in seen:
                 self.add("duplicate_team", f"{path}.id", {"id": team_id}, team=team_id)
             elif team_id:
                 seen.add(team_id)
-                teams.append(TeamSpec(team_id, name, tuple(members)))
+                teams.append(TeamSpec(team_id, name, tuple(members), unit, status))
         return tuple(teams)
 
     # -- rounds ------------------------------------------------------------------------------
@@ -565,7 +596,20 @@ class _Parser:
                 self.add("out_of_range", f"{path}.seed", bounds, **where)
                 seed = None
             tables = self.tables(raw, path, number, status, pair_ids, rules, met)
-            rounds.append(RoundSpec(number, status, tables, seed))
+            bye_teams = [
+                (k, t["bye_team"])
+                for k, t in enumerate(raw.get("tables") or ())
+                if isinstance(t, dict) and "bye_team" in t
+            ]
+            bye_team = None
+            for k, (position, value) in enumerate(bye_teams):
+                at = f"{path}.tables[{position}]"
+                self.keys(raw["tables"][position], BYE_TEAM_KEYS, at, **where)
+                if k:
+                    self.add("two_team_byes", f"{at}.bye_team", **where)
+                elif self.expect(value, "string", f"{at}.bye_team", **where):
+                    bye_team = value
+            rounds.append(RoundSpec(number, status, tables, seed, bye_team))
         return tuple(rounds)
 
     def tables(
@@ -592,6 +636,8 @@ class _Parser:
             at = f"{path}.tables[{index}]"
             if not self.expect(raw, "object", at, round=number):
                 continue
+            if "bye_team" in raw:
+                continue  # the round's team bye (``rounds``)
             if "bye" in raw:
                 table = self.bye(raw, at, number, pair_ids, seated)
             else:
@@ -810,6 +856,69 @@ class _Parser:
             self.add(error.code, path, dict(error.params), **place, **where)
             return None
 
+    # -- team events -------------------------------------------------------------------------
+
+    def team_matches(self, rounds: tuple[RoundSpec, ...], teams: tuple[TeamSpec, ...]) -> None:
+        """TOURNAMENT_FILE.md "Team events": every table carries ``match`` k and is table 2k − 1
+        or 2k; the two tables of a match seat two teams crossed (team X's pairs ``ns`` at one
+        table and ``ew`` at the other); a pair bye has no place; the team bye is a known team
+        that does not play that round; two teams meet at most once."""
+        team_of = {pair: team.id for team in teams for pair in team.pairs}
+        known = {team.id for team in teams}
+        met: dict[frozenset[str], int] = {}
+        had_bye: dict[str, int] = {}
+        for round_spec in rounds:
+            number = round_spec.number
+            by_match: dict[int, dict[int, TableSpec]] = {}
+            playing: set[str] = set()
+            for table in round_spec.tables:
+                if table.is_bye:
+                    self.add("pair_bye_in_team_event", "", {"id": table.bye}, round=number)
+                    continue
+                where = {"round": number, "table": table.number}
+                for pair in (table.ns, table.ew):
+                    if pair not in team_of:
+                        self.add("pair_without_team", "", {"pair": pair}, **where)
+                    else:
+                        playing.add(team_of[pair])
+                m = table.match
+                if m is None:
+                    self.add("missing_key", "", {"key": "match"}, **where)
+                elif table.number not in (2 * m - 1, 2 * m):
+                    self.add("bad_match_table", "", {"match": m}, **where)
+                else:
+                    by_match.setdefault(m, {})[table.number] = table
+            for m, pair_tables in sorted(by_match.items()):
+                first, second = pair_tables.get(2 * m - 1), pair_tables.get(2 * m)
+                if first is None or second is None:
+                    table = (first or second).number  # type: ignore[union-attr]
+                    self.add("match_one_table", "", {"match": m}, round=number, table=table)
+                    continue
+                x, y = team_of.get(first.ns or 0), team_of.get(first.ew or 0)
+                if x is None or y is None:
+                    continue  # named above
+                if x == y or team_of.get(second.ew or 0) != x or team_of.get(second.ns or 0) != y:
+                    self.add(
+                        "match_not_crossed", "", {"match": m}, round=number, table=first.number
+                    )
+                    continue
+                key = frozenset((x, y))
+                if key in met:
+                    a, b = sorted(key)
+                    params = {"a": a, "b": b, "first_round": met[key]}
+                    self.add("team_rematch", "", params, round=number, table=first.number)
+                met.setdefault(key, number)
+            bye = round_spec.bye_team
+            if bye is not None:
+                if bye not in known:
+                    self.add("unknown_team", "", {"id": bye}, round=number)
+                elif bye in playing:
+                    self.add("bye_team_plays", "", {"id": bye}, round=number)
+                elif bye in had_bye:
+                    params = {"team": bye, "first_round": had_bye[bye]}
+                    self.add("team_had_bye", "", params, round=number)
+                had_bye.setdefault(bye, number)
+
     # -- penalties ---------------------------------------------------------------------------
 
     def penalties(
@@ -922,6 +1031,14 @@ def table_to_dict(table: TableSpec, round_spec: RoundSpec) -> dict[str, Any]:
     return data
 
 
+def team_to_dict(team: TeamSpec) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": team.id, "name": team.name, "unit": team.unit}
+    item["pairs"] = list(team.pairs)
+    if team.status != "active":
+        item["status"] = team.status
+    return item
+
+
 def to_dict(spec: TournamentSpec) -> dict[str, Any]:
     """The tournament file of ``spec`` (key order as in TOURNAMENT_FILE.md)."""
     pairs = []
@@ -941,6 +1058,8 @@ def to_dict(spec: TournamentSpec) -> dict[str, Any]:
         if round_spec.seed is not None:
             item["seed"] = round_spec.seed
         item["tables"] = [table_to_dict(t, round_spec) for t in round_spec.tables]
+        if round_spec.bye_team is not None:
+            item["tables"].append({"bye_team": round_spec.bye_team})
         rounds.append(item)
     penalties = []
     for penalty in spec.penalties:
@@ -967,9 +1086,7 @@ def to_dict(spec: TournamentSpec) -> dict[str, Any]:
         "settings": spec.rules.to_dict(),
         "units": [{"id": unit.id, "name": unit.name} for unit in spec.units],
         "pairs": pairs,
-        "teams": [
-            {"id": team.id, "name": team.name, "pairs": list(team.pairs)} for team in spec.teams
-        ],
+        "teams": [team_to_dict(team) for team in spec.teams],
         "rounds": rounds,
         "penalties": penalties,
     }
@@ -1019,16 +1136,36 @@ def file_outcomes(
     return [pair.id for pair in spec.pairs], outcomes, deductions
 
 
+def file_team_numbers(spec: TournamentSpec) -> tuple[dict[int, str], dict[int, int]]:
+    """The teams' numbers as the standings see them (``scoring.results.TeamField``: 1…T in the
+    file's order): ``(code by number, team number by pair id)``."""
+    codes = {k: team.id for k, team in enumerate(spec.teams, start=1)}
+    team_of = {pair: k for k, team in enumerate(spec.teams, start=1) for pair in team.pairs}
+    return codes, team_of
+
+
 def standings_from_file(
-    spec: TournamentSpec, after_round: int | None = None
+    spec: TournamentSpec, after_round: int | None = None, *, teams: bool = False
 ) -> tuple[int, tuple[StandingRow, ...]]:
-    """``(after_round, rows)``; by default after the last finished round."""
+    """``(after_round, rows)``; by default after the last finished round. ``teams``: the team
+    standings of a team event (rows' ``pair`` = the team's number, ``file_team_numbers``)."""
     if after_round is None:
         after_round = last_finished_round(spec)
-    pairs, outcomes, deductions = file_outcomes(spec, after_round)
+    entrants, outcomes, deductions = file_outcomes(spec, after_round)
     rules = spec.rules
+    if teams:
+        codes, team_of = file_team_numbers(spec)
+        number_of = {code: k for k, code in codes.items()}
+        byes = {
+            r.number: number_of[r.bye_team]
+            for r in spec.rounds
+            if r.bye_team is not None and r.status != "draft" and r.number <= after_round
+        }
+        entrants = list(codes)
+        outcomes = team_outcomes(outcomes, team_of, rules, byes)
+        deductions = team_deductions(deductions, team_of)
     rows = compute_standings(
-        pairs, outcomes, deductions, rules.tiebreaks, rules.seed or 0, after_round
+        entrants, outcomes, deductions, rules.tiebreaks, rules.seed or 0, after_round
     )
     return after_round, rows
 
@@ -1051,14 +1188,22 @@ STANDINGS_FIELDS = (
 
 
 def standings_payload(
-    tournament: str, after_round: int, rows: Iterable[StandingRow]
+    tournament: str,
+    after_round: int,
+    rows: Iterable[StandingRow],
+    team_codes: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
-    """What ``standings --json`` prints (TOURNAMENT_FILE.md "Command line")."""
+    """What ``standings --json`` prints (TOURNAMENT_FILE.md "Command line"). With
+    ``team_codes`` (team number → the file's team id) the rows are a team event's team rows:
+    ``"team"`` (the team id) in place of ``"pair"`` (TOURNAMENT_FILE.md "Team events")."""
     out = []
     for row in rows:
         item: dict[str, Any] = {}
         for name in STANDINGS_FIELDS:
             value = getattr(row, name)
+            if name == "pair" and team_codes is not None:
+                item["team"] = team_codes[value]
+                continue
             item[name] = plain_number(value) if isinstance(value, float) else value
         out.append(item)
     return {"tournament": tournament, "after_round": after_round, "rows": out}

@@ -146,14 +146,23 @@ def _write(spec: TournamentSpec, slug: str, user: Any) -> Tournament:
         ],
         batch_size=BATCH,
     )
+    team_pk: dict[str, int] = {}
     if spec.teams:
         captain_codes = _unique_codes(len(spec.teams))
         teams = Team.objects.bulk_create(
             [
-                Team(tournament=tournament, code=t.id, name=t.name, captain_code=code)
+                Team(
+                    tournament=tournament,
+                    code=t.id,
+                    name=t.name,
+                    unit_id=unit_pk[t.unit] if t.unit is not None else None,
+                    status=t.status,
+                    captain_code=code,
+                )
                 for t, code in zip(spec.teams, captain_codes, strict=True)
             ]
         )
+        team_pk = {team.code: team.pk for team in teams}
         through = Team.pairs.through
         through.objects.bulk_create(
             [
@@ -170,6 +179,7 @@ def _write(spec: TournamentSpec, slug: str, user: Any) -> Tournament:
                 number=r.number,
                 status=r.status,
                 seed=r.seed,
+                bye_team_id=team_pk[r.bye_team] if r.bye_team is not None else None,
                 published_at=now if r.status != Round.Status.DRAFT else None,
                 finished_at=now if r.finished else None,
             )
@@ -345,12 +355,22 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
         .values_list("team_id", "pair_id")
     ):
         members[team_id].append(number_of[pair_id])
-    teams = tuple(
-        TeamSpec(code, name, tuple(members[pk]))
-        for pk, code, name in Team.objects.filter(tournament_id=t_id)
+    team_rows = list(
+        Team.objects.filter(tournament_id=t_id)
         .order_by("pk")
-        .values_list("pk", "code", "name")
+        .values_list("pk", "code", "name", "unit_id", "status")
     )
+    teams = tuple(
+        TeamSpec(
+            code,
+            name,
+            tuple(members[pk]),
+            unit_code[unit_id] if unit_id is not None else None,
+            status,
+        )
+        for pk, code, name, unit_id, status in team_rows
+    )
+    team_code = {pk: code for pk, code, *_ in team_rows}
 
     tokens = tokens_by_table(TableEvent.objects.filter(table__round__tournament_id=t_id))
     tables_of: dict[int, list[TableSpec]] = defaultdict(list)
@@ -390,10 +410,16 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
         )
         table_number[pk] = number
     rounds = tuple(
-        RoundSpec(number, status, tuple(tables_of[pk]), seed)
-        for pk, number, status, seed in Round.objects.filter(tournament_id=t_id)
+        RoundSpec(
+            number,
+            status,
+            tuple(tables_of[pk]),
+            seed,
+            team_code[bye_team] if bye_team is not None else None,
+        )
+        for pk, number, status, seed, bye_team in Round.objects.filter(tournament_id=t_id)
         .order_by("number")
-        .values_list("pk", "number", "status", "seed")
+        .values_list("pk", "number", "status", "seed", "bye_team_id")
     )
     penalties = tuple(
         PenaltySpec(

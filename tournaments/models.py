@@ -512,12 +512,13 @@ class Seat(models.Model):
 class LineUp(models.Model):
     """A team's line-up (出场名单) for one round (RULES.md §6): which two of its pairs play.
 
-    ``ns`` sits North–South at the match's first table (2m − 1, 甲) and ``ew`` East–West at the
-    second (2m, 甲1). Without a row the team fields its default line-up, its first two active
-    pairs in registration order (``tournaments.services.default_lineup``). Keyed by the round's
-    number, not the round, so a captain can choose before the draw is made; set and changed only
-    by ``tournaments.services.set_lineup``, which refuses once round ``round_number`` is
-    published (the published tables are then the record).
+    ``ns`` sits North–South and ``ew`` East–West, at the two different tables of the team's
+    match (match m = tables 2m − 1 and 2m; the match's first team has its NS pair at 2m − 1 and
+    its EW pair at 2m, the other team the reverse — "甲桌的南北与甲1桌的东西互为队友"). Without a
+    row the team fields its default line-up, its first two active pairs in registration order
+    (``tournaments.lineups``). Keyed by the round's number, not the round, so a captain can
+    choose before the draw is made; written only by ``tournaments.lineups.set_lineup``, which
+    refuses once round ``round_number`` is published (the published tables are then the record).
     """
 
     team = models.ForeignKey(
@@ -525,10 +526,10 @@ class LineUp(models.Model):
     )
     round_number = models.PositiveIntegerField(_("轮次"))
     ns = models.ForeignKey(
-        Pair, on_delete=models.CASCADE, related_name="+", verbose_name=_("甲桌南北")
+        Pair, on_delete=models.CASCADE, related_name="+", verbose_name=_("南北出场")
     )
     ew = models.ForeignKey(
-        Pair, on_delete=models.CASCADE, related_name="+", verbose_name=_("甲1桌东西")
+        Pair, on_delete=models.CASCADE, related_name="+", verbose_name=_("东西出场")
     )
     set_by = models.ForeignKey(
         django_settings.AUTH_USER_MODEL,

@@ -70,14 +70,14 @@ def register_team(
     ``first_number``, ``first_number`` + 1, … (default: after the largest pair number) and the
     team's unit. ``code`` defaults to the next whole number.
 
-    Refusals (``ServiceError``): ``team_name_required``, ``team_pairs_count``,
+    Refusals (``ServiceError``): ``team_name_required``, ``team_size``,
     ``team_code_taken``, and those of ``register_pair`` (``bad_players``,
     ``pair_number_taken``, ``unit_not_found`` …).
     """
     require_role(user, tournament, *REGISTRATION_ROLES)
     name = _team_name(name)
     if not MIN_TEAM_PAIRS <= len(pairs) <= MAX_TEAM_PAIRS:
-        raise ServiceError("team_pairs_count", count=len(pairs))
+        raise ServiceError("team_size", count=len(pairs))
     with transaction.atomic():
         locked = _lock_tournament(tournament)
         unit_obj = _resolve_unit(locked, unit)

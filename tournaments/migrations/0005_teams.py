@@ -166,7 +166,7 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.CASCADE,
                 related_name="+",
                 to="tournaments.pair",
-                verbose_name="甲1桌东西",
+                verbose_name="东西出场",
             ),
         ),
         migrations.AddField(
@@ -176,7 +176,7 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.CASCADE,
                 related_name="+",
                 to="tournaments.pair",
-                verbose_name="甲桌南北",
+                verbose_name="南北出场",
             ),
         ),
         migrations.AddField(

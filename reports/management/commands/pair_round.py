@@ -2,7 +2,10 @@
 
 Pairs the next round (round 1 by lot, later rounds Swiss from confirmed results) through
 ``pairing.services.generate_round`` as a draft, and publishes it with ``--publish``.
-``--json`` prints ``{"round", "tables": [{"table", "ns", "ew"}], "bye": pair_id or null}``.
+``--json`` prints ``{"round", "tables": [{"table", "ns", "ew"}], "bye": pair_id or null}``;
+for a team event ``{"round", "matches": [{"match", "teams": [x, y], "tables": [{"table", "ns",
+"ew"}, …]}], "bye_team": team_id or null}`` (TOURNAMENT_FILE.md "Team events"), the tables
+seated from the teams' line-ups.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ class Command(PlainCommand):
                 rnd = pairing_services.publish_round(rnd)
         except ServiceError as error:
             raise refusal(error) from None
+        if tournament.rules.event == "teams":
+            self.team_round(rnd, options)
+            return
         rows = list(
             Table.objects.filter(round=rnd)
             .order_by("number")
@@ -56,4 +62,26 @@ class Command(PlainCommand):
             )
         if bye is not None:
             lines.append(gettext("轮空  %(pair)s") % {"pair": bye})
+        self.stdout.write("\n".join(lines))
+
+    def team_round(self, rnd: Any, options: dict[str, Any]) -> None:
+        payload = pairing_services.round_matches(rnd)
+        if options["as_json"]:
+            self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=1))
+            return
+        status = gettext("已公布") if options["publish"] else gettext("草稿")
+        lines = [gettext("第%(n)s轮（%(status)s）") % {"n": rnd.number, "status": status}]
+        for match in payload["matches"]:
+            x, y = match["teams"]
+            lines.append(
+                gettext("第%(m)s场  %(x)s 对 %(y)s") % {"m": match["match"], "x": x, "y": y}
+            )
+            for table in match["tables"]:
+                lines.append(
+                    "  "
+                    + gettext("第%(t)s桌  南北 %(ns)s  东西 %(ew)s")
+                    % {"t": table["table"], "ns": table["ns"], "ew": table["ew"]}
+                )
+        if payload["bye_team"] is not None:
+            lines.append(gettext("轮空队  %(team)s") % {"team": payload["bye_team"]})
         self.stdout.write("\n".join(lines))
