@@ -19,7 +19,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Max, Q
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 

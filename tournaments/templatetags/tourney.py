@@ -172,7 +172,11 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
     teams = tournament.rules.event == "teams"
     if teams:
         links.append(
-            {"key": "public_teams", "url": reverse("public:teams", args=[slug]), "label": _("参赛队")}
+            {
+                "key": "public_teams",
+                "url": reverse("public:teams", args=[slug]),
+                "label": _("参赛队"),
+            }
         )
     staff: list[dict[str, str]] = []
     if Role.ORGANIZER in roles:
