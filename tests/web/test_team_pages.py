@@ -17,7 +17,7 @@ from reports.registrations import (
     import_team_registrations,
     parse_team_registrations,
 )
-from tests.db.conftest import enter_tokens, play_table
+from tests.db.conftest import play_table
 from tests.web.team_event import build_team_event, team_rows, team_settings, team_sheet
 from tournaments.models import LineUp, Pair, Round, Table, Team, Tournament
 from tournaments.services import create_tournament, update_settings
@@ -201,8 +201,8 @@ def test_the_captain_sets_the_line_up_with_the_code_and_it_locks_at_publication(
 def test_a_change_after_publication_is_refused_with_a_clear_message(
     event: Tournament, cast: dict[str, Any], client_as: Any
 ) -> None:
-    from tournaments.lineups import set_lineup
     from tournaments.errors import ServiceError
+    from tournaments.lineups import set_lineup
 
     rnd = _publish(event, cast)
     team = Team.objects.exclude(pk=rnd.bye_team_id).filter(tournament=event, code="3").first()
