@@ -30,6 +30,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("benchmarks.standings", "scoring engine and standings (pure)"),
     ("benchmarks.pairing", "Swiss pairing engine (pure)"),
     ("benchmarks.tournament_db", "import, standings from the database, pair_round (issue 4)"),
+    ("benchmarks.teams", "team events at 2,000 teams: team standings and team pairing (issue 13)"),
     ("benchmarks.web_tournaments", "web pages at size"),
     ("benchmarks.web_scoring", "referee dashboard at size"),
     ("benchmarks.reports", "printing and exports"),

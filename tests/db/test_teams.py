@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +40,13 @@ import pytest
 from django.core.management import call_command
 
 from pairing import services as pairing_services
+from pairing.swiss import SwissOptions, pair_round
 from reports.fileformat import dumps, parse_tournament, standings_from_file
 from reports.fileio import export_tournament, import_tournament
 from scoring.cache import cached_standings
 from scoring.results import standings_from_db
+from tests.support.reference import check_draw
+from tests.support.team_fields import team_event_file, team_swiss_pairs
 from tournaments.errors import ForbiddenError, ServiceError
 from tournaments.lineups import round_lineups, set_lineup
 from tournaments.models import AuditEntry, LineUp, Pair, Round, Table, Team, Tournament
@@ -270,3 +274,63 @@ def test_swap_pairs_is_refused_in_a_team_event_and_swap_teams_moves_whole_teams(
     ]
     assert payload["bye_team"] == "A"
     assert [w.code for w in warnings] == []
+
+
+@pytest.mark.parametrize(("seed", "teams", "rounds"), [(1, 13, 4), (2, 20, 5), (3, 7, 3)])
+def test_team_swiss_input_from_the_database_is_the_files_and_the_round_is_the_engines(
+    seed, teams, rounds
+):
+    """A random team event (tests/support/team_fields.py) imported: ``team_swiss_input`` builds
+    from the database what the file gives independently (ranks, CF, opponents, byes,
+    directions), and the generated round is the engine's optimal draw (checked against the
+    exact reference), seated crossed."""
+    data = team_event_file(seed, teams, rounds, units=3)
+    tournament = import_tournament(data)
+    field = team_swiss_pairs(parse_tournament(data), rounds + 1)
+    assert pairing_services.team_swiss_input(tournament, rounds + 1) == field
+    rnd = pairing_services.generate_round(tournament)
+    draw = pair_round(field, rounds + 1, SwissOptions(), random.Random(seed * 1000 + rounds + 1))
+    assert check_draw(field, draw, SwissOptions()) == []
+    payload = pairing_services.round_matches(rnd)
+    assert payload["bye_team"] == (f"T{draw.bye}" if draw.bye is not None else None)
+    assert [
+        (m["match"], m["teams"], [(t["table"], t["ns"], t["ew"]) for t in m["tables"]])
+        for m in payload["matches"]
+    ] == [
+        (t.number, [f"T{t.ns}", f"T{t.ew}"], [
+            (2 * t.number - 1, 2 * t.ns - 1, 2 * t.ew), (2 * t.number, 2 * t.ew - 1, 2 * t.ns)
+        ])
+        for t in draw.tables
+    ]  # fmt: skip
+
+
+def test_team_standings_through_the_cache_follow_each_confirmation():
+    """The incremental cache (the kept state after the previous round, advanced with the round
+    in play) gives the full computation's team standings after each confirmed table: a match
+    counts once both its tables are confirmed."""
+    from django.db.models import F
+
+    from tournaments.services import bump_results_version
+
+    data = team_event_file(9, 8, 3, units=2)
+    last = data["rounds"][-1]
+    last["status"] = "published"
+    for table in last["tables"]:
+        if "table" in table:
+            table["entry"] = "entered"
+    tournament = import_tournament(data)
+    rules = tournament.rules
+    assert cached_standings(tournament, after_round=3, teams=True) == standings_from_db(
+        tournament.pk, rules, 3, teams=True
+    )
+    before = cached_standings(tournament, after_round=3, teams=True)
+    tables = Table.objects.filter(round__tournament=tournament, round__number=3).order_by("number")
+    for k, table in enumerate(tables, start=1):
+        Table.objects.filter(pk=table.pk).update(entry_status="confirmed", version=F("version") + 1)
+        bump_results_version(tournament.pk)
+        tournament.refresh_from_db()
+        fresh = standings_from_db(tournament.pk, rules, 3, teams=True)
+        assert cached_standings(tournament, after_round=3, teams=True) == fresh, k
+        if k == 1:  # one table of match 1: the match does not count yet
+            assert fresh == before
+    assert cached_standings(tournament, after_round=3) == standings_from_db(tournament.pk, rules, 3)
