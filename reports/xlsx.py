@@ -77,7 +77,7 @@ def _pair_cells(pair: PairInfo | None) -> list[Any]:
 
 
 def standings_rows(doc: Standings) -> tuple[list[str], list[list[Any]]]:
-    headers = ["名次", "对号", "牌手", "单位"]
+    headers = ["名次", "队号", "队名", "单位"] if doc.teams else ["名次", "对号", "牌手", "单位"]
     headers += [col.label for col in doc.columns]
     headers += ["胜", "平", "负", "扣分", "名次依据"]
     rows = []
@@ -232,7 +232,10 @@ def render_workbook(doc: Workbook, target: BinaryIO | None = None) -> bytes:
         units = [line.pair.unit for line in doc.standings.lines]
         widths = [6, 6, _hint(names), _hint(units)]
         widths += [_width(col.label, 8) for col in doc.standings.columns] + [5, 5, 5, 6, 12]
-        book.add_sheet("排名", headers, rows, widths)
+        book.add_sheet("团体排名" if doc.standings.teams else "排名", headers, rows, widths)
+        if doc.pair_standings is not None:  # a team event: the pairs ranked inside it
+            pair_headers, pair_rows = standings_rows(doc.pair_standings)
+            book.add_sheet("各对排名", pair_headers, pair_rows, widths)
         for number, lines in doc.rounds:
             w_names = _hint(line.ns.names for line in lines[:500])
             w_units = _hint(line.ns.unit for line in lines[:500])

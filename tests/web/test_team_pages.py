@@ -290,3 +290,48 @@ def test_table_side_entry_works_per_table_in_a_team_match(
     )
     assert Table.objects.get(pk=table.pk).events.count() == 1
     assert _match_tables(rnd)[0].events.count() == 0
+
+
+# --- paper and files ----------------------------------------------------------------------------
+
+
+def test_team_score_sheets_pairing_list_and_standings_name_the_matches_and_teams(
+    event: Tournament, cast: dict[str, Any], client_as: Any
+) -> None:
+    from io import BytesIO
+
+    from openpyxl import load_workbook
+
+    from reports import collect, pdf, xlsx
+
+    rnd = _publish(event, cast)
+    first, second = _match_tables(rnd)
+    play_table(first, TWO_DEALS, cast["referee"], cast["chief"])
+    play_table(second, TWO_DEALS, cast["referee"], cast["chief"])
+    home = Team.objects.get(pairs=first.ns)
+    away = Team.objects.get(pairs=first.ew)
+    sheets = {s.table_number: s for s in collect.score_sheets(event, 1)}
+    assert sheets[1].match_label == "团体赛 第1场 甲桌（另一桌：第2桌）"
+    assert sheets[2].match_label == "团体赛 第1场 甲1桌（另一桌：第1桌）"
+    assert (sheets[1].ns_team, sheets[1].ew_team) == (home.name, away.name)
+    assert (sheets[2].ns_team, sheets[2].ew_team) == (away.name, home.name)
+    listing = collect.pairing_list(event, 1)
+    assert listing.matches[0].home == home.name and listing.matches[0].tables == (1, 2)
+    assert len(listing.matches) == 6 and listing.bye_team == ""
+    standings = collect.standings(event, 1)
+    assert standings.teams and {line.pair.names for line in standings.lines} >= {home.name}
+    assert len(standings.lines) == 12
+    for data in (
+        pdf.render_scoresheets(list(sheets.values())),
+        pdf.render_pairings(listing),
+        pdf.render_standings(standings),
+    ):
+        assert data.startswith(b"%PDF")
+    book = load_workbook(BytesIO(xlsx.render_workbook(collect.workbook(event))), read_only=True)
+    assert book.sheetnames[:2] == ["团体排名", "各对排名"]
+    header = next(book["团体排名"].iter_rows(values_only=True))
+    assert header[:3] == ("名次", "队号", "队名")
+    organizer = client_as("organizer")
+    for document in ("scoresheets", "pairings", "standings"):
+        url = reverse("reports:document", args=[event.slug, document]) + "?round=1"
+        assert organizer.get(url).status_code == 200
