@@ -600,3 +600,19 @@ def import_team_registrations(
                 ) from error
             number += len(line.players)
     return len(lines)
+
+
+def import_sheet(tournament: Any, data: bytes, user: Any = None) -> int:
+    """Parse an uploaded sheet and register it, all or nothing: the team sheet in a team event,
+    the pairs sheet otherwise (the import page and ``manage.py import_players``). Returns the
+    number of teams or pairs; raises ``RegistrationError``."""
+    from tournaments.models import Pair, Team
+
+    if tournament.rules.event == "teams":
+        teams = Team.objects.filter(tournament=tournament)
+        lines = parse_team_registrations(
+            data, teams.values_list("code", flat=True), teams.values_list("name", flat=True)
+        )
+        return import_team_registrations(tournament, lines, user)
+    taken = Pair.objects.filter(tournament=tournament).values_list("number", flat=True)
+    return import_registrations(tournament, parse_registrations(data, taken), user)

@@ -19,14 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from reports import collect, pdf, xlsx
-from reports.registrations import (
-    MAX_BYTES,
-    RegistrationError,
-    import_registrations,
-    import_team_registrations,
-    parse_registrations,
-    parse_team_registrations,
-)
+from reports.registrations import MAX_BYTES, RegistrationError, import_sheet
 from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
 from tournaments.models import Pair, Round, Team, Tournament
@@ -158,21 +151,6 @@ def registration_template(request: HttpRequest, tournament: Tournament) -> HttpR
     return _file(data, f"{tournament.slug}-{_('报名表')}.xlsx", XLSX)
 
 
-def _import_sheet(tournament: Tournament, data: bytes, user: Any) -> int:
-    """Parse the uploaded sheet and register it, all or nothing: teams in a team event
-    (docs/registrations.md), pairs otherwise. Raises ``RegistrationError``."""
-    if tournament.rules.event == "teams":
-        teams = Team.objects.filter(tournament=tournament)
-        lines = parse_team_registrations(
-            data,
-            teams.values_list("code", flat=True),
-            teams.values_list("name", flat=True),
-        )
-        return import_team_registrations(tournament, lines, user)
-    taken = Pair.objects.filter(tournament=tournament).values_list("number", flat=True)
-    return import_registrations(tournament, parse_registrations(data, taken), user)
-
-
 @require_http_methods(["GET", "POST"])
 @organizer_required
 def registration_import(request: HttpRequest, tournament: Tournament) -> HttpResponse:
@@ -192,7 +170,7 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             data = upload.read(MAX_BYTES + 1)
 
             def write() -> int:
-                return _import_sheet(tournament, data, request.user)
+                return import_sheet(tournament, data, request.user)
 
             try:
                 # One-time key (issue 11): a doubled upload imports once, the repeat is told

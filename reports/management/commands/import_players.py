@@ -1,6 +1,7 @@
 """``python manage.py import_players SLUG FILE.xlsx``: register the pairs of a filled
-registration template. Every problem is listed by row and column; nothing is imported unless the
-whole sheet is valid (one transaction)."""
+registration template (the teams of a filled team template in a team event). Every problem is
+listed by row and column; nothing is imported unless the whole sheet is valid (one
+transaction)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.translation import gettext as _
 
-from reports.registrations import (
-    MAX_BYTES,
-    RegistrationError,
-    import_registrations,
-    parse_registrations,
-)
-from tournaments.models import Pair, Tournament
+from reports.registrations import MAX_BYTES, RegistrationError, import_sheet
+from tournaments.models import Tournament
 
 
 class Command(BaseCommand):
@@ -35,14 +31,13 @@ class Command(BaseCommand):
             raise CommandError(_("找不到文件 %(path)s") % {"path": path})
         with path.open("rb") as handle:
             data = handle.read(MAX_BYTES + 1)
-        taken = Pair.objects.filter(tournament=tournament).values_list("number", flat=True)
         try:
-            lines = parse_registrations(data, taken)
-            count = import_registrations(tournament, lines, user=None)
+            count = import_sheet(tournament, data, user=None)
         except RegistrationError as error:
             for message in error.messages:
                 self.stderr.write(message)
             raise CommandError(
                 _("发现 %(n)s 个问题，未导入任何数据") % {"n": len(error.problems)}
             ) from None
-        self.stdout.write(_("已导入 %(n)s 对") % {"n": count})
+        done = _("已导入 %(n)s 队") if tournament.rules.event == "teams" else _("已导入 %(n)s 对")
+        self.stdout.write(done % {"n": count})
