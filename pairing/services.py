@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,13 +80,15 @@ def create_round(
         published_at=now if status != Round.Status.DRAFT else None,
         finished_at=now if status == Round.Status.FINISHED else None,
     )
+    # Foreign keys by id (``round_id``, ``ns_id`` …): assigning instances goes through Django's
+    # related descriptors, a third of the time at 2,000 tables (benchmarks/teams.py).
     rows = [
         Table(
-            round=rnd,
+            round_id=rnd.pk,
             number=spec.number,
             is_bye=spec.ew is None,
-            ns=spec.ns,
-            ew=spec.ew,
+            ns_id=spec.ns.pk,
+            ew_id=spec.ew.pk if spec.ew is not None else None,
             match=spec.match,
             reasons=_reason_dicts(spec.reasons),
             entry_status=Table.EntryStatus.CONFIRMED if spec.ew is None else Table.EntryStatus.OPEN,
@@ -96,11 +98,17 @@ def create_round(
     created = Table.objects.bulk_create(rows)
     seats = []
     for table in created:
-        if table.ew is None:
-            seats.append(Seat(round=rnd, table=table, pair=table.ns, direction=Seat.Direction.BYE))
+        if table.ew_id is None:
+            seats.append(
+                Seat(round_id=rnd.pk, table_id=table.pk, pair_id=table.ns_id, direction="BYE")
+            )
         else:
-            seats.append(Seat(round=rnd, table=table, pair=table.ns, direction=Seat.Direction.NS))
-            seats.append(Seat(round=rnd, table=table, pair=table.ew, direction=Seat.Direction.EW))
+            seats.append(
+                Seat(round_id=rnd.pk, table_id=table.pk, pair_id=table.ns_id, direction="NS")
+            )
+            seats.append(
+                Seat(round_id=rnd.pk, table_id=table.pk, pair_id=table.ew_id, direction="EW")
+            )
     Seat.objects.bulk_create(seats)
     return rnd, created
 
@@ -113,33 +121,45 @@ def _round_seed(tournament_seed: int | None, number: int) -> int:
     return tournament_seed if number == 1 else tournament_seed * 1000 + number
 
 
-def _history(tournament: Tournament, before_round: int) -> dict[str, Any]:
-    """Opponents, byes and directions of every pair in rounds < ``before_round`` (one query)."""
+def _seat_history(
+    meetings: Iterable[tuple[int, int, int]],
+) -> tuple[dict[int, set[int]], dict[int, int], dict[int, int], dict[int, str]]:
+    """Opponents, NS and EW counts and the last direction of every entrant from its meetings
+    ``(round, ns, ew)`` (pairs at a table; for teams, a match's first and second team)."""
     opponents: dict[int, set[int]] = {}
-    had_bye: set[int] = set()
     ns_count: dict[int, int] = {}
     ew_count: dict[int, int] = {}
     last_direction: dict[int, tuple[int, str]] = {}
+    for rnd, ns, ew in meetings:
+        opponents.setdefault(ns, set()).add(ew)
+        opponents.setdefault(ew, set()).add(ns)
+        ns_count[ns] = ns_count.get(ns, 0) + 1
+        ew_count[ew] = ew_count.get(ew, 0) + 1
+        for entrant, direction in ((ns, "NS"), (ew, "EW")):
+            if entrant not in last_direction or last_direction[entrant][0] < rnd:
+                last_direction[entrant] = (rnd, direction)
+    return opponents, ns_count, ew_count, {e: d for e, (_, d) in last_direction.items()}
+
+
+def _history(tournament: Tournament, before_round: int) -> dict[str, Any]:
+    """Opponents, byes and directions of every pair in rounds < ``before_round`` (one query)."""
+    had_bye: set[int] = set()
+    meetings: list[tuple[int, int, int]] = []
     rows = Table.objects.filter(round__tournament=tournament, round__number__lt=before_round)
     for rnd, is_bye, ns, ew in rows.values_list(
         "round__number", "is_bye", "ns__number", "ew__number"
     ):
         if is_bye:
             had_bye.add(ns)
-            continue
-        opponents.setdefault(ns, set()).add(ew)
-        opponents.setdefault(ew, set()).add(ns)
-        ns_count[ns] = ns_count.get(ns, 0) + 1
-        ew_count[ew] = ew_count.get(ew, 0) + 1
-        for pair, direction in ((ns, "NS"), (ew, "EW")):
-            if pair not in last_direction or last_direction[pair][0] < rnd:
-                last_direction[pair] = (rnd, direction)
+        else:
+            meetings.append((rnd, ns, ew))
+    opponents, ns_count, ew_count, last_direction = _seat_history(meetings)
     return {
         "opponents": opponents,
         "had_bye": had_bye,
         "ns_count": ns_count,
         "ew_count": ew_count,
-        "last_direction": {p: d for p, (_, d) in last_direction.items()},
+        "last_direction": last_direction,
     }
 
 
@@ -241,33 +261,24 @@ def _team_history(tournament: Tournament, before_round: int, team_of: dict[int, 
     """Opponents, byes and directions of every team (by number) in rounds < ``before_round``:
     a match's first team (its NS pair at table 2m − 1) counts as sitting "NS" that round, the
     other "EW" — the direction the engine alternates. Two queries."""
-    opponents: dict[int, set[int]] = {}
-    ns_count: dict[int, int] = {}
-    ew_count: dict[int, int] = {}
-    last_direction: dict[int, tuple[int, str]] = {}
     first_tables = Table.objects.filter(
         round__tournament=tournament,
         round__number__lt=before_round,
         match__isnull=False,
         number=F("match") * 2 - 1,
     )
-    for rnd, ns, ew in first_tables.values_list("round__number", "ns__number", "ew__number"):
-        home, away = team_of.get(ns), team_of.get(ew)
-        if home is None or away is None:
-            continue
-        opponents.setdefault(home, set()).add(away)
-        opponents.setdefault(away, set()).add(home)
-        ns_count[home] = ns_count.get(home, 0) + 1
-        ew_count[away] = ew_count.get(away, 0) + 1
-        for team, direction in ((home, "NS"), (away, "EW")):
-            if team not in last_direction or last_direction[team][0] < rnd:
-                last_direction[team] = (rnd, direction)
+    meetings = [
+        (rnd, team_of[ns], team_of[ew])
+        for rnd, ns, ew in first_tables.values_list("round__number", "ns__number", "ew__number")
+        if ns in team_of and ew in team_of
+    ]
+    opponents, ns_count, ew_count, last_direction = _seat_history(meetings)
     had_bye = set(
         Round.objects.filter(
             tournament=tournament, number__lt=before_round, bye_team__isnull=False
         ).values_list("bye_team_id", flat=True)
     )
-    return opponents, had_bye, ns_count, ew_count, {t: d for t, (_, d) in last_direction.items()}
+    return opponents, had_bye, ns_count, ew_count, last_direction
 
 
 def team_swiss_input(tournament: Tournament, number: int) -> list[Any]:

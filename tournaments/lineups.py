@@ -13,8 +13,10 @@ record: RULES.md §6 "a line-up change after publication is refused"); while the
 draft, the team's two seats of its match are re-seated at once, so the draft always shows the
 line-ups. Audited (``AuditEntry.Action.LINEUP``).
 
-May touch: the ``tournaments`` models (``LineUp``, and a draft round's ``Table``/``Seat``
-rows), ``AuditEntry`` (append only). Reads only otherwise.
+``set_team_status`` withdraws a team (not paired from the next round on) or reinstates it.
+
+May touch: the ``tournaments`` models (``LineUp``, ``Team.status``, and a draft round's
+``Table``/``Seat`` rows), ``AuditEntry`` (append only). Reads only otherwise.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ from django.db.models import F
 
 from .errors import ForbiddenError, ServiceError
 from .models import LineUp, Pair, Round, Seat, Table, Team
-from .permissions import ROUND_ROLES, require_role
-from .services import account, audit
+from .permissions import REGISTRATION_ROLES, ROUND_ROLES, require_role
+from .services import account, audit, set_status
 
 # Who may set a line-up without the captain's code: those who make the draw.
 LINEUP_ROLES = ROUND_ROLES
@@ -180,11 +182,30 @@ def _reseat(rnd: Round, members: set[int], ns: Pair, ew: Pair) -> None:
     Seat.objects.bulk_create(new)
 
 
+def set_team_status(team: Team, status: str, user: Any = None, reason: str = "") -> Team:
+    """退赛 / 恢复 of a team (``Team.Status``): a withdrawn team is not paired from the next
+    generated round on (its results so far stand); its pairs keep their own status. The
+    organizers decide (``REGISTRATION_ROLES``). Audited (``AuditEntry.Action.TEAM_STATUS``)."""
+    if status not in Team.Status.values:
+        raise ServiceError("not_one_of", value=status, options=tuple(Team.Status.values))
+    return set_status(
+        team,
+        status,
+        user,
+        reason,
+        REGISTRATION_ROLES,
+        action="team_status",
+        unchanged="team_status_unchanged",
+        name=("team", team.code),
+    )
+
+
 __all__ = [
     "LINEUP_ROLES",
     "Fielded",
     "default_lineup",
     "round_lineups",
     "set_lineup",
+    "set_team_status",
     "team_pairs",
 ]

@@ -73,7 +73,6 @@ MESSAGES: dict[str, Any] = {
     "pair_in_two_teams": _("第%(id)s对已属于队“%(other)s”"),
     "team_name_required": _("请填写队名"),
     "team_code_taken": _("队号“%(team)s”已被使用"),
-    "team_status_unchanged": _("该队状态未改变"),
     "team_size": _("每队须有两到三对（这里有 %(count)s 对）"),
     "unknown_team": _("队“%(id)s”不存在"),
     "two_team_byes": _("每轮最多一个轮空队"),
@@ -114,6 +113,7 @@ MESSAGES: dict[str, Any] = {
     "lineup_pair_not_in_team": _("第%(pair)s对不属于队“%(team)s”"),
     "lineup_pair_inactive": _("第%(pair)s对已退赛或被取消资格，不能出场"),
     "team_withdrawn": _("队“%(team)s”已退赛"),
+    "team_status_unchanged": _("该队状态未改变"),
     # Team standings (scoring.teams)
     "bad_team_scoring": _("团体赛计分方式“%(method)s”无效"),
     "pair_without_team": _("第%(pair)s对不属于任何队"),

@@ -333,25 +333,53 @@ def _pair_snapshot(pair: Pair) -> dict[str, Any]:
     }
 
 
-def _set_pair_status(pair: Pair, status: str, user: Any, reason: str, roles: Iterable[str]) -> Pair:
-    require_role(user, pair.tournament, *roles)
+def set_status(
+    record: Any,
+    status: str,
+    user: Any,
+    reason: str,
+    roles: Iterable[str],
+    *,
+    action: str,
+    unchanged: str,
+    name: tuple[str, str],
+) -> Any:
+    """Change the ``status`` of a pair or team (``record``): locked, refused when unchanged
+    (``unchanged``: the error code), audited as ``action`` with ``name`` = (key, value) naming
+    the record in the entry. The one status change of ``withdraw_pair`` … and of
+    ``tournaments.lineups.set_team_status``."""
+    require_role(user, record.tournament, *roles)
     with transaction.atomic():
-        locked = Pair.objects.select_for_update().get(pk=pair.pk)
+        locked = type(record).objects.select_for_update().get(pk=record.pk)
         if locked.status == status:
-            raise ServiceError("pair_status_unchanged")
+            raise ServiceError(unchanged)
         before = locked.status
         locked.status = status
         locked.save(update_fields=["status"])
+        key, value = name
         audit(
             locked.tournament_id,
-            "pair_status",
+            action,
             user,
-            before={"pair": locked.number, "status": before},
-            after={"pair": locked.number, "status": status},
+            before={key: value, "status": before},
+            after={key: value, "status": status},
             reason=reason,
         )
-    pair.status = status
+    record.status = status
     return locked
+
+
+def _set_pair_status(pair: Pair, status: str, user: Any, reason: str, roles: Iterable[str]) -> Pair:
+    return set_status(
+        pair,
+        status,
+        user,
+        reason,
+        roles,
+        action="pair_status",
+        unchanged="pair_status_unchanged",
+        name=("pair", pair.number),
+    )
 
 
 def withdraw_pair(pair: Pair, user: Any = None, reason: str = "") -> Pair:

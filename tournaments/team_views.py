@@ -26,7 +26,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from tournaments import throttle
 from tournaments.errors import ForbiddenError, ServiceError
 from tournaments.forms import LineUpForm, TeamForm, TeamStatusForm
-from tournaments.lineups import LINEUP_ROLES, round_lineups, set_lineup
+from tournaments.lineups import LINEUP_ROLES, round_lineups, set_lineup, set_team_status
 from tournaments.models import Round, Team, Tournament
 from tournaments.permissions import get_tournament, has_role, organizer_required
 from tournaments.queries import members_by_team
@@ -127,8 +127,6 @@ def team_edit(request: HttpRequest, tournament: Tournament, code: str) -> HttpRe
 @require_POST
 def team_status(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
     """退赛 / 恢复参赛 of a team."""
-    from tournaments.teams import set_team_status
-
     team = _team(tournament, code)
     form = TeamStatusForm(request.POST)
     if not form.is_valid():

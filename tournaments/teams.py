@@ -1,4 +1,5 @@
-"""Team registration services (复式/团体, RULES.md §6): register a team, edit it, withdraw it.
+"""Team registration services (复式/团体, RULES.md §6): register a team, edit it (its status:
+``tournaments.lineups.set_team_status``).
 
 A team is 4–6 players of one unit registered as two or three pairs. ``register_team`` registers
 the pairs through ``services.register_pair`` (numbers, codes, the unit: one rule for every pair)
@@ -136,28 +137,4 @@ def edit_team(
     return locked
 
 
-def set_team_status(team: Team, status: str, user: Any = None, reason: str = "") -> Team:
-    """退赛 / 恢复参赛 of a team: a withdrawn team is not paired from the next round on; its
-    results so far stand. Its pairs keep their own status."""
-    require_role(user, team.tournament, *REGISTRATION_ROLES)
-    if status not in Team.Status.values:
-        raise ServiceError("team_status_unchanged")
-    with transaction.atomic():
-        locked = Team.objects.select_for_update().get(pk=team.pk)
-        if locked.status == status:
-            raise ServiceError("team_status_unchanged")
-        before = locked.status
-        locked.status = status
-        locked.save(update_fields=["status"])
-        audit(
-            locked.tournament_id,
-            "team_status",
-            user,
-            before={"team": locked.code, "status": before},
-            after={"team": locked.code, "status": status},
-            reason=reason,
-        )
-    return locked
-
-
-__all__ = ["edit_team", "next_team_code", "register_team", "set_team_status"]
+__all__ = ["edit_team", "next_team_code", "register_team"]

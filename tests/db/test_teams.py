@@ -334,3 +334,51 @@ def test_team_standings_through_the_cache_follow_each_confirmation():
         if k == 1:  # one table of match 1: the match does not count yet
             assert fresh == before
     assert cached_standings(tournament, after_round=3) == standings_from_db(tournament.pk, rules, 3)
+
+
+def test_a_withdrawn_team_is_not_paired_and_the_status_change_is_audited():
+    from tournaments.lineups import set_team_status
+
+    tournament = load()
+    a = Team.objects.get(tournament=tournament, code="A")
+    set_team_status(a, "withdrawn", reason="弃赛")
+    with pytest.raises(ServiceError) as refused:
+        set_team_status(a, "withdrawn")
+    assert refused.value.code == "team_status_unchanged"
+    payload = json.loads(run("pair_round", tournament.slug, "--json"))
+    assert [m["teams"] for m in payload["matches"]] == [["B", "C"]]
+    assert payload["bye_team"] is None
+    assert AuditEntry.objects.filter(tournament=tournament, action="team_status").count() == 1
+    assert (
+        json.loads(run("export_tournament", tournament.slug))["teams"][0]["status"] == "withdrawn"
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_team_migration_gives_existing_teams_their_own_captain_codes():
+    """0005_teams adds ``captain_code`` (unique per tournament) to teams that already exist:
+    each gets its own, not the one default the column was added with."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("tournaments", "0004_throttlecounter")]
+    after = [("tournaments", "0005_teams")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps
+        tournament = old.get_model("tournaments", "Tournament").objects.create(name="x", slug="x")
+        old_team = old.get_model("tournaments", "Team")
+        for code in ("A", "B", "C"):
+            old_team.objects.create(tournament=tournament, code=code, name=code)
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+        new = executor.loader.project_state(after).apps
+        codes = list(
+            new.get_model("tournaments", "Team").objects.values_list("captain_code", "status")
+        )
+        assert len({code for code, _ in codes}) == 3
+        assert {status for _, status in codes} == {"active"}
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
