@@ -521,6 +521,9 @@ class LineUpForm(forms.Form):
     """A team's line-up (出场名单) for one round: its pair at 甲 NS and its pair at 甲1 EW; the
     captain's code when set without an account."""
 
+    # The round the page was opened for: a form sent after that round was published is
+    # refused (``lineup_locked``), not applied to the next round.
+    round = BoundedIntegerField(min_value=1, widget=forms.HiddenInput)
     ns = forms.TypedChoiceField(label=_("甲桌南北"), coerce=int)
     ew = forms.TypedChoiceField(label=_("甲1桌东西"), coerce=int)
     captain_code = forms.CharField(

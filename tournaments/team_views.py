@@ -165,8 +165,17 @@ def lineup(request: HttpRequest, slug: str, code: str) -> HttpResponse:
             if done:
                 return redirect("tournaments:lineup", tournament.slug, team.code)
     else:
-        initial = {"ns": current.ns.pk, "ew": current.ew.pk} if current is not None else {}
+        initial: dict[str, Any] = {"round": number}
+        if current is not None:
+            initial.update(ns=current.ns.pk, ew=current.ew.pk)
         form = LineUpForm(initial=initial, pairs=active, captain=not staff)
+    locked = (
+        Round.objects.filter(tournament=tournament)
+        .exclude(status=Round.Status.DRAFT)
+        .order_by("-number")
+        .values_list("number", flat=True)
+        .first()
+    )
     return render(
         request,
         "tournaments/lineup.html",
@@ -179,6 +188,7 @@ def lineup(request: HttpRequest, slug: str, code: str) -> HttpResponse:
             "pairs": pairs,
             "form": form,
             "staff": staff,
+            "locked_round": locked,
         },
         status=400 if form.errors else 200,
     )
@@ -197,6 +207,8 @@ def _set(
     like pair codes (reserved before the check, a wrong one stays counted)."""
     by_pk = {p.pk: p for p in pairs}
     ns, ew = by_pk[form.cleaned_data["ns"]], by_pk[form.cleaned_data["ew"]]
+    # The round the form was for, never a later one (the service refuses a published round).
+    number = min(form.cleaned_data["round"], number)
     if staff:
         try:
             set_lineup(team, number, ns, ew, user=request.user)

@@ -168,7 +168,7 @@ def test_team_pages_of_a_pairs_event_are_not_found(tournament: Tournament) -> No
 def _lineup_post(team: Team, **extra: Any) -> dict[str, Any]:
     pairs = list(Team.pairs.through.objects.filter(team=team).order_by("pk"))
     # The third pair NS, the first EW (not the default line-up).
-    return {"ns": pairs[2].pair_id, "ew": pairs[0].pair_id, **extra}
+    return {"round": 1, "ns": pairs[2].pair_id, "ew": pairs[0].pair_id, **extra}
 
 
 def test_the_captain_sets_the_line_up_with_the_code_and_it_locks_at_publication(
@@ -194,8 +194,13 @@ def test_the_captain_sets_the_line_up_with_the_code_and_it_locks_at_publication(
     ) | set(Table.objects.filter(round=rnd).values_list("ew_id", flat=True))
     if rnd.bye_team_id != team.pk:
         assert lineup.ns_id in seated and lineup.ew_id in seated
-    # The next round's line-up is open; a stale form for round 1 cannot change round 1.
+    # The next round's line-up is open; a form still showing round 1 is refused, clearly,
+    # and changes nothing (neither round 1 nor round 2).
     assert "第2轮" in client.get(url).content.decode()
+    stale = client.post(url, _lineup_post(team, captain_code=team.captain_code))
+    assert stale.status_code == 400
+    assert "第1轮已公布，出场名单不能再修改" in stale.content.decode()
+    assert LineUp.objects.filter(team=team).count() == 1
 
 
 def test_a_change_after_publication_is_refused_with_a_clear_message(
