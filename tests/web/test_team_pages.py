@@ -340,3 +340,19 @@ def test_team_score_sheets_pairing_list_and_standings_name_the_matches_and_teams
     for document in ("scoresheets", "pairings", "standings"):
         url = reverse("reports:document", args=[event.slug, document]) + "?round=1"
         assert organizer.get(url).status_code == 200
+
+
+def test_import_players_takes_the_team_sheet_of_a_team_event(
+    cast: dict[str, Any], tmp_path: Any
+) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    tournament = create_tournament("团体赛", "t-cli", cast["organizer"], settings=team_settings())
+    sheet = tmp_path / "teams.xlsx"
+    sheet.write_bytes(team_sheet(team_rows(4)))
+    out = StringIO()
+    call_command("import_players", tournament.slug, str(sheet), stdout=out)
+    assert "已导入 4 队" in out.getvalue()
+    assert Team.objects.filter(tournament=tournament).count() == 4
