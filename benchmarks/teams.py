@@ -23,6 +23,7 @@ Goals (issue 13, as for pairs): pairing < 2 s, standings < 2 s.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 from collections.abc import Sequence
@@ -107,6 +108,7 @@ def _ok(seconds: float) -> str:
 
 
 def markdown_report(teams: int = TEAMS) -> str:
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     f = run_bench(teams)
 
     def cpu(name: str) -> str:
@@ -121,7 +123,8 @@ def markdown_report(teams: int = TEAMS) -> str:
             f"(`tests.support.team_fields`, {f['setup']:.1f} s to build): {f['tables']:,} "
             "tables a round. `python -m benchmarks.teams`. Goals (issue 13): pairing < 2 s, "
             "standings < 2 s, judged on this process's CPU seconds: on this shared machine the "
-            "wall clock follows the load average (in the header).",
+            f"wall clock follows the load average ({load} when this section started, on "
+            f"{os.cpu_count()} CPUs).",
             "",
             "| what | seconds | CPU seconds | goal met (CPU) |",
             "|---|---:|---:|:---:|",

@@ -10,11 +10,6 @@ Two steps, so that nothing is imported unless the whole sheet is valid:
    ``tournaments.services`` (``add_unit``, ``register_pair``) inside one transaction: a refusal
    of any line rolls every line back.
 
-Team events read a team sheet the same way (``parse_team_registrations``,
-``import_team_registrations`` through ``tournaments.teams.register_team``): one row per team,
-序号, 队名, 单位, 牌手1…牌手6, the pairs by column (docs/registrations.md). Both sheets share
-the reader (``_sheet_rows``: header, limits, blank rows) and the cell checks.
-
 May touch: the database only through ``tournaments.services``.
 """
 
@@ -24,7 +19,7 @@ import io
 import time
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
@@ -74,7 +69,7 @@ ALIASES = {
 }
 SHEET_NAME = "报名表"
 
-# The team sheet (docs/registrations.md): one row per team; 牌手1+牌手2 are its first pair,
+# The team sheet (docs/printing.md "Team events"): one row per team; 牌手1+牌手2 are its first pair,
 # 牌手3+牌手4 its second, 牌手5+牌手6 its optional third — the default line-up is the first two.
 TEAM_NAME = "队名"
 TEAM_PLAYERS = tuple(f"牌手{i}" for i in range(1, 7))
@@ -185,6 +180,385 @@ def _too_big(value: Any) -> bool:
     return text.isascii() and text.isdigit() and len(text) < 4000 and int(text) > INT_MAX
 
 
+def _header_map(
+    header: Sequence[Any], layout: _Layout | None = None
+) -> tuple[dict[str, int], list[Problem]]:
+    """The columns of the header row by name (aliases normalised), and its problems: a column
+    twice, required ones missing. ``layout`` None: the pairs sheet."""
+    required = layout.required if layout else REQUIRED
+    optional = layout.optional if layout else OPTIONAL
+    aliases = layout.aliases if layout else ALIASES
+    columns: dict[str, int] = {}
+    problems: list[Problem] = []
+    for index, value in enumerate(header):
+        name = _text(value).replace(" ", "").replace("\u3000", "")
+        name = aliases.get(name, name)
+        if name in required or name in optional:
+            if name in columns:
+                problems.append(Problem(1, name, _("列重复")))
+            else:
+                columns[name] = index
+    missing = [name for name in required if name not in columns]
+    if missing:
+        listed = pgettext("list separator", "、").join(missing)
+        problems.append(
+            Problem(
+                None,
+                "",
+                layout.missing(listed)
+                if layout
+                else _("第1行须为列名，缺少：%(missing)s（应为 序号、单位、牌手1、牌手2）")
+                % {"missing": listed},
+            )
+        )
+    return columns, problems
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredPair:
+    """A pair already registered in the tournament: its number and its players as
+    ``(name, contact)``, for the append mode and the player-in-two-pairs check."""
+
+    number: int
+    players: tuple[tuple[str, str], ...]
+
+
+def registered_pairs(tournament: Any) -> list[RegisteredPair]:
+    """The tournament's registered pairs (one query)."""
+    from tournaments.models import Player
+
+    players: dict[int, list[tuple[str, str]]] = {}
+    rows = (
+        Player.objects.filter(pair__tournament=tournament)
+        .order_by("pair__number", "position")
+        .values_list("pair__number", "name", "contact")
+    )
+    for number, name, contact in rows:
+        players.setdefault(number, []).append((name, contact))
+    return [RegisteredPair(number, tuple(listed)) for number, listed in players.items()]
+
+
+def parse_registrations(
+    data: bytes,
+    taken: Iterable[int] = (),
+    *,
+    registered: Sequence[RegisteredPair] = (),
+    append: bool = False,
+) -> list[RegistrationLine]:
+    """Check the whole sheet and return its lines; raise ``RegistrationError`` with every
+    problem otherwise. ``taken``: pair numbers already used in the tournament (``registered``
+    adds theirs).
+
+    An empty 序号 is numbered after every number used (the sheet's and the tournament's), in
+    sheet order. A player listed in two pairs (same name, and not two different contacts) is
+    a problem, within the sheet and against ``registered``. With ``append`` (late entries), a
+    line repeating a registered pair (same number, same players) is skipped, so the organizer
+    can re-import the whole sheet with the new lines added; ``parse_appended`` says how many
+    were skipped."""
+    return parse_appended(data, taken, registered=registered, append=append)[0]
+
+
+def parse_appended(
+    data: bytes,
+    taken: Iterable[int] = (),
+    *,
+    registered: Sequence[RegisteredPair] = (),
+    append: bool = False,
+) -> tuple[list[RegistrationLine], int]:
+    """``parse_registrations`` and the number of lines skipped as already registered."""
+    book = _open(data)
+    try:
+        return _parse(book, taken, registered, append)
+    except RegistrationError:
+        raise
+    except Exception:  # a damaged sheet part surfaces only while reading rows
+        raise _refuse(_("文件已损坏，无法读取，请用 Excel 重新保存后再试")) from None
+    finally:
+        book.close()
+
+
+def _same_person(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Same name, unless both contacts are given and differ (two people called 张伟)."""
+    return a[0] == b[0] and not (a[1] and b[1] and a[1] != b[1])
+
+
+def _players_in_two_pairs(
+    lines: Sequence[tuple[int, RegistrationLine]], registered: Sequence[RegisteredPair]
+) -> list[Problem]:
+    seen: dict[str, list[tuple[tuple[str, str], str]]] = {}
+    for pair in registered:
+        for player in pair.players:
+            where = _("已报名的第%(n)s对") % {"n": pair.number}
+            seen.setdefault(player[0], []).append((player, where))
+    problems = []
+    for row_number, line in lines:
+        for column, player in (
+            (PLAYER1, (line.player1, line.contact1)),
+            (PLAYER2, (line.player2, line.contact2)),
+        ):
+            if not player[0]:
+                continue  # already reported as empty
+            earlier = [w for other, w in seen.get(player[0], []) if _same_person(player, other)]
+            if earlier:
+                problems.append(
+                    Problem(
+                        row_number,
+                        column,
+                        _("“%(name)s”已在%(where)s中（同一人不能报两对）")
+                        % {"name": player[0], "where": earlier[0]},
+                    )
+                )
+            where = _("第%(row)s行") % {"row": row_number}
+            seen.setdefault(player[0], []).append((player, where))
+    return problems
+
+
+def _parse(
+    book: Any,
+    taken: Iterable[int],
+    registered: Sequence[RegisteredPair] = (),
+    append: bool = False,
+) -> tuple[list[RegistrationLine], int]:
+    sheet = book[SHEET_NAME] if SHEET_NAME in book.sheetnames else book.worksheets[0]
+    rows = sheet.iter_rows(values_only=True)
+    header = next(rows, None)
+    if header is None:
+        raise _refuse(_("表格是空的：第1行须为列名 序号、单位、牌手1、牌手2"))
+    columns, problems = _header_map(header)
+    if any(p.row is None for p in problems):
+        raise RegistrationError(problems)
+    by_number = {pair.number: pair for pair in registered}
+    taken = set(taken) | set(by_number)
+    seen: dict[int, int] = {}
+    lines: list[tuple[int, RegistrationLine]] = []
+    unnumbered: list[int] = []  # indexes into lines of the rows with an empty 序号
+    skipped = 0
+    count = 0
+    deadline = time.monotonic() + MAX_SECONDS
+    for row_number, row in enumerate(rows, start=2):
+        if row_number > MAX_ROWS_READ + 1:
+            raise _refuse(
+                _("表格行数过多：最多读取 %(max)s 行（含空行），请删除多余的行后再试")
+                % {"max": MAX_ROWS_READ}
+            )
+        if row_number % 500 == 0 and time.monotonic() > deadline:
+            raise _refuse(
+                _("表格读取超时（超过 %(seconds)s 秒），请删除多余的行或列后再试")
+                % {"seconds": int(MAX_SECONDS)}
+            )
+
+        def cell(name: str, row: tuple = row) -> Any:
+            index = columns.get(name)
+            return row[index] if index is not None and index < len(row) else None
+
+        values = {name: cell(name) for name in columns}
+        if all(_text(v) == "" for v in values.values()):
+            continue  # blank lines are ignored
+        count += 1
+        if count > MAX_ROWS:
+            raise _refuse(_("行数过多：一次最多导入 %(max)s 对") % {"max": MAX_ROWS})
+        raw_number = values[NUMBER]
+        number = _number(raw_number)
+        text_problems: list[Problem] = []  # listed after the 序号's, as the columns go
+        texts = _row_texts(values, row_number, text_problems)
+        names = {texts[PLAYER1], texts[PLAYER2]}
+        if _text(raw_number) == "":
+            number = 0  # numbered after the loop
+        elif (
+            append
+            and number in by_number
+            and {p[0] for p in by_number[number].players} == names
+            and number not in seen
+        ):
+            seen[number] = row_number
+            skipped += 1  # already registered: the re-imported sheet's old line
+            continue
+        elif number is None:
+            problems.append(
+                Problem(
+                    row_number,
+                    NUMBER,
+                    _("须为正整数（现为“%(value)s”）") % {"value": _text(raw_number)[:20]}
+                    if not _too_big(raw_number)
+                    else _("过大（最大 %(max)s）") % {"max": INT_MAX},
+                )
+            )
+        elif number in seen:
+            problems.append(
+                Problem(
+                    row_number,
+                    NUMBER,
+                    _("%(number)s 与第%(other)s行重复") % {"number": number, "other": seen[number]},
+                )
+            )
+        elif number in taken and number in by_number:
+            problems.append(
+                Problem(
+                    row_number,
+                    NUMBER,
+                    _("%(number)s 已被已报名的第%(number)s对（%(names)s）使用")
+                    % {
+                        "number": number,
+                        "names": "/".join(p[0] for p in by_number[number].players),
+                    },
+                )
+            )
+        elif number in taken:
+            problems.append(
+                Problem(
+                    row_number,
+                    NUMBER,
+                    _("%(number)s 已被已报名的参赛对使用") % {"number": number},
+                )
+            )
+        if number and number not in seen:
+            seen[number] = row_number
+        problems.extend(text_problems)
+        if number is not None:
+            if number == 0:
+                unnumbered.append(len(lines))
+            lines.append(
+                (
+                    row_number,
+                    RegistrationLine(
+                        number=number,
+                        unit=texts[UNIT],
+                        player1=texts[PLAYER1],
+                        player2=texts[PLAYER2],
+                        contact1=texts[CONTACT1],
+                        contact2=texts[CONTACT2],
+                    ),
+                )
+            )
+    problems.extend(_players_in_two_pairs(lines, registered))
+    if problems:
+        raise RegistrationError(sorted(problems, key=lambda p: p.row or 0))
+    if not lines:
+        if skipped:
+            raise _refuse(_("表中的 %(n)s 对都已报名，没有新的参赛对") % {"n": skipped})
+        raise _refuse(_("表中没有报名数据（第2行起每行一对）"))
+    # RULES: none on numbering; an empty 序号 takes the next free number, in sheet order.
+    next_number = max(taken | set(seen), default=0)
+    for index in unnumbered:
+        next_number += 1
+        row_number, line = lines[index]
+        lines[index] = (row_number, replace(line, number=next_number))
+    return [line for _row, line in lines], skipped
+
+
+def _row_texts(values: dict[str, Any], row_number: int, problems: list[Problem]) -> dict[str, str]:
+    """The row's text cells, checked (players required, lengths)."""
+    texts = {}
+    for name, limit in (
+        (UNIT, MAX_NAME),
+        (PLAYER1, MAX_NAME),
+        (PLAYER2, MAX_NAME),
+        (CONTACT1, MAX_CONTACT),
+        (CONTACT2, MAX_CONTACT),
+    ):
+        text = _text(values.get(name))
+        texts[name] = text
+        if name in (PLAYER1, PLAYER2) and not text:
+            problems.append(Problem(row_number, name, _("为空")))
+        elif len(text) > limit:
+            problems.append(
+                Problem(row_number, name, _("过长（最多 %(max)s 个字符）") % {"max": limit})
+            )
+    return texts
+
+
+class _Units:
+    """The tournament's units by name (and code), a new one added the first time a name is
+    met (``tournaments.services.add_unit``, with a code made from the name)."""
+
+    def __init__(self, tournament: Any, user: Any) -> None:
+        from tournaments.models import Unit
+
+        self.tournament = tournament
+        self.user = user
+        self.by_name: dict[str, Any] = {}
+        self.codes: set[str] = set()
+        for unit in Unit.objects.filter(tournament=tournament):
+            self.by_name.setdefault(unit.name, unit)
+            self.by_name.setdefault(unit.code, unit)
+            self.codes.add(unit.code)
+
+    def _new_code(self, name: str) -> str:
+        code = name[:UNIT_CODE_LENGTH]
+        suffix = 2
+        while code in self.codes:
+            tail = f"-{suffix}"
+            code = name[: UNIT_CODE_LENGTH - len(tail)] + tail
+            suffix += 1
+        self.codes.add(code)
+        return code
+
+    def get(self, name: str) -> Any:
+        """The unit called ``name`` (created if new), None for an empty name; a refusal is a
+        ``RegistrationError`` naming the unit."""
+        from tournaments.errors import ServiceError
+        from tournaments.services import add_unit
+
+        if not name:
+            return None
+        unit = self.by_name.get(name)
+        if unit is None:
+            try:
+                unit = add_unit(self.tournament, self._new_code(name), name, self.user)
+            except ServiceError as error:
+                raise RegistrationError(
+                    [Problem(None, "", _("单位“%(unit)s”：") % {"unit": name} + error.message)]
+                ) from error
+            self.by_name[name] = unit
+        return unit
+
+
+def import_registrations(
+    tournament: Any, lines: Sequence[RegistrationLine], user: Any = None
+) -> int:
+    """Register every line's pair (creating units by name) in one transaction; all or nothing.
+
+    A refusal by the services (a number taken meanwhile, no permission …) rolls back every
+    line and is raised as ``RegistrationError`` naming the line.
+    """
+    from tournaments.errors import ServiceError
+    from tournaments.services import register_pair
+
+    with transaction.atomic():
+        units = _Units(tournament, user)
+        for index, line in enumerate(lines):
+            unit = units.get(line.unit)
+            try:
+                register_pair(
+                    tournament,
+                    [
+                        {"name": line.player1, "contact": line.contact1},
+                        {"name": line.player2, "contact": line.contact2},
+                    ],
+                    user,
+                    unit=unit,
+                    number=line.number,
+                )
+            except ServiceError as error:
+                raise RegistrationError(
+                    [
+                        Problem(
+                            None,
+                            "",
+                            _("序号 %(number)s（第%(n)s对）：")
+                            % {"number": line.number, "n": index + 1}
+                            + error.message,
+                        )
+                    ]
+                ) from error
+    return len(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# The reader and cell checks of the team sheet (the pairs sheet's own loop above also numbers
+# empty 序号 and skips re-imported lines)
+
+
 @dataclass(frozen=True, slots=True)
 class _Layout:
     """What one kind of registration sheet looks like: its columns and its sheet-wide messages
@@ -199,41 +573,6 @@ class _Layout:
     too_many: Callable[[], str]
     no_lines: Callable[[], str]
     max_rows: Callable[[], int]
-
-
-PAIRS = _Layout(
-    sheet=SHEET_NAME,
-    required=REQUIRED,
-    optional=OPTIONAL,
-    aliases=ALIASES,
-    missing=lambda missing: (
-        _("第1行须为列名，缺少：%(missing)s（应为 序号、单位、牌手1、牌手2）")
-        % {"missing": missing}
-    ),
-    empty=lambda: _("表格是空的：第1行须为列名 序号、单位、牌手1、牌手2"),
-    too_many=lambda: _("行数过多：一次最多导入 %(max)s 对") % {"max": MAX_ROWS},
-    no_lines=lambda: _("表中没有报名数据（第2行起每行一对）"),
-    max_rows=lambda: MAX_ROWS,
-)
-
-
-def _header_map(header: Sequence[Any], layout: _Layout) -> tuple[dict[str, int], list[Problem]]:
-    columns: dict[str, int] = {}
-    problems: list[Problem] = []
-    for index, value in enumerate(header):
-        name = _text(value).replace(" ", "").replace("　", "")
-        name = layout.aliases.get(name, name)
-        if name in layout.required or name in layout.optional:
-            if name in columns:
-                problems.append(Problem(1, name, _("列重复")))
-            else:
-                columns[name] = index
-    missing = [name for name in layout.required if name not in columns]
-    if missing:
-        problems.append(
-            Problem(None, "", layout.missing(pgettext("list separator", "、").join(missing)))
-        )
-    return columns, problems
 
 
 def _sheet_rows(
@@ -336,139 +675,6 @@ def _read(book: Any, parse: Callable[[Any], list[Any]]) -> list[Any]:
         raise _refuse(_("文件已损坏，无法读取，请用 Excel 重新保存后再试")) from None
     finally:
         book.close()
-
-
-def parse_registrations(data: bytes, taken: Iterable[int] = ()) -> list[RegistrationLine]:
-    """Check the whole sheet and return its lines; raise ``RegistrationError`` with every
-    problem otherwise. ``taken``: pair numbers already used in the tournament."""
-    return _read(_open(data), lambda book: _parse(book, taken))
-
-
-def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
-    problems: list[Problem] = []
-    taken = set(taken)
-    seen: dict[int, int] = {}
-    lines: list[RegistrationLine] = []
-    taken_message = _("%(number)s 已被已报名的参赛对使用")
-    for row_number, values in _sheet_rows(book, PAIRS, problems):
-        number = _check_number(
-            problems, row_number, NUMBER, values[NUMBER], seen, taken, taken_message
-        )
-        texts = {
-            name: _check_text(
-                problems, row_number, name, values.get(name), limit, name in (PLAYER1, PLAYER2)
-            )
-            for name, limit in (
-                (UNIT, MAX_NAME),
-                (PLAYER1, MAX_NAME),
-                (PLAYER2, MAX_NAME),
-                (CONTACT1, MAX_CONTACT),
-                (CONTACT2, MAX_CONTACT),
-            )
-        }
-        if number is not None:
-            lines.append(
-                RegistrationLine(
-                    number=number,
-                    unit=texts[UNIT],
-                    player1=texts[PLAYER1],
-                    player2=texts[PLAYER2],
-                    contact1=texts[CONTACT1],
-                    contact2=texts[CONTACT2],
-                )
-            )
-    if problems:
-        raise RegistrationError(problems)
-    if not lines:
-        raise _refuse(PAIRS.no_lines())
-    return lines
-
-
-class _Units:
-    """The tournament's units by name (and code), a new one added the first time a name is
-    met (``tournaments.services.add_unit``, with a code made from the name)."""
-
-    def __init__(self, tournament: Any, user: Any) -> None:
-        from tournaments.models import Unit
-
-        self.tournament = tournament
-        self.user = user
-        self.by_name: dict[str, Any] = {}
-        self.codes: set[str] = set()
-        for unit in Unit.objects.filter(tournament=tournament):
-            self.by_name.setdefault(unit.name, unit)
-            self.by_name.setdefault(unit.code, unit)
-            self.codes.add(unit.code)
-
-    def _new_code(self, name: str) -> str:
-        code = name[:UNIT_CODE_LENGTH]
-        suffix = 2
-        while code in self.codes:
-            tail = f"-{suffix}"
-            code = name[: UNIT_CODE_LENGTH - len(tail)] + tail
-            suffix += 1
-        self.codes.add(code)
-        return code
-
-    def get(self, name: str) -> Any:
-        """The unit called ``name`` (created if new), None for an empty name; a refusal is a
-        ``RegistrationError`` naming the unit."""
-        from tournaments.errors import ServiceError
-        from tournaments.services import add_unit
-
-        if not name:
-            return None
-        unit = self.by_name.get(name)
-        if unit is None:
-            try:
-                unit = add_unit(self.tournament, self._new_code(name), name, self.user)
-            except ServiceError as error:
-                raise RegistrationError(
-                    [Problem(None, "", _("单位“%(unit)s”：") % {"unit": name} + error.message)]
-                ) from error
-            self.by_name[name] = unit
-        return unit
-
-
-def import_registrations(
-    tournament: Any, lines: Sequence[RegistrationLine], user: Any = None
-) -> int:
-    """Register every line's pair (creating units by name) in one transaction; all or nothing.
-
-    A refusal by the services (a number taken meanwhile, no permission …) rolls back every
-    line and is raised as ``RegistrationError`` naming the line.
-    """
-    from tournaments.errors import ServiceError
-    from tournaments.services import register_pair
-
-    with transaction.atomic():
-        units = _Units(tournament, user)
-        for index, line in enumerate(lines):
-            unit = units.get(line.unit)
-            try:
-                register_pair(
-                    tournament,
-                    [
-                        {"name": line.player1, "contact": line.contact1},
-                        {"name": line.player2, "contact": line.contact2},
-                    ],
-                    user,
-                    unit=unit,
-                    number=line.number,
-                )
-            except ServiceError as error:
-                raise RegistrationError(
-                    [
-                        Problem(
-                            None,
-                            "",
-                            _("序号 %(number)s（第%(n)s对）：")
-                            % {"number": line.number, "n": index + 1}
-                            + error.message,
-                        )
-                    ]
-                ) from error
-    return len(lines)
 
 
 # --------------------------------------------------------------------------------------------
@@ -602,11 +808,12 @@ def import_team_registrations(
     return len(lines)
 
 
-def import_sheet(tournament: Any, data: bytes, user: Any = None) -> int:
+def import_sheet(tournament: Any, data: bytes, user: Any = None, append: bool = False) -> int:
     """Parse an uploaded sheet and register it, all or nothing: the team sheet in a team event,
-    the pairs sheet otherwise (the import page and ``manage.py import_players``). Returns the
-    number of teams or pairs; raises ``RegistrationError``."""
-    from tournaments.models import Pair, Team
+    the pairs sheet otherwise (``append``: late entries, pairs only) — the import page and
+    ``manage.py import_players``. Returns the number of teams or pairs; raises
+    ``RegistrationError``."""
+    from tournaments.models import Team
 
     if tournament.rules.event == "teams":
         teams = Team.objects.filter(tournament=tournament)
@@ -614,5 +821,5 @@ def import_sheet(tournament: Any, data: bytes, user: Any = None) -> int:
             data, teams.values_list("code", flat=True), teams.values_list("name", flat=True)
         )
         return import_team_registrations(tournament, lines, user)
-    taken = Pair.objects.filter(tournament=tournament).values_list("number", flat=True)
-    return import_registrations(tournament, parse_registrations(data, taken), user)
+    pairs, _skipped = parse_appended(data, registered=registered_pairs(tournament), append=append)
+    return import_registrations(tournament, pairs, user)

@@ -195,7 +195,7 @@ def set_team_status(team: Team, status: str, user: Any = None, reason: str = "")
         reason,
         REGISTRATION_ROLES,
         action="team_status",
-        unchanged="team_status_unchanged",
+        unchanged=ServiceError("team_status_unchanged"),
         name=("team", team.code),
     )
 

@@ -84,6 +84,17 @@ MESSAGES: dict[str, Any] = {
         "第%(match)s场的两桌应由两队交叉就座（一队的两对一桌坐南北、一桌坐东西）"
     ),
     "registration_refused": _("报名表有 %(count)s 处问题，未导入"),
+    # Staff accounts and check-in (tournaments.staff, tournaments.checkin)
+    "account_count": _("账号数应为1到%(max)s"),
+    "bad_username_prefix": _("用户名前缀“%(prefix)s”无效（只能用字母、数字和 @.+-_）"),
+    "bad_table_range": _("桌号范围无效：起始桌号须不大于结束桌号"),
+    "not_a_referee": _("%(user)s 不是本赛事的裁判或裁判长"),
+    "cannot_remove_self": _("不能移除自己的权限"),
+    "bad_checkin": _("签到方式无效"),
+    "pair_not_active": _("第%(pair)s对已退赛或被取消资格，不能签到"),
+    "not_checked_in": _("第%(pair)s对尚未签到"),
+    "draw_exists": _("第%(round)s轮已有编排，请先删除草稿"),
+    "nobody_checked_in": _("第%(round)s轮还没有任何参赛对签到，不能让全部参赛对退赛"),
     # Rounds and tables (TOURNAMENT_FILE.md "Deals"; pairing)
     "round_out_of_order": _("轮次应按顺序从1编号，这里应为 %(expected)s，而不是 %(value)s"),
     "round_after_unfinished": _("第%(unfinished)s轮尚未结束，其后不能再有轮次"),
@@ -121,6 +132,10 @@ MESSAGES: dict[str, Any] = {
     "round_not_draft": _("只能修改草稿状态的轮次"),
     "round_not_published": _("该轮尚未公布或已结束"),
     "round_not_finishable": _("还有 %(count)s 桌成绩未确认，不能结束本轮"),
+    "round_has_results": _("第%(round)s轮已有 %(count)s 桌录入了成绩，不能撤回公布"),
+    "round_has_penalties": _("第%(round)s轮已有判罚记录，不能撤回公布"),
+    "pair_not_seated": _("第%(pair)s对不在进行中的轮次里"),
+    "bad_table_choice": _("请选择该桌的处理方式：判弃权或照常比赛"),
     "pair_not_in_round": _("第%(pair)s对不在本轮编排中"),
     "same_pair": _("请选择两个不同的参赛对"),
     "no_bye_candidate": _("找不到可以轮空的参赛对"),
@@ -146,6 +161,16 @@ MESSAGES: dict[str, Any] = {
     "table_link_read_only": _("裁判已提交本桌记分表，桌边链接只能查看"),
     "confirmer_entered": _("须由另一方确认：录入或提交的一方不能确认"),
     "penalty_withdrawn": _("该判罚已撤销"),
+    # Appeals (申诉, RULES.md §3; scoring.appeals)
+    "appeal_subject": _("申诉须针对本赛事的一桌或一项判罚"),
+    "appeal_pair": _("申诉方须是该桌的一方或受罚的一方"),
+    "appeal_text_required": _("请填写申诉内容"),
+    "appeal_too_late": _(
+        "第%(round)s轮已于 %(finished)s 结束，申诉须在结束后 %(minutes)s 分钟内提出"
+    ),
+    "appeal_decided": _("该申诉已裁决"),
+    "appeal_decision_required": _("请填写裁决内容和仲裁委员会成员"),
+    "bad_fee": _("申诉费无效"),
     "bad_once_key": _("表单已失效，请刷新页面后重试"),
     "no_table_for_pair": _("第%(pair)s对本轮没有对局，无法判负"),
     "reason_required": _("请填写更正原因"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
-from tournaments.models import Pair, Player, Team
+from tournaments.models import Pair, Player, Round, Table, Team
 
 
 def names_by_pair(pair_ids: Collection[int]) -> dict[int, str]:
@@ -47,3 +47,19 @@ def members_by_team(teams: QuerySet[Team]) -> dict[int, list[Pair]]:
     for team_id, pair_id in rows:
         members.setdefault(team_id, []).append(pairs[pair_id])
     return members
+
+
+def live_table_of(pair: Pair) -> Table | None:
+    """The unconfirmed table of a published round ``pair`` sits at (byes excluded), or None:
+    withdrawing the pair then has to decide that table (``withdraw_seated_pair`` of pairing)."""
+    return (
+        Table.objects.filter(
+            Q(ns=pair) | Q(ew=pair),
+            round__tournament_id=pair.tournament_id,
+            round__status=Round.Status.PUBLISHED,
+            is_bye=False,
+        )
+        .exclude(entry_status=Table.EntryStatus.CONFIRMED)
+        .select_related("round", "ns__unit", "ew__unit")
+        .first()
+    )

@@ -341,18 +341,18 @@ def set_status(
     roles: Iterable[str],
     *,
     action: str,
-    unchanged: str,
-    name: tuple[str, str],
+    unchanged: ServiceError,
+    name: tuple[str, Any],
 ) -> Any:
-    """Change the ``status`` of a pair or team (``record``): locked, refused when unchanged
-    (``unchanged``: the error code), audited as ``action`` with ``name`` = (key, value) naming
+    """Change the ``status`` of a pair or team (``record``): locked, refused with ``unchanged``
+    when the status is already ``status``, audited as ``action`` with ``name`` = (key, value) naming
     the record in the entry. The one status change of ``withdraw_pair`` … and of
     ``tournaments.lineups.set_team_status``."""
     require_role(user, record.tournament, *roles)
     with transaction.atomic():
         locked = type(record).objects.select_for_update().get(pk=record.pk)
         if locked.status == status:
-            raise ServiceError(unchanged)
+            raise unchanged
         before = locked.status
         locked.status = status
         locked.save(update_fields=["status"])
@@ -377,7 +377,7 @@ def _set_pair_status(pair: Pair, status: str, user: Any, reason: str, roles: Ite
         reason,
         roles,
         action="pair_status",
-        unchanged="pair_status_unchanged",
+        unchanged=ServiceError("pair_status_unchanged"),
         name=("pair", pair.number),
     )
 

@@ -356,13 +356,13 @@ def test_a_withdrawn_team_is_not_paired_and_the_status_change_is_audited():
 
 @pytest.mark.django_db(transaction=True)
 def test_the_team_migration_gives_existing_teams_their_own_captain_codes():
-    """0005_teams adds ``captain_code`` (unique per tournament) to teams that already exist:
+    """0006_teams adds ``captain_code`` (unique per tournament) to teams that already exist:
     each gets its own, not the one default the column was added with."""
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
-    before = [("tournaments", "0004_throttlecounter")]
-    after = [("tournaments", "0005_teams")]
+    before = [("tournaments", "0005_staff_checkin_assignments")]
+    after = [("tournaments", "0006_teams")]
     executor = MigrationExecutor(connection)
     executor.migrate(before)
     try:

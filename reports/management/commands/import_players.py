@@ -1,7 +1,6 @@
 """``python manage.py import_players SLUG FILE.xlsx``: register the pairs of a filled
-registration template (the teams of a filled team template in a team event). Every problem is
-listed by row and column; nothing is imported unless the whole sheet is valid (one
-transaction)."""
+registration template. Every problem is listed by row and column; nothing is imported unless the
+whole sheet is valid (one transaction)."""
 
 from __future__ import annotations
 
@@ -21,6 +20,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help=_("赛事的网址标识"))
         parser.add_argument("file", help=_("报名表（.xlsx）"))
+        parser.add_argument(
+            "--append",
+            action="store_true",
+            help=_("追加（补报）：跳过已报名的行，只添加新的参赛对"),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         tournament = Tournament.objects.filter(slug=options["slug"]).first()
@@ -32,7 +36,7 @@ class Command(BaseCommand):
         with path.open("rb") as handle:
             data = handle.read(MAX_BYTES + 1)
         try:
-            count = import_sheet(tournament, data, user=None)
+            count = import_sheet(tournament, data, user=None, append=options["append"])
         except RegistrationError as error:
             for message in error.messages:
                 self.stderr.write(message)

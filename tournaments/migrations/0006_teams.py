@@ -17,7 +17,7 @@ def give_captain_codes(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0004_throttlecounter"),
+        ("tournaments", "0005_staff_checkin_assignments"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -107,6 +107,11 @@ class Migration(migrations.Migration):
                     ("settings", "修改赛事设置"),
                     ("edit_pair", "修改参赛对"),
                     ("escalation", "判罚升级"),
+                    ("unpublish_round", "撤回编排"),
+                    ("create_accounts", "创建账号"),
+                    ("assign_tables", "分配桌号"),
+                    ("check_in", "签到"),
+                    ("appeal", "申诉"),
                     ("lineup", "出场名单"),
                     ("team_status", "队状态"),
                 ],
