@@ -10,7 +10,12 @@ Two steps, so that nothing is imported unless the whole sheet is valid:
    ``tournaments.services`` (``add_unit``, ``register_pair``) inside one transaction: a refusal
    of any line rolls every line back.
 
-May touch: the database only through ``tournaments.services``.
+Team events read a team sheet (``parse_team_registrations``, ``import_team_registrations``
+through ``tournaments.teams.register_team``): one row per team, 序号, 队名, 单位, 牌手1…牌手6,
+the pairs by column (docs/printing.md "Team events"), read by ``_sheet_rows`` with the same
+header map, limits and unit creation. ``import_sheet`` picks the sheet by the event.
+
+May touch: the database only through ``tournaments.services`` (and ``tournaments.teams``).
 """
 
 from __future__ import annotations
