@@ -26,6 +26,8 @@ from tournaments.permissions import ROUND_ROLES, require_role
 from tournaments.queries import live_table_of
 from tournaments.services import audit, bump_results_version
 
+from .stages import next_stage, plan_stage_round, stage_finished
+
 
 class PairingWarning(ServiceError):
     """Returned (not raised) by ``swap_pairs``: ``rematch`` or ``same_unit``."""
@@ -40,6 +42,8 @@ class TableSpec:
     ew: Pair | None
     reasons: Sequence[dict[str, Any]] = ()
     match: int | None = None
+    group: str = ""  # a round-robin table's group (RULES.md §8)
+    slot: int | None = None  # a knockout table's bracket slot
 
 
 def _reason_dicts(reasons: Sequence[Any]) -> list[dict[str, Any]]:
@@ -62,6 +66,7 @@ def create_round(
     seed: int | None = None,
     draw_info: dict[str, Any] | None = None,
     bye_team: Team | None = None,
+    stage: int = 1,
 ) -> tuple[Round, list[Table]]:
     """Write a round, its tables and seats in bulk (for ``generate_round`` and the importer).
 
@@ -74,6 +79,7 @@ def create_round(
     rnd = Round.objects.create(
         tournament=tournament,
         number=number,
+        stage=stage,
         status=status,
         seed=seed,
         draw_info=draw_info or {},
@@ -91,6 +97,8 @@ def create_round(
             ns_id=spec.ns.pk,
             ew_id=spec.ew.pk if spec.ew is not None else None,
             match=spec.match,
+            group=spec.group,
+            slot=spec.slot,
             reasons=_reason_dicts(spec.reasons),
             entry_status=Table.EntryStatus.CONFIRMED if spec.ew is None else Table.EntryStatus.OPEN,
         )
@@ -216,7 +224,14 @@ def generate_round(tournament: Tournament, user: Any = None) -> Round:
         if last is not None and last.status != Round.Status.FINISHED:
             raise ServiceError("round_in_progress", number=last.number)
         number = last.number + 1 if last is not None else 1
-        if rules.rounds is not None and number > rules.rounds:
+        if rules.stages:
+            where = next_stage(locked)
+            if where is None:
+                raise ServiceError("stages_complete", stages=len(rules.stages))
+            stage, starts = where
+            if rules.stage(stage).kind != "swiss":
+                return _generate_stage_round(locked, user, number, stage, starts)
+        elif rules.rounds is not None and number > rules.rounds:
             raise ServiceError("rounds_complete", rounds=rules.rounds)
         if rules.event == "teams":
             return _generate_team_round(locked, number, user)
@@ -393,6 +408,36 @@ def _generate_team_round(locked: Tournament, number: int, user: Any) -> Round:
             "matches": len(draw.tables),
             "bye_team": draw_info["bye_team"],
         },
+    )
+    return rnd
+
+
+def _generate_stage_round(
+    locked: Tournament, user: Any, number: int, stage: int, starts: bool
+) -> Round:
+    """The next round of a round-robin or knockout stage as a draft (``pairing.stages``);
+    inside ``generate_round``'s transaction, the tournament row locked."""
+    seed = _round_seed(locked.rules.seed, number)
+    planned, info = plan_stage_round(locked, stage, starts, random.Random(seed))
+    by_number = {p.number: p for p in Pair.objects.filter(tournament=locked)}
+    specs = [
+        TableSpec(
+            t.number,
+            by_number[t.ns],
+            by_number[t.ew] if t.ew is not None else None,
+            group=t.group,
+            slot=t.slot,
+        )
+        for t in planned
+    ]
+    info["stage"] = stage
+    rnd, _tables = create_round(locked, number, specs, seed=seed, draw_info=info, stage=stage)
+    audit(
+        locked,
+        "generate_round",
+        user,
+        round=rnd,
+        after={"round": number, "stage": stage, "seed": seed, "tables": len(specs)},
     )
     return rnd
 
@@ -638,8 +683,15 @@ def finish_round(rnd: Round, user: Any = None) -> Round:
         locked.status = Round.Status.FINISHED
         locked.finished_at = timezone.now()
         locked.save(update_fields=["status", "finished_at"])
-        planned = locked.tournament.rules.rounds
-        if planned is not None and locked.number >= planned:
+        rules = locked.tournament.rules
+        planned = rules.rounds
+        if rules.stages:
+            done = locked.stage >= len(rules.stages) and stage_finished(
+                locked.tournament, locked.stage
+            )
+        else:
+            done = planned is not None and locked.number >= planned
+        if done:
             Tournament.objects.filter(pk=locked.tournament_id).update(
                 status=Tournament.Status.FINISHED
             )

@@ -72,6 +72,7 @@ from scoring.standings import (
     StandingsSetup,
     StandingsState,
     advance,
+    collector_paused,
     standings_setup,
     state_after,
 )
@@ -102,22 +103,26 @@ class CompactStandings(Sequence[StandingRow]):
     ~1.5 ms (the tuple of slotted frozen dataclasses: ~70 ms and ~60 ms CPU).
 
     ``as_of``: when they were computed; ``current``: False for the previous standings served
-    while newer ones are being computed. Equal to any sequence of the same rows.
+    while newer ones are being computed; ``key``: the cache entry they were read from or stored
+    under (None if not cached), which names these exact rows — a page may cache what it renders
+    from them under it. Equal to any sequence of the same rows.
     """
 
-    __slots__ = ("as_of", "columns", "current")
+    __slots__ = ("as_of", "columns", "current", "key")
 
     def __init__(
         self,
         columns: Sequence[Sequence[Any]],
         as_of: datetime | None = None,
         current: bool = True,
+        key: str | None = None,
     ) -> None:
         if len(columns) != len(_FIELDS):
             raise ValueError("one column per StandingRow field")
         self.columns = tuple(columns)
         self.as_of = as_of
         self.current = current
+        self.key = key
 
     @classmethod
     def from_rows(
@@ -505,8 +510,11 @@ def standings_state(source: StandingsSource) -> StandingsState:
 
 def compute(source: StandingsSource) -> CompactStandings:
     """The standings of ``source``: the one computation behind the cache (``standings_state``,
-    incremental when it can be)."""
-    return CompactStandings.from_columns(standings_state(source).columns(), as_of=timezone.now())
+    incremental when it can be), with the garbage collector paused throughout (the reading
+    and scoring of a cold start make a million short-lived objects: ``collector_paused``)."""
+    with collector_paused():
+        columns = standings_state(source).columns()
+    return CompactStandings.from_columns(columns, as_of=timezone.now())
 
 
 # --------------------------------------------------------------------------------------------
@@ -518,13 +526,14 @@ def _entry(key: str, current: bool = True) -> CompactStandings | None:
     if stored is None:
         return None
     columns, as_of = stored
-    return CompactStandings(columns, as_of, current)
+    return CompactStandings(columns, as_of, current, key)
 
 
 def _store(source: StandingsSource, standings: CompactStandings) -> None:
     """Keep ``standings`` under their key and as the scope's latest, dropping the entry they
     replace (one entry per tournament and round stays, besides the ones being replaced)."""
     cache.set(source.key, (standings.columns, standings.as_of), STANDINGS_CACHE_SECONDS)
+    standings.key = source.key
     latest = f"standings-latest:{source.scope}"
     replaced = cache.get(latest)
     cache.set(latest, source.key, STANDINGS_CACHE_SECONDS)

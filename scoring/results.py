@@ -69,19 +69,39 @@ def scored_tables(
         tables = tables.filter(round__number__lte=after_round)
     if pks is not None:
         tables = tables.filter(pk__in=list(pks))
+    scored_knockout: list[ScoredTable] = []
+    knockouts = [k for k, stage in enumerate(rules.stage_list, 1) if stage.kind == "knockout"]
+    if knockouts:
+        # RULES.md §8: a knockout decides places, not standings points; its tables (and their
+        # games) are read by ``scoring.stage_results``. Counted here as tables with no outcome.
+        for pk, number, version in tables.filter(round__stage__in=knockouts).values_list(
+            "pk", "round__number", "version"
+        ):
+            scored_knockout.append(ScoredTable(pk, number, version, ()))
+        tables = tables.exclude(round__stage__in=knockouts)
     rows = list(
         tables.values_list(
-            "pk", "round__number", "version", "is_bye", "ns__number", "ew__number", *FACT_COLUMNS
+            "pk",
+            "round__number",
+            "round__stage",
+            "version",
+            "is_bye",
+            "ns__number",
+            "ew__number",
+            *FACT_COLUMNS,
         )
     )
     tokens = tokens_by_table(TableEvent.objects.filter(table__in=tables))
-    scored: list[ScoredTable] = []
-    for pk, number, version, is_bye, ns, ew, *columns in rows:
+    scored: list[ScoredTable] = scored_knockout
+    by_stage: dict[int, RuleSet] = {}
+    for pk, number, stage, version, is_bye, ns, ew, *columns in rows:
+        # Each stage's tables by the stage's rules (its round format, deals, tie rule).
+        stage_rules = by_stage.get(stage) or by_stage.setdefault(stage, rules.for_stage(stage))
         if is_bye:
-            scored.append(ScoredTable(pk, number, version, (bye_outcome(number, ns, rules),)))
+            scored.append(ScoredTable(pk, number, version, (bye_outcome(number, ns, stage_rules),)))
             continue
         facts = MatchFacts.from_columns(*columns, tokens=tokens.get(pk, ()))
-        outcomes = match_outcomes(number, ns, ew, score_table(facts, rules))
+        outcomes = match_outcomes(number, ns, ew, score_table(facts, stage_rules))
         scored.append(ScoredTable(pk, number, version, tuple(outcomes)))
     return scored
 

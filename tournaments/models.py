@@ -290,6 +290,9 @@ class Round(models.Model):
         Tournament, on_delete=models.CASCADE, related_name="rounds", verbose_name=_("赛事")
     )
     number = models.PositiveIntegerField(_("轮次"))
+    # RULES.md §8: the stage (阶段) the round belongs to, 1-based (``RuleSet.stage_list``);
+    # rounds are numbered through the whole event.
+    stage = models.PositiveSmallIntegerField(_("阶段"), default=1)
     status = models.CharField(
         _("状态"), max_length=16, choices=Status.choices, default=Status.DRAFT
     )
@@ -320,6 +323,7 @@ class Round(models.Model):
             models.UniqueConstraint(fields=["tournament", "number"], name="round_number_unique"),
             models.CheckConstraint(condition=Q(number__gte=1), name="round_number_positive"),
             models.UniqueConstraint(fields=["tournament", "bye_team"], name="round_team_bye_once"),
+            models.CheckConstraint(condition=Q(stage__gte=1), name="round_stage_positive"),
             models.CheckConstraint(
                 condition=Q(status__in=["draft", "published", "finished"]),
                 name="round_status_valid",
@@ -422,6 +426,11 @@ class Table(models.Model):
     confirmed_at = models.DateTimeField(_("确认时间"), null=True, blank=True)
     # Team events: match m = tables 2m − 1 and 2m (a check constraint keeps the numbering).
     match = models.PositiveIntegerField(_("团体赛场次"), null=True, blank=True)
+    # RULES.md §8: a round-robin table's group (小组) "A", "B" …; "" outside a group stage.
+    group = models.CharField(_("小组"), max_length=8, default="", blank=True)
+    # A knockout table's place in its round's bracket, 1-based from the top (the winners of
+    # slots 2k − 1 and 2k meet in slot k of the next round); the third-place match is slot 0.
+    slot = models.PositiveIntegerField(_("对阵位置"), null=True, blank=True)
     # The engine's reasons for this table in the draft: [{"code": ..., "params": {...}}].
     reasons = models.JSONField(_("编排理由"), default=list, blank=True)
 
@@ -474,6 +483,55 @@ class Table(models.Model):
     @property
     def is_confirmed(self) -> bool:
         return self.entry_status == self.EntryStatus.CONFIRMED
+
+
+class Game(models.Model):
+    """Game 2, 3 … of a knockout match played best of n (RULES.md §8, 三局两胜).
+
+    Game 1 is the table itself (its start, end and first events), so a best-of-1 match and
+    every Swiss or group table need no row here. A game's events are the table's events from
+    ``first_position`` on, up to the next game's: one event list per table, one scoring engine
+    per game (``scoring.facts.table_games`` splits them). Game 2 starts from 2 : 2.
+    """
+
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="games", verbose_name=_("桌")
+    )
+    number = models.PositiveSmallIntegerField(_("局次"))
+    # The position (``TableEvent.position``) of this game's first event.
+    first_position = models.PositiveIntegerField(_("首条记录序号"))
+    start_ns = models.PositiveSmallIntegerField(_("南北起始级"), default=2)
+    start_ew = models.PositiveSmallIntegerField(_("东西起始级"), default=2)
+    end_kind = models.CharField(
+        _("结束方式"), max_length=16, choices=Table.EndKind.choices, default="", blank=True
+    )
+    end_side = models.CharField(
+        _("责任方"), max_length=2, choices=Table.Side.choices, default="", blank=True
+    )
+
+    class Meta:
+        verbose_name = _("局")
+        verbose_name_plural = _("局")
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="game_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=2), name="game_number_from_two"),
+            models.CheckConstraint(
+                condition=(Q(end_kind="") & Q(end_side=""))
+                | (
+                    Q(end_kind__in=["forfeit", "penalty_loss", "late_sheet"])
+                    & Q(end_side__in=["NS", "EW"])
+                ),
+                name="game_end_consistent",
+            ),
+            models.CheckConstraint(
+                condition=Q(start_ns__gte=2, start_ns__lte=14, start_ew__gte=2, start_ew__lte=14),
+                name="game_start_levels_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} #{self.number}"
 
 
 class Seat(models.Model):
