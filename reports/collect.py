@@ -34,7 +34,7 @@ from scoring.facts import MatchFacts, score_table, tokens_by_table
 from scoring.models import Penalty, TableEvent
 from scoring.standings import CRITERIA, PRESETS, resolve_criteria
 from tournaments.errors import ServiceError
-from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
+from tournaments.models import AuditEntry, Pair, Player, Round, Table, Team, Tournament
 from tournaments.wording import (
     CUSTOM_PRESET,
     PRINTED_A_FAIL_COUNTS,
@@ -61,6 +61,7 @@ from tournaments.wording import (
 from .rows import (
     DealLine,
     DealRecord,
+    MatchLine,
     MatchSummary,
     PairInfo,
     PairingLine,
@@ -114,6 +115,46 @@ def get_round(tournament: Tournament, number: int | None) -> Round:
             raise ReportError("unknown_round", round=number)
         raise ReportError("no_rounds")
     return rnd
+
+
+# --- teams (RULES.md §6) --------------------------------------------------------------------
+
+
+def team_of_pairs(tournament: Tournament) -> dict[int, tuple[str, str]]:
+    """A team event's pairs by primary key → (their team's name, its unit): one query."""
+    return {
+        pair: (name, unit_name or unit_code or "")
+        for pair, name, unit_name, unit_code in Team.pairs.through.objects.filter(
+            team__tournament=tournament
+        ).values_list("pair_id", "team__name", "team__unit__name", "team__unit__code")
+    }
+
+
+def _match_label(t: _TableFacts) -> str:
+    """ "团体赛 第3场 甲桌（另一桌：第6桌）" for a table of match m (tables 2m − 1 and 2m)."""
+    if t.match is None:
+        return ""
+    first = t.number == 2 * t.match - 1
+    other = t.number + 1 if first else t.number - 1
+    return f"团体赛 第{t.match}场 {'甲桌' if first else '甲1桌'}（另一桌：第{other}桌）"
+
+
+def match_lines(
+    tables: list[_TableFacts], teams: dict[int, tuple[str, str]]
+) -> tuple[MatchLine, ...]:
+    """The team matches of a round's tables: home is the team NS at table 2m − 1."""
+    by_match: dict[int, list[_TableFacts]] = defaultdict(list)
+    for t in tables:
+        if t.match is not None:
+            by_match[t.match].append(t)
+    lines = []
+    for match, listed in sorted(by_match.items()):
+        first = min(listed, key=lambda t: t.number)
+        home = teams.get(first.ns_id, ("", ""))
+        away = teams.get(first.ew_id or 0, ("", ""))
+        numbers = tuple(sorted(t.number for t in listed))
+        lines.append(MatchLine(match, home[0], away[0], numbers, home[1], away[1]))
+    return tuple(lines)
 
 
 # --- events → sheet lines -----------------------------------------------------------------
@@ -205,6 +246,7 @@ class _TableFacts:
     confirmed_at: Any
     confirmed_by: str | None
     confirmed_via: str
+    match: int | None  # a team event's match (tables 2m − 1 and 2m)
 
 
 _FACT_FIELDS = (
@@ -223,6 +265,7 @@ _FACT_FIELDS = (
     "confirmed_at",
     "confirmed_by__username",
     "confirmed_via",
+    "match",
 )
 
 
@@ -302,6 +345,7 @@ def score_sheets(
     base = site_url() if base_url is None else base_url.rstrip("/")
     rows = rules.max_deals or OPEN_FORMAT_ROWS
     fmt = round_format_label(rules)
+    teams = team_of_pairs(tournament) if rules.event == "teams" else {}
     sheets = []
     for t in tables:
         lines: tuple[DealLine, ...] = ()
@@ -330,6 +374,9 @@ def score_sheets(
                 confirmed=confirmed,
                 round_format=fmt,
                 hint=PRINTED_SHEET_HINTS[rules.a_pass],
+                match_label=_match_label(t),
+                ns_team=teams.get(t.ns_id, ("", ""))[0],
+                ew_team=teams.get(t.ew_id or 0, ("", ""))[0],
             )
         )
     return sheets
@@ -341,11 +388,15 @@ def score_sheets(
 def pairing_list(tournament: Tournament, round_number: int | None = None) -> PairingList:
     rnd = get_round(tournament, round_number)
     infos = pair_infos(tournament)
+    tables = _tables(tournament, rnd.number)
     lines = tuple(
-        PairingLine(t.number, infos[t.ns_id], infos[t.ew_id] if t.ew_id else None)
-        for t in _tables(tournament, rnd.number)
+        PairingLine(t.number, infos[t.ns_id], infos[t.ew_id] if t.ew_id else None) for t in tables
     )
-    return PairingList(tournament.name, rnd.number, lines)
+    if tournament.rules.event != "teams":
+        return PairingList(tournament.name, rnd.number, lines)
+    bye = Team.objects.filter(bye_rounds=rnd).values_list("name", flat=True).first() or ""
+    matches = match_lines(tables, team_of_pairs(tournament))
+    return PairingList(tournament.name, rnd.number, lines, matches, bye)
 
 
 # --- standings ----------------------------------------------------------------------------
@@ -420,9 +471,13 @@ def standings_columns(rules: RuleSet) -> tuple[StandingsColumn, ...]:
 
 
 def standings(
-    tournament: Tournament, after_round: int | None = None, final: bool = False
+    tournament: Tournament,
+    after_round: int | None = None,
+    final: bool = False,
+    pairs_view: bool = False,
 ) -> Standings:
-    """The standings after a round (default the latest published), or the final ranking."""
+    """The standings after a round (default the latest published), or the final ranking. A
+    team event's are its teams' unless ``pairs_view`` (the pair ranking inside the event)."""
     from scoring.cache import cached_standings
     from scoring.results import latest_round_number
 
@@ -431,8 +486,12 @@ def standings(
     if after_round is None or final:
         after_round = latest
     after_round = max(0, min(after_round, latest))  # ?round=1000000 is the latest round
-    rows = cached_standings(tournament, after_round)
-    infos = {info.number: info for info in pair_infos(tournament).values()}
+    teams = rules.event == "teams" and not pairs_view
+    rows = cached_standings(tournament, after_round, teams=teams)
+    if teams:  # the team standings: a team printed as its number, unit and name
+        infos = team_infos(tournament)
+    else:
+        infos = {info.number: info for info in pair_infos(tournament).values()}
     columns = standings_columns(rules)
     lines = []
     for row in rows:
@@ -470,7 +529,24 @@ def standings(
         notes=(PRINTED_UPGRADES_NOTE,)
         if "upgrades" in resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
         else (),
+        teams=teams,
     )
+
+
+def team_infos(tournament: Tournament) -> dict[int, PairInfo]:
+    """A team event's teams by their standings number (``scoring.results.team_field``: 1…T in
+    registration order) as printed: the team's code when a whole number, its unit and name."""
+    from scoring.results import team_field
+
+    field = team_field(tournament.pk)
+    teams = Team.objects.filter(tournament=tournament).select_related("unit").in_bulk()
+    infos = {}
+    for number, pk in field.pks.items():
+        team = teams[pk]
+        code = int(team.code) if team.code.isascii() and team.code.isdigit() else number
+        unit = (team.unit.name or team.unit.code) if team.unit else ""
+        infos[number] = PairInfo(code, unit, (team.name,))
+    return infos
 
 
 # --- penalties ----------------------------------------------------------------------------
@@ -597,4 +673,7 @@ def workbook(tournament: Tournament) -> Workbook:
         deals=tuple(deals),
         penalties=penalty_report(tournament),
         registrations=registrations(tournament),
+        pair_standings=standings(tournament, pairs_view=True)
+        if tournament.rules.event == "teams"
+        else None,
     )

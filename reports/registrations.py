@@ -10,7 +10,12 @@ Two steps, so that nothing is imported unless the whole sheet is valid:
    ``tournaments.services`` (``add_unit``, ``register_pair``) inside one transaction: a refusal
    of any line rolls every line back.
 
-May touch: the database only through ``tournaments.services``.
+Team events read a team sheet (``parse_team_registrations``, ``import_team_registrations``
+through ``tournaments.teams.register_team``): one row per team, 序号, 队名, 单位, 牌手1…牌手6,
+the pairs by column (docs/printing.md "Team events"), read by ``_sheet_rows`` with the same
+header map, limits and unit creation. ``import_sheet`` picks the sheet by the event.
+
+May touch: the database only through ``tournaments.services`` (and ``tournaments.teams``).
 """
 
 from __future__ import annotations
@@ -18,18 +23,19 @@ from __future__ import annotations
 import io
 import time
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Max
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from rules.errors import GuandanError
 from tournaments.bounds import INT_MAX, parse_int
 
-from .rows import RegistrationLine
+from .rows import RegistrationLine, TeamRegistrationLine
 
 MAX_BYTES = 5 * 1024 * 1024  # an upload; a registration sheet of 5,000 pairs is ~300 KB
 MAX_UNPACKED = 60 * 1024 * 1024  # the xlsx archive expanded
@@ -67,6 +73,23 @@ ALIASES = {
     "牌手2电话": CONTACT2,
 }
 SHEET_NAME = "报名表"
+
+# The team sheet (docs/printing.md "Team events"): one row per team; 牌手1+牌手2 are its first pair,
+# 牌手3+牌手4 its second, 牌手5+牌手6 its optional third — the default line-up is the first two.
+TEAM_NAME = "队名"
+TEAM_PLAYERS = tuple(f"牌手{i}" for i in range(1, 7))
+TEAM_REQUIRED = (NUMBER, TEAM_NAME, UNIT, *TEAM_PLAYERS[:4])
+TEAM_OPTIONAL = TEAM_PLAYERS[4:]
+TEAM_ALIASES = {
+    "编号": NUMBER,
+    "队号": NUMBER,
+    "队伍名称": TEAM_NAME,
+    "队伍": TEAM_NAME,
+    **{f"选手{i}": f"牌手{i}" for i in range(1, 7)},
+    **{f"牌手{c}": f"牌手{i}" for i, c in enumerate("一二三四五六", start=1)},
+}
+TEAM_SHEET_NAME = "团体报名表"
+MAX_TEAM_ROWS = 2000  # teams in one import (6 players each)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,25 +185,35 @@ def _too_big(value: Any) -> bool:
     return text.isascii() and text.isdigit() and len(text) < 4000 and int(text) > INT_MAX
 
 
-def _header_map(header: Sequence[Any]) -> tuple[dict[str, int], list[Problem]]:
+def _header_map(
+    header: Sequence[Any], layout: _Layout | None = None
+) -> tuple[dict[str, int], list[Problem]]:
+    """The columns of the header row by name (aliases normalised), and its problems: a column
+    twice, required ones missing. ``layout`` None: the pairs sheet."""
+    required = layout.required if layout else REQUIRED
+    optional = layout.optional if layout else OPTIONAL
+    aliases = layout.aliases if layout else ALIASES
     columns: dict[str, int] = {}
     problems: list[Problem] = []
     for index, value in enumerate(header):
-        name = _text(value).replace(" ", "").replace("　", "")
-        name = ALIASES.get(name, name)
-        if name in REQUIRED or name in OPTIONAL:
+        name = _text(value).replace(" ", "").replace("\u3000", "")
+        name = aliases.get(name, name)
+        if name in required or name in optional:
             if name in columns:
                 problems.append(Problem(1, name, _("列重复")))
             else:
                 columns[name] = index
-    missing = [name for name in REQUIRED if name not in columns]
+    missing = [name for name in required if name not in columns]
     if missing:
+        listed = pgettext("list separator", "、").join(missing)
         problems.append(
             Problem(
                 None,
                 "",
-                _("第1行须为列名，缺少：%(missing)s（应为 序号、单位、牌手1、牌手2）")
-                % {"missing": pgettext("list separator", "、").join(missing)},
+                layout.missing(listed)
+                if layout
+                else _("第1行须为列名，缺少：%(missing)s（应为 序号、单位、牌手1、牌手2）")
+                % {"missing": listed},
             )
         )
     return columns, problems
@@ -439,27 +472,50 @@ def _row_texts(values: dict[str, Any], row_number: int, problems: list[Problem])
     return texts
 
 
-def _unit_codes(tournament: Any) -> tuple[dict[str, Any], set[str]]:
-    from tournaments.models import Unit
+class _Units:
+    """The tournament's units by name (and code), a new one added the first time a name is
+    met (``tournaments.services.add_unit``, with a code made from the name)."""
 
-    by_name: dict[str, Any] = {}
-    codes: set[str] = set()
-    for unit in Unit.objects.filter(tournament=tournament):
-        by_name.setdefault(unit.name, unit)
-        by_name.setdefault(unit.code, unit)
-        codes.add(unit.code)
-    return by_name, codes
+    def __init__(self, tournament: Any, user: Any) -> None:
+        from tournaments.models import Unit
 
+        self.tournament = tournament
+        self.user = user
+        self.by_name: dict[str, Any] = {}
+        self.codes: set[str] = set()
+        for unit in Unit.objects.filter(tournament=tournament):
+            self.by_name.setdefault(unit.name, unit)
+            self.by_name.setdefault(unit.code, unit)
+            self.codes.add(unit.code)
 
-def _new_unit_code(name: str, codes: set[str]) -> str:
-    code = name[:UNIT_CODE_LENGTH]
-    suffix = 2
-    while code in codes:
-        tail = f"-{suffix}"
-        code = name[: UNIT_CODE_LENGTH - len(tail)] + tail
-        suffix += 1
-    codes.add(code)
-    return code
+    def _new_code(self, name: str) -> str:
+        code = name[:UNIT_CODE_LENGTH]
+        suffix = 2
+        while code in self.codes:
+            tail = f"-{suffix}"
+            code = name[: UNIT_CODE_LENGTH - len(tail)] + tail
+            suffix += 1
+        self.codes.add(code)
+        return code
+
+    def get(self, name: str) -> Any:
+        """The unit called ``name`` (created if new), None for an empty name; a refusal is a
+        ``RegistrationError`` naming the unit."""
+        from tournaments.errors import ServiceError
+        from tournaments.services import add_unit
+
+        if not name:
+            return None
+        unit = self.by_name.get(name)
+        if unit is None:
+            try:
+                unit = add_unit(self.tournament, self._new_code(name), name, self.user)
+            except ServiceError as error:
+                raise RegistrationError(
+                    [Problem(None, "", _("单位“%(unit)s”：") % {"unit": name} + error.message)]
+                ) from error
+            self.by_name[name] = unit
+        return unit
 
 
 def import_registrations(
@@ -471,30 +527,12 @@ def import_registrations(
     line and is raised as ``RegistrationError`` naming the line.
     """
     from tournaments.errors import ServiceError
-    from tournaments.services import add_unit, register_pair
+    from tournaments.services import register_pair
 
     with transaction.atomic():
-        units, codes = _unit_codes(tournament)
+        units = _Units(tournament, user)
         for index, line in enumerate(lines):
-            unit = None
-            if line.unit:
-                unit = units.get(line.unit)
-                if unit is None:
-                    try:
-                        unit = add_unit(
-                            tournament, _new_unit_code(line.unit, codes), line.unit, user
-                        )
-                    except ServiceError as error:
-                        raise RegistrationError(
-                            [
-                                Problem(
-                                    None,
-                                    "",
-                                    _("单位“%(unit)s”：") % {"unit": line.unit} + error.message,
-                                )
-                            ]
-                        ) from error
-                    units[line.unit] = unit
+            unit = units.get(line.unit)
             try:
                 register_pair(
                     tournament,
@@ -519,3 +557,274 @@ def import_registrations(
                     ]
                 ) from error
     return len(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# The reader and cell checks of the team sheet (the pairs sheet's own loop above also numbers
+# empty 序号 and skips re-imported lines)
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What one kind of registration sheet looks like: its columns and its sheet-wide messages
+    (callables, so they are worded in the request's language and read the limits when used)."""
+
+    sheet: str
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    aliases: Mapping[str, str]
+    missing: Callable[[str], str]  # the missing columns, listed → the sentence
+    empty: Callable[[], str]
+    too_many: Callable[[], str]
+    no_lines: Callable[[], str]
+    max_rows: Callable[[], int]
+
+
+def _sheet_rows(
+    book: Any, layout: _Layout, problems: list[Problem]
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The sheet's non-blank rows as (row number, {column: cell}), header problems added to
+    ``problems``; refuses a sheet without its columns, with too many rows or too slow to read."""
+    sheet = book[layout.sheet] if layout.sheet in book.sheetnames else book.worksheets[0]
+    rows = sheet.iter_rows(values_only=True)
+    header = next(rows, None)
+    if header is None:
+        raise _refuse(layout.empty())
+    columns, header_problems = _header_map(header, layout)
+    problems.extend(header_problems)
+    if any(p.row is None for p in problems):
+        raise RegistrationError(problems)
+    count = 0
+    deadline = time.monotonic() + MAX_SECONDS
+    for row_number, row in enumerate(rows, start=2):
+        if row_number > MAX_ROWS_READ + 1:
+            raise _refuse(
+                _("表格行数过多：最多读取 %(max)s 行（含空行），请删除多余的行后再试")
+                % {"max": MAX_ROWS_READ}
+            )
+        if row_number % 500 == 0 and time.monotonic() > deadline:
+            raise _refuse(
+                _("表格读取超时（超过 %(seconds)s 秒），请删除多余的行或列后再试")
+                % {"seconds": int(MAX_SECONDS)}
+            )
+        values = {name: row[index] if index < len(row) else None for name, index in columns.items()}
+        if all(_text(v) == "" for v in values.values()):
+            continue  # blank lines are ignored
+        count += 1
+        if count > layout.max_rows():
+            raise _refuse(layout.too_many())
+        yield row_number, values
+
+
+def _check_number(
+    problems: list[Problem],
+    row_number: int,
+    column: str,
+    raw: Any,
+    seen: dict[int, int],
+    taken: set[int],
+    taken_message: str,
+) -> int | None:
+    """The row's number (a whole number from 1), its problems added: empty, not a number,
+    repeated in the sheet, or already ``taken`` (``taken_message`` with ``%(number)s``)."""
+    number = _number(raw)
+    if _text(raw) == "":
+        problems.append(Problem(row_number, column, _("为空")))
+    elif number is None:
+        problems.append(
+            Problem(
+                row_number,
+                column,
+                _("须为正整数（现为“%(value)s”）") % {"value": _text(raw)[:20]}
+                if not _too_big(raw)
+                else _("过大（最大 %(max)s）") % {"max": INT_MAX},
+            )
+        )
+    elif number in seen:
+        problems.append(
+            Problem(
+                row_number,
+                column,
+                _("%(number)s 与第%(other)s行重复") % {"number": number, "other": seen[number]},
+            )
+        )
+    elif number in taken:
+        problems.append(Problem(row_number, column, taken_message % {"number": number}))
+    if number is not None and number not in seen:
+        seen[number] = row_number
+    return number
+
+
+def _check_text(
+    problems: list[Problem], row_number: int, column: str, value: Any, limit: int, required: bool
+) -> str:
+    """The cell's text, its problems added: empty when ``required``, longer than ``limit``."""
+    text = _text(value)
+    if required and not text:
+        problems.append(Problem(row_number, column, _("为空")))
+    elif len(text) > limit:
+        problems.append(
+            Problem(row_number, column, _("过长（最多 %(max)s 个字符）") % {"max": limit})
+        )
+    return text
+
+
+def _read(book: Any, parse: Callable[[Any], list[Any]]) -> list[Any]:
+    """``parse(book)``, a damaged sheet part (which surfaces only while reading rows) refused
+    with one message; the workbook closed."""
+    try:
+        return parse(book)
+    except RegistrationError:
+        raise
+    except Exception:
+        raise _refuse(_("文件已损坏，无法读取，请用 Excel 重新保存后再试")) from None
+    finally:
+        book.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Teams (RULES.md §6): one row per team, its pairs by column (docs/registrations.md)
+
+TEAMS = _Layout(
+    sheet=TEAM_SHEET_NAME,
+    required=TEAM_REQUIRED,
+    optional=TEAM_OPTIONAL,
+    aliases=TEAM_ALIASES,
+    missing=lambda missing: (
+        _("第1行须为列名，缺少：%(missing)s（应为 序号、队名、单位、牌手1…牌手4）")
+        % {"missing": missing}
+    ),
+    empty=lambda: _("表格是空的：第1行须为列名 序号、队名、单位、牌手1…牌手6"),
+    too_many=lambda: _("行数过多：一次最多导入 %(max)s 队") % {"max": MAX_TEAM_ROWS},
+    no_lines=lambda: _("表中没有报名数据（第2行起每行一队）"),
+    max_rows=lambda: MAX_TEAM_ROWS,
+)
+
+
+def parse_team_registrations(
+    data: bytes, taken: Iterable[str] = (), names: Iterable[str] = ()
+) -> list[TeamRegistrationLine]:
+    """Check the whole team sheet and return its lines; raise ``RegistrationError`` with every
+    problem otherwise. ``taken``: team codes already used in the tournament; ``names``: team
+    names already registered."""
+    return _read(_open(data), lambda book: _parse_teams(book, taken, names))
+
+
+def _parse_teams(
+    book: Any, taken: Iterable[str], names: Iterable[str]
+) -> list[TeamRegistrationLine]:
+    problems: list[Problem] = []
+    taken_numbers = {int(c) for c in taken if c.isascii() and c.isdigit() and len(c) < 10}
+    registered = set(names)
+    seen: dict[int, int] = {}
+    seen_names: dict[str, int] = {}
+    lines: list[TeamRegistrationLine] = []
+    taken_message = _("%(number)s 已被已报名的队使用")
+    for row_number, values in _sheet_rows(book, TEAMS, problems):
+        number = _check_number(
+            problems, row_number, NUMBER, values[NUMBER], seen, taken_numbers, taken_message
+        )
+        name = _check_text(problems, row_number, TEAM_NAME, values[TEAM_NAME], MAX_NAME, True)
+        if name in seen_names:
+            problems.append(
+                Problem(
+                    row_number,
+                    TEAM_NAME,
+                    _("“%(name)s”与第%(other)s行重复") % {"name": name, "other": seen_names[name]},
+                )
+            )
+        elif name in registered:
+            problems.append(Problem(row_number, TEAM_NAME, _("“%(name)s”已报名") % {"name": name}))
+        elif name:
+            seen_names[name] = row_number
+        unit = _check_text(problems, row_number, UNIT, values[UNIT], MAX_NAME, False)
+        players = [
+            _check_text(problems, row_number, column, values.get(column), MAX_NAME, index < 4)
+            for index, column in enumerate(TEAM_PLAYERS)
+        ]
+        if bool(players[4]) != bool(players[5]):
+            empty = TEAM_PLAYERS[5] if players[4] else TEAM_PLAYERS[4]
+            problems.append(
+                Problem(row_number, empty, _("为空（牌手5与牌手6组成第3对，须同时填写或同时留空）"))
+            )
+        first: dict[str, str] = {}
+        for column, player in zip(TEAM_PLAYERS, players, strict=True):
+            if player and player in first:
+                problems.append(
+                    Problem(
+                        row_number,
+                        column,
+                        _("“%(name)s”与%(other)s重名") % {"name": player, "other": first[player]},
+                    )
+                )
+            elif player:
+                first[player] = column
+        if number is not None:
+            pairs = [(players[i], players[i + 1]) for i in (0, 2, 4) if players[i] or i < 4]
+            lines.append(TeamRegistrationLine(number, name, unit, tuple(pairs)))
+    if problems:
+        raise RegistrationError(problems)
+    if not lines:
+        raise _refuse(TEAMS.no_lines())
+    return lines
+
+
+def import_team_registrations(
+    tournament: Any, lines: Sequence[TeamRegistrationLine], user: Any = None
+) -> int:
+    """Register every line's team and its pairs (``tournaments.teams.register_team``, creating
+    units by name) in one transaction; all or nothing. The pairs are numbered on from the
+    largest pair number, in sheet order. A refusal by the services rolls back every line and is
+    raised as ``RegistrationError`` naming the team."""
+    from tournaments.errors import ServiceError
+    from tournaments.models import Pair
+    from tournaments.teams import register_team
+
+    with transaction.atomic():
+        units = _Units(tournament, user)
+        number = (
+            Pair.objects.filter(tournament=tournament).aggregate(m=Max("number"))["m"] or 0
+        ) + 1
+        for line in lines:
+            unit = units.get(line.unit)
+            try:
+                register_team(
+                    tournament,
+                    line.name,
+                    line.players,
+                    user,
+                    unit=unit,
+                    code=str(line.number),
+                    first_number=number,
+                )
+            except ServiceError as error:
+                raise RegistrationError(
+                    [
+                        Problem(
+                            None,
+                            "",
+                            _("序号 %(number)s（队“%(name)s”）：")
+                            % {"number": line.number, "name": line.name}
+                            + error.message,
+                        )
+                    ]
+                ) from error
+            number += len(line.players)
+    return len(lines)
+
+
+def import_sheet(tournament: Any, data: bytes, user: Any = None, append: bool = False) -> int:
+    """Parse an uploaded sheet and register it, all or nothing: the team sheet in a team event,
+    the pairs sheet otherwise (``append``: late entries, pairs only) — the import page and
+    ``manage.py import_players``. Returns the number of teams or pairs; raises
+    ``RegistrationError``."""
+    from tournaments.models import Team
+
+    if tournament.rules.event == "teams":
+        teams = Team.objects.filter(tournament=tournament)
+        lines = parse_team_registrations(
+            data, teams.values_list("code", flat=True), teams.values_list("name", flat=True)
+        )
+        return import_team_registrations(tournament, lines, user)
+    pairs, _skipped = parse_appended(data, registered=registered_pairs(tournament), append=append)
+    return import_registrations(tournament, pairs, user)

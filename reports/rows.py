@@ -87,6 +87,10 @@ class ScoreSheet:
     round_format: str = ""  # "计副制 每轮8副" …
     # The rule hint above the deal grid (how A is passed, ``tournaments.wording``).
     hint: str = "上游方升级：对家二游 +3，三游 +2，末游 +1；A 必打，打 A 时对家二游或三游方可过 A"
+    # Team events (RULES.md §6): "团体赛 第3场 甲桌（另一桌：第6桌）" and each side's team.
+    match_label: str = ""
+    ns_team: str = ""
+    ew_team: str = ""
 
     @property
     def filled(self) -> bool:
@@ -107,10 +111,24 @@ class PairingLine:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchLine:
+    """One team match of a round (RULES.md §6): ``home`` sits NS at 甲 (table 2m − 1)."""
+
+    match: int
+    home: str  # team names
+    away: str
+    tables: tuple[int, ...]
+    home_unit: str = ""
+    away_unit: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class PairingList:
     tournament: str
     round_number: int
     lines: tuple[PairingLine, ...]
+    matches: tuple[MatchLine, ...] = ()  # a team event's matches
+    bye_team: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +153,9 @@ class StandingLine:
 
 @dataclass(frozen=True, slots=True)
 class Standings:
+    """The standings as printed; ``teams``: a team event's team standings (a line's ``pair``
+    is then the team: its number, unit and name as the only "player")."""
+
     tournament: str
     after_round: int
     final: bool
@@ -145,6 +166,7 @@ class Standings:
     # The scoring settings (label, value): preset, scale, A rules, tie, forfeit and bye awards.
     settings: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()  # footnotes, e.g. what 升级数 counts
+    teams: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +227,20 @@ class RegistrationLine:
 
 
 @dataclass(frozen=True, slots=True)
+class TeamRegistrationLine:
+    """A team's registration as in the team template (序号, 队名, 单位, 牌手1…牌手6): its pairs
+    are 牌手1+牌手2, 牌手3+牌手4 and (optional) 牌手5+牌手6, in that order; ``pairs`` the
+    registered pairs' numbers on export."""
+
+    number: int
+    name: str
+    unit: str
+    players: tuple[tuple[str, str], ...]
+    status: str = ""
+    pair_numbers: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Workbook:
     """Everything the Excel export holds."""
 
@@ -214,3 +250,4 @@ class Workbook:
     deals: tuple[DealRecord, ...]
     penalties: PenaltyReport
     registrations: tuple[RegistrationLine, ...] = field(default_factory=tuple)
+    pair_standings: Standings | None = None  # a team event's pair ranking (the second view)

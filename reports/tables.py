@@ -27,8 +27,9 @@ from django.utils.formats import localize
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from scoring.results import TeamField
 from scoring.standings import CRITERIA, StandingRow
-from tournaments.models import Pair
+from tournaments.models import Pair, Team
 from tournaments.queries import names_by_pair
 from tournaments.templatetags.tourney import num, signed
 from tournaments.wording import criterion_label
@@ -37,17 +38,54 @@ STANDINGS_PER_PAGE = 50
 
 
 class StandingsData(Sequence[dict[str, Any]]):
-    """Standings rows as dicts; a slice loads the pairs' names and units in one query."""
+    """Standings rows as dicts; a slice loads the pairs' names and units in one query.
 
-    def __init__(self, tournament: Any, rows: Sequence[StandingRow], mine: set[int]) -> None:
+    ``teams`` (a team event's ``scoring.results.TeamField``): the rows are teams (a row's
+    ``pair`` is the team's number), shown by their code, name and unit."""
+
+    def __init__(
+        self,
+        tournament: Any,
+        rows: Sequence[StandingRow],
+        mine: set[int],
+        teams: TeamField | None = None,
+    ) -> None:
         self.tournament = tournament
         self.rows = rows
         self.mine = mine
+        self.teams = teams
 
     def __len__(self) -> int:
         return len(self.rows)
 
+    def _enrich_teams(self, rows: Sequence[StandingRow], field: TeamField) -> list[dict[str, Any]]:
+        pks = [field.pks[row.pair] for row in rows if row.pair in field.pks]
+        teams = Team.objects.filter(pk__in=pks).select_related("unit").in_bulk()
+        slug = self.tournament.slug
+        out = []
+        for row in rows:
+            team = teams.get(field.pks.get(row.pair, 0))
+            code = team.code if team else str(row.pair)
+            out.append(
+                {
+                    "row": row,
+                    "rank": row.rank,
+                    "pair": row.pair,
+                    "label": code,
+                    "url": reverse("public:team", args=[slug, code]),
+                    "names": team.name if team else "",
+                    "unit": str(team.unit) if team and team.unit_id else "",
+                    "status": team.status if team else "",
+                    "status_label": team.get_status_display() if team else "",
+                    "mine": row.pair in self.mine,
+                    "slug": slug,
+                }
+            )
+        return out
+
     def _enrich(self, rows: Sequence[StandingRow]) -> list[dict[str, Any]]:
+        if self.teams is not None:
+            return self._enrich_teams(rows, self.teams)
         numbers = [row.pair for row in rows]
         pairs = {
             p.number: p
@@ -65,6 +103,7 @@ class StandingsData(Sequence[dict[str, Any]]):
                     "row": row,
                     "rank": row.rank,
                     "pair": row.pair,
+                    "label": row.pair,
                     "url": reverse("public:pair", args=[slug, row.pair]),
                     "names": names.get(pair.pk, "") if pair else "",
                     "unit": str(pair.unit) if pair and pair.unit_id else "",
@@ -99,14 +138,14 @@ def _rank(record: dict[str, Any]) -> str:
 
 
 def _pair_link(record: dict[str, Any]) -> str:
-    return format_html('<a href="{}">{}</a>', record["url"], record["pair"])
+    return format_html('<a href="{}">{}</a>', record["url"], record["label"])
 
 
 def _names(record: dict[str, Any]) -> str:
     if not record["names"]:
         return "—"
     status = ""
-    if record["status"] and record["status"] != Pair.Status.ACTIVE:
+    if record["status"] and record["status"] != Pair.Status.ACTIVE:  # a team's: the same
         status = record["status_label"]
     return format_html(
         '<a href="{}">{}</a>{}',
@@ -155,12 +194,13 @@ class _CriterionHeader:
         return criterion_label(self.key)
 
 
-def standings_columns(criteria: Sequence[str]) -> list[StandingsColumn]:
-    """Rank, pair, names, 场分, one column per numeric criterion, 扣分, unit, "decided by"."""
+def standings_columns(criteria: Sequence[str], teams: bool = False) -> list[StandingsColumn]:
+    """Rank, pair, names, 场分, one column per numeric criterion, 扣分, unit, "decided by"
+    (``teams``: the team's code and name in place of the pair's number and players)."""
     columns = [
         StandingsColumn("rank", _("名次"), _rank, td_class="num"),
-        StandingsColumn("pair", _("编号"), _pair_link, td_class="num"),
-        StandingsColumn("names", _("选手"), _names),
+        StandingsColumn("pair", _("队号") if teams else _("编号"), _pair_link, td_class="num"),
+        StandingsColumn("names", _("队名") if teams else _("选手"), _names),
         StandingsColumn("cf", _("场分"), _figure("cf", num), "num", "num"),
     ]
     for key in criteria:
@@ -190,7 +230,7 @@ class StandingsTable:
         per_page: int = STANDINGS_PER_PAGE,
         page: Any = 1,
     ) -> None:
-        self.columns = standings_columns(criteria)
+        self.columns = standings_columns(criteria, teams=data.teams is not None)
         self.paginator = Paginator(data, per_page)
         self.page: Page = self.paginator.get_page(page)
 

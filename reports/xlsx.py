@@ -13,7 +13,7 @@ apostrophe (OWASP "CSV injection"); numbers stay numbers.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, BinaryIO
 
 from openpyxl import Workbook as XlsxWorkbook
@@ -77,7 +77,7 @@ def _pair_cells(pair: PairInfo | None) -> list[Any]:
 
 
 def standings_rows(doc: Standings) -> tuple[list[str], list[list[Any]]]:
-    headers = ["名次", "对号", "牌手", "单位"]
+    headers = ["名次", "队号", "队名", "单位"] if doc.teams else ["名次", "对号", "牌手", "单位"]
     headers += [col.label for col in doc.columns]
     headers += ["胜", "平", "负", "扣分", "名次依据"]
     rows = []
@@ -232,7 +232,10 @@ def render_workbook(doc: Workbook, target: BinaryIO | None = None) -> bytes:
         units = [line.pair.unit for line in doc.standings.lines]
         widths = [6, 6, _hint(names), _hint(units)]
         widths += [_width(col.label, 8) for col in doc.standings.columns] + [5, 5, 5, 6, 12]
-        book.add_sheet("排名", headers, rows, widths)
+        book.add_sheet("团体排名" if doc.standings.teams else "排名", headers, rows, widths)
+        if doc.pair_standings is not None:  # a team event: the pairs ranked inside it
+            pair_headers, pair_rows = standings_rows(doc.pair_standings)
+            book.add_sheet("各对排名", pair_headers, pair_rows, widths)
         for number, lines in doc.rounds:
             w_names = _hint(line.ns.names for line in lines[:500])
             w_units = _hint(line.ns.unit for line in lines[:500])
@@ -268,6 +271,42 @@ def render_workbook(doc: Workbook, target: BinaryIO | None = None) -> bytes:
     return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""
 
 
+def _template_sheet(
+    book: XlsxWorkbook, title: str, headers: Sequence[str], widths: Sequence[int]
+) -> Any:
+    """The first sheet of a registration template: the header row (bold, shaded, frozen)."""
+    ws = book.active
+    ws.title = title
+    ws.append(list(headers))
+    for i, cell in enumerate(ws[1], start=1):
+        cell.font = HEADER_FONT
+        cell.fill = HEADER_FILL
+        cell.alignment = HEADER_ALIGN
+        ws.column_dimensions[get_column_letter(i)].width = widths[i - 1]
+    ws.freeze_panes = "A2"
+    numbers = DataValidation(
+        type="whole", operator="greaterThan", formula1="0", allow_blank=True, showErrorMessage=True
+    )
+    numbers.error = "序号须为正整数"
+    numbers.add("A2:A1000")
+    ws.add_data_validation(numbers)
+    return ws
+
+
+def _template_notes(book: XlsxWorkbook, lines: Sequence[str]) -> None:
+    notes = book.create_sheet("填写说明")
+    notes.column_dimensions["A"].width = 100
+    for line in lines:
+        notes.append([line])
+    notes["A1"].font = Font(bold=True, size=14)
+
+
+def _saved(book: XlsxWorkbook, target: BinaryIO | None) -> bytes:
+    buffer = target if target is not None else io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""
+
+
 def render_registration_template(
     tournament: str = "", example: bool = False, target: BinaryIO | None = None
 ) -> bytes:
@@ -275,15 +314,7 @@ def render_registration_template(
     rules of the import. ``example`` adds two sample lines (for tests and demos only: an
     organizer who forgot to delete them would register them)."""
     book = XlsxWorkbook()
-    ws = book.active
-    ws.title = "报名表"
-    ws.append(list(REGISTRATION_HEADERS))
-    for i, cell in enumerate(ws[1], start=1):
-        cell.font = HEADER_FONT
-        cell.fill = HEADER_FILL
-        cell.alignment = HEADER_ALIGN
-        ws.column_dimensions[get_column_letter(i)].width = (10, 24, 14, 14, 18, 18)[i - 1]
-    ws.freeze_panes = "A2"
+    ws = _template_sheet(book, "报名表", REGISTRATION_HEADERS, (10, 24, 14, 14, 18, 18))
     if example:
         ws.append([1, "南京市掼蛋协会", "张三", "李四", "", ""])
         ws.append([2, "苏州俱乐部", "王五", "赵六", "", ""])
@@ -291,32 +322,67 @@ def render_registration_template(
     for col in ("E", "F"):
         for row in range(2, 1001):
             ws[f"{col}{row}"].number_format = "@"
-    numbers = DataValidation(
-        type="whole", operator="greaterThan", formula1="0", allow_blank=True, showErrorMessage=True
+    _template_notes(
+        book,
+        [
+            f"{tournament} 报名表填写说明" if tournament else "报名表填写说明",
+            "",
+            "1. 在“报名表”工作表中每行填写一对：序号、单位、牌手1、牌手2；联系方式可不填。",
+            "2. 序号为正整数，不能重复，也不能与已报名的对号重复；序号即参赛对号。",
+            "3. 单位可留空；同一单位请写完全相同的名称（编排时同单位尽量不相遇）。",
+            "4. 牌手姓名不能为空，不超过 100 个字符。",
+            "5. 请勿修改第一行的列名；空行会被忽略。",
+            "6. 导入时整张表检查无误才会导入；有任何问题将逐行列出（如“第7行 牌手2 为空”），"
+            "一条也不会导入。",
+            "",
+            "示例：",
+            "序号　单位　　　　　牌手1　牌手2　牌手1联系方式　牌手2联系方式",
+            "1　　　南京市掼蛋协会　张三　　李四　　13800000000",
+        ],
     )
-    numbers.error = "序号须为正整数"
-    numbers.add("A2:A1000")
-    ws.add_data_validation(numbers)
-    notes = book.create_sheet("填写说明")
-    lines = [
-        f"{tournament} 报名表填写说明" if tournament else "报名表填写说明",
-        "",
-        "1. 在“报名表”工作表中每行填写一对：序号、单位、牌手1、牌手2；联系方式可不填。",
-        "2. 序号为正整数，不能重复，也不能与已报名的对号重复；序号即参赛对号。",
-        "3. 单位可留空；同一单位请写完全相同的名称（编排时同单位尽量不相遇）。",
-        "4. 牌手姓名不能为空，不超过 100 个字符。",
-        "5. 请勿修改第一行的列名；空行会被忽略。",
-        "6. 导入时整张表检查无误才会导入；有任何问题将逐行列出（如“第7行 牌手2 为空”），"
-        "一条也不会导入。",
-        "",
-        "示例：",
-        "序号　单位　　　　　牌手1　牌手2　牌手1联系方式　牌手2联系方式",
-        "1　　　南京市掼蛋协会　张三　　李四　　13800000000",
-    ]
-    notes.column_dimensions["A"].width = 100
-    for line in lines:
-        notes.append([line])
-    notes["A1"].font = Font(bold=True, size=14)
-    buffer = target if target is not None else io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""
+    return _saved(book, target)
+
+
+# The team registration template (docs/registrations.md): one row per team, its pairs by column.
+TEAM_REGISTRATION_HEADERS = ("序号", "队名", "单位", *(f"牌手{i}" for i in range(1, 7)))
+TEAM_EXAMPLE = (
+    (1, "南京一队", "南京市掼蛋协会", "张三", "李四", "王五", "赵六", "", ""),
+    (2, "苏州队", "苏州俱乐部", "钱七", "孙八", "周九", "吴十", "郑一", "冯二"),
+)
+
+
+def render_team_registration_template(
+    tournament: str = "", example: bool = False, target: BinaryIO | None = None
+) -> bytes:
+    """The team registration template: sheet 团体报名表 (序号, 队名, 单位, 牌手1…牌手6) and
+    sheet 填写说明. ``example`` adds two sample teams (tests and demos only)."""
+    book = XlsxWorkbook()
+    ws = _template_sheet(
+        book, "团体报名表", TEAM_REGISTRATION_HEADERS, (8, 18, 22, 12, 12, 12, 12, 12, 12)
+    )
+    if example:
+        for line in TEAM_EXAMPLE:
+            ws.append(list(line))
+    _template_notes(
+        book,
+        [
+            f"{tournament} 团体报名表填写说明" if tournament else "团体报名表填写说明",
+            "",
+            "1. 在“团体报名表”工作表中每行填写一队：序号、队名、单位、牌手1至牌手6。",
+            "2. 每队4至6人，两人一对：牌手1与牌手2为第1对，牌手3与牌手4为第2对，"
+            "牌手5与牌手6为第3对（可不填，须同时填写或同时留空）。",
+            "3. 默认出场名单为前两对：第1对坐甲桌南北，第2对坐甲1桌东西；"
+            "每轮公布前队长或组织者可另选。",
+            "4. 序号为正整数，即队号，不能重复，也不能与已报名的队号重复；各对按表中顺序接续编号。",
+            "5. 队名不能为空，不能重复；单位可留空，同一单位请写完全相同的名称"
+            "（编排时同单位的队尽量不相遇）。",
+            "6. 请勿修改第一行的列名；空行会被忽略。",
+            "7. 导入时整张表检查无误才会导入；有任何问题将逐行列出（如“第7行 牌手4 为空”），"
+            "一条也不会导入。",
+            "",
+            "示例：",
+            "序号　队名　　　单位　　　　　牌手1　牌手2　牌手3　牌手4　牌手5　牌手6",
+            "1　　　南京一队　南京市掼蛋协会　张三　　李四　　王五　　赵六",
+        ],
+    )
+    return _saved(book, target)

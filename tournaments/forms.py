@@ -498,6 +498,55 @@ class PairStatusForm(forms.Form):
     reason = forms.CharField(label=_("原因"), max_length=500, required=False)
 
 
+class TeamForm(forms.Form):
+    """A team's name and unit (its pairs' players are edited as pairs)."""
+
+    name = forms.CharField(label=_("队名"), max_length=100)
+    unit = UnitChoiceField(label=_("单位"), queryset=Unit.objects.none(), required=False)
+
+    def __init__(self, *args: Any, tournament: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["unit"].queryset = Unit.objects.filter(tournament=tournament)
+
+
+class TeamStatusForm(forms.Form):
+    """Withdraw / reinstate a team, with the reason the audit log keeps."""
+
+    ACTIONS = (("withdraw", _("退赛")), ("reinstate", _("恢复参赛")))
+    action = forms.ChoiceField(label=_("操作"), choices=ACTIONS)
+    reason = forms.CharField(label=_("原因"), max_length=500, required=False)
+
+
+class LineUpForm(forms.Form):
+    """A team's line-up (出场名单) for one round: its pair at 甲 NS and its pair at 甲1 EW; the
+    captain's code when set without an account."""
+
+    # The round the page was opened for: a form sent after that round was published is
+    # refused (``lineup_locked``), not applied to the next round.
+    round = BoundedIntegerField(min_value=1, widget=forms.HiddenInput)
+    ns = forms.TypedChoiceField(label=_("甲桌南北"), coerce=int)
+    ew = forms.TypedChoiceField(label=_("甲1桌东西"), coerce=int)
+    captain_code = forms.CharField(
+        label=_("队长密码"),
+        max_length=16,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters"}),
+    )
+
+    def __init__(self, *args: Any, pairs: Any, captain: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(p.pk, f"{p.number} {p.player_names}") for p in pairs]
+        self.fields["ns"].choices = choices
+        self.fields["ew"].choices = choices
+        if not captain:
+            del self.fields["captain_code"]
+
+    def clean(self) -> Any:
+        data = super().clean()
+        if data.get("ns") is not None and data.get("ns") == data.get("ew"):
+            raise forms.ValidationError(gettext("南北与东西须是两个不同的参赛对"))
+        return data
+
+
 class RoleForm(forms.Form):
     """Give a user (by username) a role in this tournament."""
 

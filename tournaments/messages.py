@@ -71,6 +71,8 @@ MESSAGES: dict[str, Any] = {
     "pair_status_unchanged": _("该对状态未改变"),
     "duplicate_team": _("队代码“%(id)s”重复"),
     "pair_in_two_teams": _("第%(id)s对已属于队“%(other)s”"),
+    "team_name_required": _("请填写队名"),
+    "team_code_taken": _("队号“%(team)s”已被使用"),
     "team_size": _("每队须有两到三对（这里有 %(count)s 对）"),
     "unknown_team": _("队“%(id)s”不存在"),
     "two_team_byes": _("每轮最多一个轮空队"),

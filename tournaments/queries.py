@@ -1,5 +1,5 @@
 """Read-only queries about registrations shared by pages of every layer: pairs with their
-players, and the players' names of many pairs in one query."""
+players, the players' names of many pairs in one query, and teams with their pairs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Collection
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from tournaments.models import Pair, Player, Round, Table
+from tournaments.models import Pair, Player, Round, Table, Team
 
 
 def names_by_pair(pair_ids: Collection[int]) -> dict[int, str]:
@@ -32,6 +32,21 @@ def pairs_with_players(queryset: QuerySet[Pair]) -> QuerySet[Pair]:
     return queryset.select_related("unit").prefetch_related(
         Prefetch("players", queryset=Player.objects.order_by("position"))
     )
+
+
+def members_by_team(teams: QuerySet[Team]) -> dict[int, list[Pair]]:
+    """The pairs of each team (by team id) in registration order (the membership rows' order:
+    the default line-up is the first two active ones), with their players and unit; three
+    queries for any number of teams."""
+    through = Team.pairs.through
+    rows = list(
+        through.objects.filter(team__in=teams).order_by("pk").values_list("team_id", "pair_id")
+    )
+    pairs = pairs_with_players(Pair.objects.filter(pk__in=[pair for _, pair in rows])).in_bulk()
+    members: dict[int, list[Pair]] = {}
+    for team_id, pair_id in rows:
+        members.setdefault(team_id, []).append(pairs[pair_id])
+    return members
 
 
 def live_table_of(pair: Pair) -> Table | None:

@@ -1,9 +1,9 @@
-"""The organizer's desk under ``t/<slug>/manage/``: settings, registrations, staff, the audit
-log; and creating a tournament."""
+"""The organizer's desk under ``t/<slug>/manage/``: settings, registrations (pairs, teams),
+staff, the audit log; creating a tournament; and a team's line-up page (its captain's too)."""
 
 from django.urls import path
 
-from tournaments import views
+from tournaments import team_views, views
 
 app_name = "tournaments"
 urlpatterns = [
@@ -17,6 +17,15 @@ urlpatterns = [
         views.pair_status,
         name="pair_status",
     ),
+    path("t/<slug:slug>/manage/teams/", team_views.teams, name="teams"),
+    path("t/<slug:slug>/manage/teams/<str:code>/", team_views.team_edit, name="team_edit"),
+    path(
+        "t/<slug:slug>/manage/teams/<str:code>/status/",
+        team_views.team_status,
+        name="team_status",
+    ),
+    # The captain's page (no account: the captain code) and the organizer's, one view.
+    path("t/<slug:slug>/teams/<str:code>/lineup/", team_views.lineup, name="lineup"),
     path("t/<slug:slug>/manage/units/add/", views.unit_add, name="unit_add"),
     path("t/<slug:slug>/manage/staff/", views.staff, name="staff"),
     path("t/<slug:slug>/manage/staff/revoke/", views.staff_revoke, name="staff_revoke"),

@@ -182,8 +182,40 @@ def _draw_section(c: Canvas, s: Section, stamp: str, progress: Progress | None) 
 
 def render_pairings(doc: PairingList, target: BinaryIO | None = None) -> bytes:
     """The round's pairing list twice: by table, then by pair number (players look themselves
-    up); a bye is listed as 轮空. One PDF, the second list starting on a new page."""
-    return render_sections([pairings_by_table(doc), pairings_by_pair(doc)], target)
+    up); a bye is listed as 轮空. One PDF, the second list starting on a new page. A team
+    event's list starts with its matches (teams, tables)."""
+    sections = [pairings_by_table(doc), pairings_by_pair(doc)]
+    if doc.matches or doc.bye_team:
+        sections.insert(0, pairings_by_match(doc))
+    return render_sections(sections, target)
+
+
+def pairings_by_match(doc: PairingList) -> Section:
+    """A team round (RULES.md §6): each match, its teams (the first NS at 甲) and tables."""
+    columns = (
+        Column("场次", 7),
+        Column("队（甲桌南北）", 30, "left"),
+        Column("单位", 18, "left"),
+        Column("队（甲桌东西）", 30, "left"),
+        Column("单位", 18, "left"),
+        Column("桌号", 12),
+    )
+    rows = [
+        (
+            str(m.match),
+            m.home,
+            m.home_unit,
+            m.away,
+            m.away_unit,
+            "、".join(str(n) for n in m.tables),
+        )
+        for m in doc.matches
+    ]
+    notes = [f"轮空队：{doc.bye_team}"] if doc.bye_team else []
+    notes.append("每场两桌：甲桌（2m−1）与甲1桌（2m），两队交叉就座，两桌成绩合并计算。")
+    return Section(
+        doc.tournament, f"第 {doc.round_number} 轮 团体赛对阵表", columns, rows, notes=notes
+    )
 
 
 def pairings_by_table(doc: PairingList) -> Section:
@@ -281,19 +313,20 @@ def pairings_by_pair(doc: PairingList) -> Section:
 
 
 def standings_title(doc: Standings) -> str:
+    kind = "团体" if doc.teams else ""
     if doc.final:
-        return "最终排名"
+        return f"最终{kind}排名"
     if doc.after_round == 0:
-        return "排名（比赛开始前）"
-    return f"第 {doc.after_round} 轮后排名"
+        return f"{kind}排名（比赛开始前）"
+    return f"第 {doc.after_round} 轮后{kind}排名"
 
 
 def render_standings(doc: Standings, target: BinaryIO | None = None) -> bytes:
     """Every tiebreak column of the preset and the criterion that decided each row."""
     columns = [
         Column("名次", 6),
-        Column("对号", 6),
-        Column("牌手", 20, "left"),
+        Column("队号" if doc.teams else "对号", 6),
+        Column("队名" if doc.teams else "牌手", 20, "left"),
         Column("单位", 14, "left"),
     ]
     for col in doc.columns:
@@ -314,7 +347,8 @@ def render_standings(doc: Standings, target: BinaryIO | None = None) -> bytes:
     notes = [f"排名依据（依次）：{'、'.join(order)}"] if order else []
     if doc.preset:
         notes.append(f"破同分规则：{doc.preset}")
-    notes.append("“名次依据”为将该对与上一名分开的项目；级差分已扣除判罚扣分。")
+    who = "该队" if doc.teams else "该对"
+    notes.append(f"“名次依据”为将{who}与上一名分开的项目；级差分已扣除判罚扣分。")
     notes.extend(doc.notes)
     if doc.settings:
         notes.append("赛事设置：" + "；".join(f"{label} {value}" for label, value in doc.settings))

@@ -229,10 +229,14 @@ def _draw_values(c: Canvas, lay: SheetLayout, sheet: ScoreSheet) -> None:
     if sheet.entry_url:
         draw_qr(c, sheet.entry_url, lay.right - QR_SIZE, top - QR_SIZE, QR_SIZE)
     _text(c, left, top - 26, f"第 {sheet.table_number} 桌", 24, bold=True)
+    if sheet.match_label:  # a team match: which match, which of its two tables
+        _text(c, left, top - 80, fit(sheet.match_label, width / 2, 9.5), 9.5, bold=True)
     row_h, label_w, pair_top = PAIR_ROW_H, PAIR_LABEL_W, lay.pair_top
-    for i, (pair, side) in enumerate(((sheet.ns, "南北方"), (sheet.ew, "东西方"))):
+    sides = ((sheet.ns, "南北方", sheet.ns_team), (sheet.ew, "东西方", sheet.ew_team))
+    for i, (pair, side, team) in enumerate(sides):
         x0 = left + i * half
-        _cell_text(c, x0, pair_top - row_h, half, row_h, f"{side}  第 {pair.number} 对", 11)
+        head = f"{side}  第 {pair.number} 对" + (f"  {team}" if team else "")
+        _cell_text(c, x0, pair_top - row_h, half, row_h, fit(head, half - 8, 11), 11)
         value_w = half - label_w
         _cell_text(c, x0 + label_w, pair_top - 2 * row_h, value_w, row_h, pair.unit, 10.5, "left")
         for j in range(2):

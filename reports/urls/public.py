@@ -1,5 +1,5 @@
 """Public pages (no login): a tournament, find my table, standings, a pair, the projector and
-the published rounds; plus the site-wide language switch."""
+the published rounds, the teams of a team event; plus the site-wide language switch."""
 
 from django.urls import path
 
@@ -14,6 +14,8 @@ urlpatterns = [
     path("t/<slug:slug>/standings/", views.standings, name="standings"),
     path("t/<slug:slug>/pairs/<int:number>/", views.pair_detail, name="pair"),
     path("t/<slug:slug>/projector/", views.projector, name="projector"),
+    path("t/<slug:slug>/teams/", views.teams, name="teams"),
+    path("t/<slug:slug>/teams/<str:code>/", views.team_detail, name="team"),
     path("t/<slug:slug>/rounds/", views.rounds, name="rounds"),
     path("t/<slug:slug>/rounds/<int:number>/", views.round_public, name="round"),
 ]

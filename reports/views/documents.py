@@ -19,16 +19,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from reports import collect, pdf, xlsx
-from reports.registrations import (
-    MAX_BYTES,
-    RegistrationError,
-    import_registrations,
-    parse_appended,
-    registered_pairs,
-)
+from reports.registrations import MAX_BYTES, RegistrationError, import_sheet
 from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
-from tournaments.models import Pair, Round, Tournament
+from tournaments.models import Pair, Round, Team, Tournament
 from tournaments.permissions import Role, organizer_required, role_required
 
 DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties")
@@ -149,6 +143,10 @@ def export(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @require_GET
 @organizer_required
 def registration_template(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The registration template: the team sheet for a team event, else the pairs sheet."""
+    if tournament.rules.event == "teams":
+        team_data = xlsx.render_team_registration_template(tournament.name)
+        return _file(team_data, f"{tournament.slug}-{_('团体报名表')}.xlsx", XLSX)
     data = xlsx.render_registration_template(tournament.name)
     return _file(data, f"{tournament.slug}-{_('报名表')}.xlsx", XLSX)
 
@@ -159,6 +157,7 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
     """Upload the filled template: every problem is listed, nothing imported unless all is
     valid."""
     problems: list[str] = []
+    teams = tournament.rules.event == "teams"
     if request.method == "POST":
         upload = request.FILES.get("file")
         if upload is None:
@@ -173,10 +172,7 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             append = request.POST.get("append") == "1"
 
             def write() -> int:
-                lines, _skipped = parse_appended(
-                    data, registered=registered_pairs(tournament), append=append
-                )
-                return import_registrations(tournament, lines, request.user)
+                return import_sheet(tournament, data, request.user, append=append)
 
             try:
                 # One-time key (issue 11): a doubled upload imports once, the repeat is told
@@ -191,7 +187,8 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             except RegistrationError as error:
                 problems = error.messages
             else:
-                messages.success(request, _("已导入 %(n)s 对") % {"n": count})
+                done = _("已导入 %(n)s 队") if teams else _("已导入 %(n)s 对")
+                messages.success(request, done % {"n": count})
                 if started := _late_entry_round(tournament):
                     messages.info(
                         request,
@@ -208,6 +205,8 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             "problems": problems,
             "max_mb": MAX_BYTES // 1024 // 1024,
             "pair_count": Pair.objects.filter(tournament=tournament).count(),
+            "teams": teams,
+            "team_count": Team.objects.filter(tournament=tournament).count() if teams else 0,
             "once": new_once_key(),
             "late_round": _late_entry_round(tournament),
         },

@@ -39,11 +39,13 @@ from reports.tables import STANDINGS_PER_PAGE, StandingsData, StandingsTable
 from rules.events import Side
 from scoring.cache import CompactStandings, cached_standings
 from scoring.facts import score_table, table_facts
+from scoring.matches import matches_of_team, team_matches
+from scoring.results import team_field
 from tournaments.bounds import INT_MAX, clamp_int, parse_int
 from tournaments.forms import FindForm
-from tournaments.models import Pair, Player, Round, Table, Tournament
+from tournaments.models import Pair, Player, Round, Table, Team, Tournament
 from tournaments.permissions import Role, can_create_tournaments, roles_of
-from tournaments.queries import names_by_pair, pairs_with_players
+from tournaments.queries import members_by_team, names_by_pair, pairs_with_players
 from tournaments.search import is_pinyin_query, name_matches, pairs_by_pinyin, spellings
 from tournaments.wording import seat_label, table_state, table_state_label
 
@@ -343,13 +345,26 @@ def _standings_context(
     latest = rounds[-1].number if rounds else 0
     default = standings_round(tournament)
     after = clamp_int(request.GET.get("after"), default=default.after, minimum=0, maximum=latest)
-    rows = cached_standings(tournament, after_round=after, provisional=True)
+    # A team event ranks its teams; its pair ranking is the second view (?view=pairs).
+    team_event = tournament.rules.event == "teams"
+    field = team_field(tournament.pk) if team_event and request.GET.get("view") != "pairs" else None
+    rows = cached_standings(tournament, after_round=after, provisional=True, teams=bool(field))
     mine: set[int] = set()
     query = (request.GET.get("q") or "").strip()[:50]
-    if (pair := parse_int(request.GET.get("pair"), minimum=1)) is not None:
+    if (pair := parse_int(request.GET.get("pair"), minimum=1)) is not None and field is None:
         mine.add(pair)
-    if query:
+    if query and field is None:
         mine.update(p.number for p in search_pairs(tournament, query, limit=FIND_LIMIT))
+    elif query and field is not None:
+        found = search_pairs(tournament, query, limit=FIND_LIMIT)
+        mine.update(field.team_of[p.number] for p in found if p.number in field.team_of)
+        number_of = field.number_of_pk
+        mine.update(
+            number_of[pk]
+            for pk in Team.objects.filter(tournament=tournament, name__icontains=query).values_list(
+                "pk", flat=True
+            )[:FIND_LIMIT]
+        )
     page = request.GET.get("page")
     if mine and not page:
         index = rows.first_index(mine)
@@ -359,7 +374,7 @@ def _standings_context(
     criteria = ("cf", *rules.tiebreaks)
 
     def table() -> StandingsTable:
-        data = StandingsData(tournament, rows, mine)
+        data = StandingsData(tournament, rows, mine, teams=field)
         return StandingsTable(data, criteria, per_page=per_page, page=page or 1)
 
     return {
@@ -373,6 +388,8 @@ def _standings_context(
         "found": bool(mine),
         "criteria": criteria,
         "standings": rows,
+        "team_event": team_event,
+        "team_view": field is not None,
     }
 
 
@@ -631,10 +648,15 @@ def round_public(request: HttpRequest, tournament: Tournament, number: int) -> H
         .order_by("number")
         .values_list("number", flat=True)
     )
+    matches = None
+    if tournament.rules.event == "teams":  # both tables of the page's matches, combined
+        numbers = {t.match for t in tables if t.match is not None}
+        matches = team_matches(Table.objects.filter(round=rnd, match__in=numbers), tournament.rules)
     return render(
         request,
         "pairing/round_public.html",
         {
+            "matches": matches,
             "tournament": tournament,
             "nav": "rounds",
             "round": rnd,
@@ -647,3 +669,79 @@ def round_public(request: HttpRequest, tournament: Tournament, number: int) -> H
             "progress": round_progress(rnd),
         },
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Team events (RULES.md §6)
+
+TEAMS_PER_PAGE = 100
+
+
+def _team_event(tournament: Tournament) -> None:
+    if tournament.rules.event != "teams":
+        raise Http404
+
+
+@public_page
+def teams(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """参赛队: every team with its unit and its pairs (no codes), paginated."""
+    _team_event(tournament)
+    listing = Team.objects.filter(tournament=tournament).select_related("unit").order_by("pk")
+    page = Paginator(listing, TEAMS_PER_PAGE).get_page(request.GET.get("page"))
+    members = members_by_team(Team.objects.filter(pk__in=[t.pk for t in page]))
+    return render(
+        request,
+        "reports/teams.html",
+        {
+            "tournament": tournament,
+            "nav": "public_teams",
+            "page": page,
+            "rows": [(team, members.get(team.pk, [])) for team in page],
+        },
+    )
+
+
+@public_page
+def team_detail(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
+    """A team's page: its pairs, its standing and every match (both tables, the combined
+    result once both are confirmed)."""
+    _team_event(tournament)
+    team = get_object_or_404(
+        Team.objects.select_related("unit"), tournament=tournament, code=code[:32]
+    )
+    default = standings_round(tournament)
+    rows = cached_standings(tournament, after_round=default.after, provisional=True, teams=True)
+    field = team_field(tournament.pk)
+    number = field.number_of_pk.get(team.pk)
+    row = rows.rows_of([number]).get(number) if number is not None else None
+    matches = matches_of_team(team, _visible_rounds(tournament))
+    bye_rounds = list(
+        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS, bye_team=team)
+        .order_by("number")
+        .values_list("number", flat=True)
+    )
+    response = render(
+        request,
+        "reports/team.html",
+        {
+            "tournament": tournament,
+            "nav": "public_teams",
+            "team": team,
+            "pairs": members_by_team(Team.objects.filter(pk=team.pk)).get(team.pk, []),
+            "row": row,
+            "matches": [
+                {
+                    "match": m,
+                    "opponent": m.opponent_of(team),
+                    "outcome": m.outcome_of(team),
+                    "home": m.home is not None and m.home.pk == team.pk,
+                }
+                for m in matches
+            ],
+            "bye_rounds": bye_rounds,
+            "standings": rows,
+            "after": default.after,
+            "pending": default.pending,
+        },
+    )
+    return _as_of(response, rows)

@@ -42,6 +42,7 @@ from scoring.forms import (
     PenaltyForm,
     VersionForm,
 )
+from scoring.matches import team_matches
 from scoring.models import Penalty, TableEvent, Via
 from scoring.once import new_once_key, once
 from scoring.penalties import record_foul
@@ -204,10 +205,16 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
     summary = [
         {"status": s, "label": TableStatus.label(s), "count": counts[s]} for s in TableStatus.ORDER
     ]
+    matches = None
+    if rules.event == "teams":  # the page's team matches, both tables each, combined
+        numbers = {row["table"].match for row in rows if row["table"].match is not None}
+        matches = team_matches(Table.objects.filter(round=rnd, match__in=numbers), rules)
     return render(
         request,
         "scoring/round_dashboard.html",
         {
+            "matches": matches,
+            "flagged": [m for m in matches or () if m.deals_disagree],
             "tournament": tournament,
             "nav": "referee",
             "round": rnd,
@@ -296,6 +303,11 @@ def table_page(
     # Two-person rule: whoever entered, submitted or changed the sheet is not offered "confirm".
     entered = enterer_ids(obj, (event.entered_by_id for event in obj.events.all()))
     may_confirm = referee and request.user.pk not in entered
+    # A team match (RULES.md §6): both tables and the combined result, beside the sheet.
+    match = None
+    if obj.match is not None:
+        both = team_matches(Table.objects.filter(round=obj.round, match=obj.match), rules)
+        match = both[0] if both else None
     return render(
         request,
         "scoring/table.html",
@@ -303,6 +315,7 @@ def table_page(
             "tournament": tournament,
             "nav": "referee",
             "table": obj,
+            "matches": [match] if match is not None else None,
             "sheet": sheet,
             "grid": tap_grid(),
             "urls": _table_urls(tournament, obj),

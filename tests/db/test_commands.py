@@ -154,7 +154,16 @@ def test_demo_builds_the_tournament_through_the_services_once():
     assert users.count() == 3
     assert all(u.check_password("guandan-demo") for u in users)
     assert demo.chief_referees.filter(username="chief").exists()
+    # The team event (issue 13): 12 teams, 4 rounds played, round 5 published and under way.
+    teams = Tournament.objects.get(slug="demo-teams")
+    assert teams.rules.event == "teams" and teams.teams.count() == 12
+    statuses = dict(Round.objects.filter(tournament=teams).values_list("number", "status"))
+    assert statuses == {1: "finished", 2: "finished", 3: "finished", 4: "finished",
+                        5: "published"}  # fmt: skip
+    fifth = Table.objects.filter(round__tournament=teams, round__number=5)
+    assert fifth.filter(entry_status="confirmed").count() >= 4
+    assert not fifth.filter(match__isnull=True).exists()
     # --if-empty does nothing the second time, but still says how to log in.
     again = run("demo", "--if-empty")
     assert "guandan-demo" in again
-    assert Tournament.objects.count() == 1
+    assert Tournament.objects.count() == 2

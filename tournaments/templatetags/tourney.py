@@ -169,6 +169,15 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
             "label": _("名次"),
         },
     ]
+    teams = tournament.rules.event == "teams"
+    if teams:
+        links.append(
+            {
+                "key": "public_teams",
+                "url": reverse("public:teams", args=[slug]),
+                "label": _("参赛队"),
+            }
+        )
     staff: list[dict[str, str]] = []
     if Role.ORGANIZER in roles:
         staff.append(
@@ -185,6 +194,14 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
                 "label": _("报名"),
             }
         )
+        if teams:
+            staff.append(
+                {
+                    "key": "teams",
+                    "url": reverse("tournaments:teams", args=[slug]),
+                    "label": _("队伍"),
+                }
+            )
     if roles & {Role.ORGANIZER, Role.CHIEF_REFEREE}:
         staff.append(
             {

@@ -44,6 +44,13 @@ PAIRS = 48
 ROUNDS = 7
 FINISHED = 5
 SEED = 20261129
+# The team event (复式/团体, RULES.md §6): 12 teams of two units each, 4 rounds played, round 5
+# drawn with a line-up set by a captain.
+TEAM_SLUG = "demo-teams"
+TEAM_NAME = "2026 单位掼蛋团体赛（演示）"
+TEAMS = 12
+TEAM_ROUNDS = 5
+TEAM_PLAYED = 4
 
 
 class Command(PlainCommand):
@@ -74,6 +81,16 @@ class Command(PlainCommand):
             gettext("演示赛事已创建：%(name)s（/t/%(slug)s/）")
             % {"name": tournament.name, "slug": tournament.slug}
         )
+        if not Tournament.objects.filter(slug=TEAM_SLUG).exists():
+            try:
+                with transaction.atomic():
+                    teams = build_team_demo(users, self.stdout.write)
+            except ServiceError as error:
+                raise refusal(error) from None
+            self.stdout.write(
+                gettext("演示赛事已创建：%(name)s（/t/%(slug)s/）")
+                % {"name": teams.name, "slug": teams.slug}
+            )
         self.print_accounts()
 
     def accounts(self) -> dict[str, Any]:
@@ -139,5 +156,58 @@ def build_demo(users: dict[str, Any], say: Any = print) -> Tournament:
         elif k % 8 in (3, 6):  # still playing: a few deals so far
             play_table(table, rng, chief, referee, seed=seed, deals=rng.randint(2, 5))
         # the rest: not started
+    say(gettext("第%(n)s轮已公布，部分桌已录入") % {"n": rnd.number})
+    return tournament
+
+
+def build_team_demo(users: dict[str, Any], say: Any = print) -> Tournament:
+    """The demo team event, through the same services: ``tournaments.teams.register_team``
+    (as the team sheet import does), the team Swiss of ``pairing.services``, a captain's
+    line-up (``tournaments.lineups.set_lineup``) and the tables played as in ``build_demo``."""
+    from tournaments.lineups import set_lineup, team_pairs
+    from tournaments.teams import register_team
+
+    rng = random.Random(SEED + 1)
+    organizer, chief, referee = users["organizer"], users["chief"], users["referee"]
+    settings = preset_settings("regulation")
+    settings.update({"event": "teams", "rounds": TEAM_ROUNDS, "seed": SEED + 1})
+    tournament = tournament_services.create_tournament(
+        TEAM_NAME, TEAM_SLUG, organizer, settings=settings
+    )
+    tournament_services.grant_role(tournament, chief, "chief_referee", organizer)
+    tournament_services.grant_role(tournament, referee, "referee", organizer)
+    units = TEAMS // 2
+    for code, name in zip(CITY_CODES[:units], CITIES[:units], strict=True):
+        tournament_services.add_unit(tournament, code, name + "公司", organizer)
+    for number in range(1, TEAMS + 1):
+        size = 3 if number % 4 == 0 else 2  # every fourth team registers a third pair
+        pairs = [[person_name(rng), person_name(rng)] for _ in range(size)]
+        city = CITIES[(number - 1) % units]
+        register_team(
+            tournament,
+            f"{city}{(number - 1) // units + 1}队",
+            pairs,
+            organizer,
+            unit=CITY_CODES[(number - 1) % units],
+        )
+    for _number in range(1, TEAM_PLAYED + 1):
+        rnd = play_round(tournament, rng, organizer, chief, referee)
+        say(gettext("第%(n)s轮已完成") % {"n": rnd.number})
+    # Round 5: a captain fields the third pair, then the round is drawn and published.
+    from tournaments.models import Team
+
+    team = Team.objects.filter(tournament=tournament).order_by("pk")[3]
+    members = team_pairs(team)
+    set_lineup(team, TEAM_PLAYED + 1, members[2], members[0], captain_code=team.captain_code)
+    rnd = pairing_services.generate_round(tournament, organizer)
+    rnd = pairing_services.publish_round(rnd, organizer)
+    seed = tournament.rules.seed or 0
+    for k, table in enumerate(round_tables(rnd)):
+        if k < 4:  # two matches: both tables confirmed
+            play_table(table, rng, chief, referee, seed=seed)
+        elif k == 4:  # one table of a match confirmed, the other still playing
+            play_table(table, rng, chief, referee, seed=seed)
+        elif k == 5:
+            play_table(table, rng, chief, referee, seed=seed, deals=3)
     say(gettext("第%(n)s轮已公布，部分桌已录入") % {"n": rnd.number})
     return tournament

@@ -10,13 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.translation import gettext as _
 
-from reports.registrations import (
-    MAX_BYTES,
-    RegistrationError,
-    import_registrations,
-    parse_appended,
-    registered_pairs,
-)
+from reports.registrations import MAX_BYTES, RegistrationError, import_sheet
 from tournaments.models import Tournament
 
 
@@ -42,14 +36,12 @@ class Command(BaseCommand):
         with path.open("rb") as handle:
             data = handle.read(MAX_BYTES + 1)
         try:
-            lines, _skipped = parse_appended(
-                data, registered=registered_pairs(tournament), append=options["append"]
-            )
-            count = import_registrations(tournament, lines, user=None)
+            count = import_sheet(tournament, data, user=None, append=options["append"])
         except RegistrationError as error:
             for message in error.messages:
                 self.stderr.write(message)
             raise CommandError(
                 _("发现 %(n)s 个问题，未导入任何数据") % {"n": len(error.problems)}
             ) from None
-        self.stdout.write(_("已导入 %(n)s 对") % {"n": count})
+        done = _("已导入 %(n)s 队") if tournament.rules.event == "teams" else _("已导入 %(n)s 对")
+        self.stdout.write(done % {"n": count})
