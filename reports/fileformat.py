@@ -636,9 +636,10 @@ class _Parser:
                 last_stage = stage
             self.stage = stage
             tables = self.tables(raw, path, number, status, pair_ids, rules, met)
+            raw_tables = raw.get("tables")  # a wrong type is named by ``self.tables``
             bye_teams = [
                 (k, t["bye_team"])
-                for k, t in enumerate(raw.get("tables") or ())
+                for k, t in enumerate(raw_tables if isinstance(raw_tables, list) else ())
                 if isinstance(t, dict) and "bye_team" in t
             ]
             bye_team = None

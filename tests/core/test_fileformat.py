@@ -479,3 +479,11 @@ def test_late_sheet_standings_from_the_file(worked):
         was[4].level_difference,
         was[4].upgrades,
     )
+
+
+@pytest.mark.parametrize("value", [5, "tables", {"table": 1}, True])
+def test_a_round_whose_tables_are_not_a_list_is_named_not_a_crash(worked, value):
+    # A fuzzed file once held "tables": 5 and the team-bye reader iterated it (TypeError).
+    worked["rounds"][0]["tables"] = value
+    found = [p for p in problems_of(worked) if p.code == "wrong_type"]
+    assert "rounds[0].tables" in {p.path for p in found}
