@@ -14,6 +14,9 @@ urlpatterns = [
     path("t/<slug:slug>/standings/", views.standings, name="standings"),
     path("t/<slug:slug>/pairs/<int:number>/", views.pair_detail, name="pair"),
     path("t/<slug:slug>/projector/", views.projector, name="projector"),
+    path("t/<slug:slug>/bracket/", views.bracket, name="bracket"),
+    path("t/<slug:slug>/groups/", views.groups, name="groups"),
+    path("t/<slug:slug>/placings/", views.placings, name="placings"),
     path("t/<slug:slug>/rounds/", views.rounds, name="rounds"),
     path("t/<slug:slug>/rounds/<int:number>/", views.round_public, name="round"),
 ]
