@@ -124,10 +124,13 @@ def _bracket_match(match: KnockoutMatch, names: dict[int, str]) -> BracketMatch:
     wins_b = series.wins(Side.EW) if series is not None else 0
     games: tuple[tuple[int, int], ...] = ()
     leader = None
-    if series is not None:
+    begun = series is not None and (
+        len(series.games) > 1 or any(r.steps or r.end is not None for r in series.games)
+    )
+    if series is not None and begun:
         games = tuple((r.level(Side.NS), r.level(Side.EW)) for r in series.games)
-        if match.winner is None and series.leader() is not None:
-            leader = match.a if series.leader() is Side.NS else match.b
+        if match.winner is None and series.leader is not None:
+            leader = match.a if series.leader is Side.NS else match.b
     return BracketMatch(
         slot=match.slot,
         table=match.table if match.b is not None else None,
