@@ -75,6 +75,7 @@ from .rows import (
     StandingsColumn,
     Workbook,
 )
+from .stages import stage_sheets
 
 # Blank lines on a sheet when the round has no fixed number of deals (计局制/计时制).
 OPEN_FORMAT_ROWS = 14
@@ -597,4 +598,5 @@ def workbook(tournament: Tournament) -> Workbook:
         deals=tuple(deals),
         penalties=penalty_report(tournament),
         registrations=registrations(tournament),
+        stages=tuple(stage_sheets(tournament)),
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import override
 
 from pairing.knockout import placings
 from pairing.stages import (
@@ -23,7 +24,10 @@ from pairing.stages import (
     stage_ranking,
 )
 from reports.fileformat import standings_payload
+from reports.pdf.lists import Column, Section
+from reports.pdf.stages import KnockoutSheet, PrintedMatch, PrintedRound
 from rules.events import Side
+from rules.levels import level_label
 from scoring.stage_results import KnockoutMatch, group_standings, knockout_matches
 from scoring.standings import StandingRow
 from tournaments.models import Pair, Round, Tournament
@@ -295,3 +299,150 @@ def pair_path(tournament: Tournament, number: int) -> list[PathStep]:
         if mine:
             steps.append(PathStep(stage, spec.kind, label, "", mine))
     return steps
+
+
+# --------------------------------------------------------------------------------------------
+# Paper and Excel: the same rows, printed (Chinese whatever the interface language).
+
+
+def _printed_side(side: BracketSide | None) -> str:
+    if side is None:
+        return "轮空"
+    return f"{side.number} {side.name}" if side.number is not None else ""
+
+
+def printed_bracket(tournament: Tournament, stage: int) -> list[PrintedRound]:
+    """The bracket as ``reports.pdf.stages.render_bracket`` prints it (every round drawn,
+    drafts included, and the rounds to come)."""
+    with override("zh-hans"):
+        rounds = bracket_rounds(tournament, stage)
+    return [
+        PrintedRound(
+            rnd.label,
+            [
+                PrintedMatch(
+                    _printed_side(m.a),
+                    _printed_side(m.b),
+                    " ".join(f"{level_label(a)}:{level_label(b)}" for a, b in m.games),
+                    1 if m.a.won else 2 if m.b is not None and m.b.won else 0,
+                )
+                for m in rnd.matches
+            ],
+        )
+        for rnd in rounds
+    ]
+
+
+GROUP_COLUMNS = (
+    Column("名次", 1),
+    Column("编号", 1),
+    Column("姓名", 5, "left"),
+    Column("场分", 1.4),
+    Column("级差分", 1.6),
+    Column("胜/平/负", 1.8),
+    Column("出线", 1.2),
+)
+
+
+def group_sections(tournament: Tournament, stage: int) -> list[Section]:
+    """One printed table a group (``render_sections``)."""
+    finished = stage_finished(tournament, stage)
+    return [
+        Section(
+            f"{tournament.name}　第{stage}阶段　{name} 组",
+            "小组积分表" + ("" if finished else "（进行中）"),
+            GROUP_COLUMNS,
+            [
+                (
+                    str(r.place),
+                    str(r.pair),
+                    r.name,
+                    _num(r.row.cf),
+                    _num(r.row.jcf),
+                    f"{r.row.wins}/{r.row.draws}/{r.row.losses}",
+                    "出线" if r.qualifies and finished else "",
+                )
+                for r in rows
+            ],
+        )
+        for name, rows in group_rows(tournament, stage)
+    ]
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def knockout_sheets(tournament: Tournament, round_number: int | None) -> list[KnockoutSheet]:
+    """The knockout score sheets of a round (the last knockout round when None): one a
+    match, byes left out."""
+    stage = knockout_stage(tournament)
+    if stage is None:
+        return []
+    spec = tournament.rules.stage(stage)
+    rules = tournament.rules.for_stage(stage)
+    with override("zh-hans"):
+        rounds = bracket_rounds(tournament, stage)
+    drawn = [r for r in rounds if r.round is not None]
+    if round_number is not None:
+        drawn = [r for r in drawn if r.round == round_number]
+    elif drawn:
+        drawn = [r for r in drawn if r.round == drawn[-1].round]
+    return [
+        KnockoutSheet(
+            tournament.name,
+            rnd.label,
+            rnd.round or 0,
+            m.table or 0,
+            _printed_side(m.a),
+            _printed_side(m.b),
+            spec.games,
+            rules.deals_per_round,
+        )
+        for rnd in drawn
+        for m in rnd.matches
+        if m.b is not None and m.table is not None
+    ]
+
+
+def stage_sheets(tournament: Tournament) -> list[tuple[str, list[str], list[list[Any]]]]:
+    """The Excel export's stage sheets: each group stage's tables, the knockout's matches and
+    the final placings; none for a one-stage event."""
+    if not tournament.rules.stages:
+        return []
+    sheets: list[tuple[str, list[str], list[list[Any]]]] = []
+    for stage, spec in enumerate(tournament.rules.stage_list, start=1):
+        if spec.kind == "round_robin":
+            headers = ["小组", "名次", "编号", "姓名", "场分", "级差分", "胜", "平", "负", "出线"]
+            rows = [
+                [
+                    name,
+                    r.place,
+                    r.pair,
+                    r.name,
+                    r.row.cf,
+                    r.row.jcf,
+                    r.row.wins,
+                    r.row.draws,
+                    r.row.losses,
+                    "出线" if r.qualifies else "",
+                ]
+                for name, group in group_rows(tournament, stage)
+                for r in group
+            ]
+            sheets.append((f"第{stage}阶段小组", headers, rows))
+    stage_k = knockout_stage(tournament)
+    if stage_k is not None:
+        headers = ["轮次", "阶段", "桌号", "甲方", "乙方", "各局", "胜方"]
+        rows = []
+        for rnd in printed_bracket(tournament, stage_k):
+            for m in rnd.matches:
+                winner = m.a if m.won == 1 else m.b if m.won == 2 else ""
+                rows.append([rnd.label, stage_k, "", m.a, m.b, m.games, winner])
+        sheets.append(("淘汰赛", headers, rows))
+    placed = placings_rows(tournament)
+    if placed:
+        sheets.append(
+            ("最终名次", ["名次", "编号", "姓名"], [[p, n, name] for p, n, name in placed])
+        )
+    return sheets
