@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0004_throttlecounter'),
+        ('tournaments', '0005_staff_checkin_assignments'),
     ]
 
     operations = [
