@@ -11,6 +11,7 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from rules.stages import BRACKET_SEEDINGS, GROUP_SEEDINGS, MAX_STAGES, stage_keys
 from tournaments.bounds import BoundedIntegerField
 from tournaments.models import Pair
 
@@ -57,3 +58,90 @@ class TableFilterForm(forms.Form):
     """The public pairings page's box: a name, a pair number or a table number."""
 
     q = forms.CharField(label=_("姓名、对号或桌号"), max_length=50, required=False)
+
+
+class StageForm(forms.Form):
+    """One stage of the ``stages`` setting (RULES.md §8); empty fields are not written (the
+    stage's default, or the tournament's own setting). Only the keys of the chosen kind are
+    kept, so a field left over from another kind does not refuse the stage. The values are
+    checked by ``rules.stages.parse_stages`` (one catalogue message per problem)."""
+
+    kind = forms.ChoiceField(
+        label=_("阶段类型"),
+        required=False,
+        choices=(
+            ("", "—"),
+            ("swiss", _("瑞士移位")),
+            ("round_robin", _("小组循环赛")),
+            ("knockout", _("淘汰赛")),
+        ),
+    )
+    rounds = BoundedIntegerField(label=_("轮数（瑞士移位）"), min_value=1, required=False)
+    groups = BoundedIntegerField(label=_("小组数"), min_value=1, required=False)
+    qualify = BoundedIntegerField(label=_("每组出线数"), min_value=1, required=False)
+    entrants = BoundedIntegerField(
+        label=_("参赛者数"),
+        min_value=2,
+        required=False,
+        help_text=_("上一阶段的前 N 名；留空为全部出线者。"),
+    )
+    per_unit = BoundedIntegerField(label=_("每单位最多"), min_value=1, required=False)
+    seeding = forms.ChoiceField(
+        label=_("分组/对阵方式"),
+        required=False,
+        choices=(
+            ("", _("默认（蛇形分组 / 标准对阵）")),
+            ("snake", _("蛇形分组")),
+            ("bracket", _("标准对阵（1对16，8对9…）")),
+            ("lot", _("抽签")),
+        ),
+    )
+    best_of = forms.TypedChoiceField(
+        label=_("每场局数"),
+        required=False,
+        coerce=int,
+        empty_value=None,
+        choices=(("", "—"), ("1", _("一局定胜负")), ("3", _("三局两胜")), ("5", _("五局三胜"))),
+    )
+    third_place = forms.BooleanField(label=_("三四名决赛"), required=False)
+    round_format = forms.ChoiceField(
+        label=_("本阶段赛制"),
+        required=False,
+        choices=(
+            ("", _("同赛事设置")),
+            ("deals", _("计副制：每轮固定副数")),
+            ("game", _("计局制：打到一方过A")),
+            ("timed", _("计时制：到时为止")),
+            ("timed_deals", _("计时计副制：先到者为准")),
+        ),
+    )
+    deals_per_round = BoundedIntegerField(
+        label=_("每轮（每局）副数"), min_value=1, max_value=60, required=False
+    )
+    correction_minutes = BoundedIntegerField(
+        label=_("更正时限（分钟）"), min_value=0, required=False
+    )
+
+    def stage(self) -> dict[str, Any] | None:
+        """The stage object for the setting, or None for a row left empty."""
+        data = self.cleaned_data
+        kind = data.get("kind")
+        if not kind or data.get("DELETE"):
+            return None
+        out: dict[str, Any] = {"kind": kind}
+        for key in stage_keys(kind):
+            value = data.get(key)
+            if key == "kind" or value in (None, "", False):
+                continue
+            seedings = GROUP_SEEDINGS if kind == "round_robin" else BRACKET_SEEDINGS
+            if key == "seeding" and value not in seedings:
+                continue  # a group seeding for a knockout or the other way round: the default
+            out[key] = value
+        return out
+
+    @staticmethod
+    def initial_from(stage: dict[str, Any]) -> dict[str, Any]:
+        return {key: value for key, value in stage.items() if key in StageForm.base_fields}
+
+
+StageFormSet = forms.formset_factory(StageForm, extra=1, can_delete=True, max_num=MAX_STAGES)

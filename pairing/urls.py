@@ -7,6 +7,7 @@ from pairing import views
 app_name = "pairing"
 urlpatterns = [
     path("t/<slug:slug>/manage/rounds/", views.control, name="control"),
+    path("t/<slug:slug>/manage/stages/", views.stages, name="stages"),
     path("t/<slug:slug>/manage/rounds/generate/", views.generate, name="generate"),
     path("t/<slug:slug>/manage/rounds/<int:number>/", views.round_control, name="round_control"),
     path("t/<slug:slug>/manage/rounds/<int:number>/swap/", views.swap, name="swap"),

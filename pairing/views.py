@@ -18,7 +18,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from pairing.forms import SwapForm, TableFilterForm
+from pairing.forms import StageForm, StageFormSet, SwapForm, TableFilterForm
 from pairing.queries import round_progress, round_tables, table_names
 from pairing.services import (
     delete_draft,
@@ -29,11 +29,14 @@ from pairing.services import (
     unpublish_round,
     withdraw_seated_pair,
 )
+from pairing.stages import stage_entrants, stage_finished
 from scoring.cache import cached_standings
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Table, Tournament
-from tournaments.permissions import Role, role_required
-from tournaments.queries import live_table_of, pairs_with_players
+from tournaments.permissions import Role, organizer_required, role_required, roles_of
+from tournaments.queries import live_table_of, names_by_pair, pairs_with_players
+from tournaments.services import update_settings
+from tournaments.wording import stage_kind_label
 
 TABLES_PER_PAGE = 100
 round_staff_required = role_required(Role.ORGANIZER, Role.CHIEF_REFEREE)
@@ -75,6 +78,7 @@ def control(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "can_generate": can_generate,
             "active_pairs": active,
             "planned": tournament.rules.rounds,
+            "is_organizer": Role.ORGANIZER in roles_of(request.user, tournament),
         },
     )
 
@@ -289,3 +293,109 @@ def withdraw_seated(request: HttpRequest, tournament: Tournament, number: int) -
             "names": table_names([table]),
         },
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Stages (RULES.md §8): set up, the qualifiers of a finished stage, start the next one
+
+
+def started_stages(tournament: Tournament) -> int:
+    """How many stages have started, as ``update_settings`` counts them: none until a round is
+    published, then every stage up to the last round's."""
+    rounds = Round.objects.filter(tournament=tournament)
+    if not rounds.exclude(status=Round.Status.DRAFT).exists():
+        return 0
+    return max(rounds.values_list("stage", flat=True))
+
+
+def _stage_rows(tournament: Tournament) -> list[dict[str, Any]]:
+    """Each configured stage with its state (未开始 / 进行中 / 已结束) and its rounds."""
+    by_stage: dict[int, list[Round]] = {}
+    for rnd in Round.objects.filter(tournament=tournament).order_by("number"):
+        by_stage.setdefault(rnd.stage, []).append(rnd)
+    rows = []
+    for number, spec in enumerate(tournament.rules.stage_list, start=1):
+        rounds = by_stage.get(number, [])
+        finished = bool(rounds) and stage_finished(tournament, number)
+        rows.append(
+            {
+                "number": number,
+                "spec": spec,
+                "label": stage_kind_label(spec.kind),
+                "rounds": rounds,
+                "state": "finished" if finished else ("running" if rounds else "waiting"),
+            }
+        )
+    return rows
+
+
+@organizer_required
+def stages(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The event's stages: add, edit or remove them until each starts; when a stage is over,
+    its qualifiers and the button that starts the next stage (its first round's draft)."""
+    current = [stage.to_dict() for stage in tournament.rules.stages]
+    started = started_stages(tournament)
+    initial = [StageForm.initial_from(stage) for stage in current]
+    if request.method == "POST":
+        formset = StageFormSet(request.POST, initial=initial)
+        _lock_started(formset, started)
+        if formset.is_valid():
+            given = [form.stage() for form in formset.forms[started:]]
+            wanted = current[:started] + [stage for stage in given if stage is not None]
+            settings = {k: v for k, v in tournament.settings.items() if k != "stages"}
+            if wanted:
+                settings["stages"] = wanted
+            try:
+                update_settings(tournament, settings, request.user)
+            except ServiceError as error:
+                messages.error(request, _message(error))
+            else:
+                messages.success(request, _("阶段设置已保存"))
+                return redirect("pairing:stages", tournament.slug)
+    else:
+        formset = StageFormSet(initial=initial)
+        _lock_started(formset, started)
+    rows = _stage_rows(tournament)
+    qualifiers: list[dict[str, Any]] = []
+    next_number = None
+    for row in rows:
+        if row["state"] == "finished" and row["number"] < len(rows):
+            following = rows[row["number"]]
+            if following["state"] == "waiting":
+                next_number = following["number"]
+    if next_number is not None:
+        entrants = stage_entrants(tournament, next_number)
+        pks = dict(
+            Pair.objects.filter(
+                tournament=tournament, number__in=[e.id for e in entrants]
+            ).values_list("number", "pk")
+        )
+        names = names_by_pair(list(pks.values()))
+        qualifiers = [
+            {"seed": e.seed, "pair": e.id, "name": names.get(pks.get(e.id, 0), ""), "unit": e.unit}
+            for e in entrants
+        ]
+    last = Round.objects.filter(tournament=tournament).order_by("-number").first()
+    return render(
+        request,
+        "pairing/stages.html",
+        {
+            "tournament": tournament,
+            "nav": "round_control",
+            "formset": formset,
+            "started": started,
+            "rows": rows,
+            "has_stages": bool(current),
+            "qualifiers": qualifiers,
+            "next_number": next_number,
+            "can_generate": last is None or last.status == Round.Status.FINISHED,
+            "all_finished": bool(rows) and all(r["state"] == "finished" for r in rows),
+        },
+    )
+
+
+def _lock_started(formset: Any, started: int) -> None:
+    """A stage that has started keeps its settings: its fields are shown, not editable."""
+    for form in formset.forms[:started]:
+        for field in form.fields.values():
+            field.disabled = True

@@ -76,6 +76,7 @@ from .rows import (
     StandingsColumn,
     Workbook,
 )
+from .stages import stage_sheets
 
 # Blank lines on a sheet when the round has no fixed number of deals (计局制/计时制).
 OPEN_FORMAT_ROWS = 14
@@ -676,4 +677,5 @@ def workbook(tournament: Tournament) -> Workbook:
         pair_standings=standings(tournament, pairs_view=True)
         if tournament.rules.event == "teams"
         else None,
+        stages=tuple(stage_sheets(tournament)),
     )

@@ -12,6 +12,7 @@ numbers so the spreadsheet can sum them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 # Directions on a score sheet: the NS pair's first player sits North, the second South; the EW
 # pair's first player sits East, the second West (RULES.md §7: West writes, North checks).
@@ -251,3 +252,5 @@ class Workbook:
     penalties: PenaltyReport
     registrations: tuple[RegistrationLine, ...] = field(default_factory=tuple)
     pair_standings: Standings | None = None  # a team event's pair ranking (the second view)
+    # RULES.md §8: (sheet name, headers, rows) of the group tables, the knockout, the placings
+    stages: tuple[tuple[str, list[str], list[list[Any]]], ...] = field(default_factory=tuple)

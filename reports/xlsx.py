@@ -262,6 +262,9 @@ def render_workbook(doc: Workbook, target: BinaryIO | None = None) -> bytes:
             registration_rows(regs),
             [6, _hint(r.unit for r in regs), 12, 12, 16, 16, 8],
         )
+        for name, headers, rows in doc.stages:
+            widths = [max(6, _width(h, 6)) for h in headers]
+            book.add_sheet(name, headers, rows, widths)
         book.add_sheet(
             "设置",
             SETTINGS_HEADERS,

@@ -99,6 +99,11 @@ class Stage:
         }
 
 
+def stage_keys(kind: str) -> tuple[str, ...]:
+    """The keys a stage of ``kind`` accepts (none for an unknown kind)."""
+    return _KEYS.get(kind, ())
+
+
 def default_stage(rounds: int | None) -> Stage:
     """RULES.md §8: no ``stages`` setting is one Swiss stage of ``rounds`` rounds."""
     return Stage("swiss", rounds=rounds)

@@ -295,3 +295,30 @@ def criterion_label(key: str | None) -> str:
 def printed_criterion(key: str) -> str:
     """A standings criterion's label on a printed document."""
     return CRITERIA[key][0]
+
+
+# --------------------------------------------------------------------------------------------
+# Stages (RULES.md §8)
+
+STAGE_KINDS = {
+    "swiss": gettext_noop("瑞士移位"),
+    "round_robin": gettext_noop("小组循环赛"),
+    "knockout": gettext_noop("淘汰赛"),
+}
+
+
+def stage_kind_label(kind: str) -> str:
+    """瑞士移位 / 小组循环赛 / 淘汰赛, in the interface language."""
+    return _(STAGE_KINDS[kind]) if kind in STAGE_KINDS else kind
+
+
+def knockout_round_label(meetings: int, third_place: bool = False) -> str:
+    """A knockout round by the meetings it has: 决赛 (1), 半决赛 (2), 1/4 决赛 (4), 1/8 决赛 …;
+    the third-place match 三四名决赛."""
+    if third_place:
+        return _("三四名决赛")
+    if meetings <= 1:
+        return _("决赛")
+    if meetings == 2:
+        return _("半决赛")
+    return _("1/%(n)s 决赛") % {"n": meetings}

@@ -32,9 +32,19 @@ from reports.pdf.lists import (
     standings_title,
 )
 from reports.pdf.scoresheets import SheetLayout, draw_scoresheet, render_scoresheets
+from reports.pdf.stages import (
+    KnockoutSheet,
+    PrintedMatch,
+    PrintedRound,
+    render_bracket,
+    render_knockout_sheets,
+)
 
 __all__ = [
     "Column",
+    "KnockoutSheet",
+    "PrintedMatch",
+    "PrintedRound",
     "Progress",
     "Section",
     "SheetLayout",
@@ -45,6 +55,8 @@ __all__ = [
     "pairings_by_table",
     "qr_modules",
     "qr_runs",
+    "render_bracket",
+    "render_knockout_sheets",
     "render_pairings",
     "render_penalties",
     "render_scoresheets",

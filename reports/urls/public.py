@@ -16,6 +16,9 @@ urlpatterns = [
     path("t/<slug:slug>/projector/", views.projector, name="projector"),
     path("t/<slug:slug>/teams/", views.teams, name="teams"),
     path("t/<slug:slug>/teams/<str:code>/", views.team_detail, name="team"),
+    path("t/<slug:slug>/bracket/", views.bracket, name="bracket"),
+    path("t/<slug:slug>/groups/", views.groups, name="groups"),
+    path("t/<slug:slug>/placings/", views.placings, name="placings"),
     path("t/<slug:slug>/rounds/", views.rounds, name="rounds"),
     path("t/<slug:slug>/rounds/<int:number>/", views.round_public, name="round"),
 ]

@@ -18,7 +18,7 @@ from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from reports import collect, pdf, xlsx
+from reports import collect, pdf, stages, xlsx
 from reports.registrations import MAX_BYTES, RegistrationError, import_sheet
 from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
@@ -98,6 +98,7 @@ def index(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "rounds": rounds,
             "latest": rounds[-1].number if rounds else None,
             "pair_count": Pair.objects.filter(tournament=tournament).count(),
+            "stage_kinds": {stage.kind for stage in tournament.rules.stages},
         },
     )
 
@@ -222,6 +223,9 @@ def _base_url(request: HttpRequest) -> str:
     return configured + "/" if configured else request.build_absolute_uri("/")
 
 
+STAGE_DOCUMENTS = ("bracket", "groups", "knockout-sheets")
+
+
 @require_GET
 @organizer_required
 def login_slips(request: HttpRequest, tournament: Tournament) -> HttpResponse:
@@ -309,3 +313,44 @@ def _late_entry_round(tournament: Tournament) -> int | None:
         .first()
     )
     return None if latest is None else latest + 1
+
+
+@require_GET
+@organizer_required
+def stage_document(request: HttpRequest, tournament: Tournament, document: str) -> HttpResponse:
+    """The stages' paper (RULES.md §8): ``bracket`` (``?paper=a3``, else A4 landscape), the
+    ``groups`` tables (``?stage=K``, else every group stage) and the ``knockout-sheets`` of a
+    round (``?round=N``, else the knockout's last round): score sheets with a box a game."""
+    if document not in STAGE_DOCUMENTS:
+        raise Http404
+    knockout = stages.knockout_stage(tournament)
+    if document == "bracket":
+        if knockout is None:
+            raise Http404
+        paper = "a3" if request.GET.get("paper") == "a3" else "a4"
+        data = pdf.render_bracket(
+            f"{tournament.name}　淘汰赛对阵",
+            f"第{knockout}阶段",
+            stages.printed_bracket(tournament, knockout),
+            paper,
+        )
+        return _file(data, f"{tournament.slug}-{_('淘汰赛对阵')}.pdf", "application/pdf")
+    if document == "groups":
+        wanted = _int(request, "stage")
+        sections = [
+            section
+            for number, spec in enumerate(tournament.rules.stage_list, start=1)
+            if spec.kind == "round_robin" and wanted in (None, number)
+            for section in stages.group_sections(tournament, number)
+        ]
+        if not sections:
+            messages.error(request, _("小组赛尚未开始"))
+            return redirect("reports:index", slug=tournament.slug)
+        data = pdf.render_sections(sections)
+        return _file(data, f"{tournament.slug}-{_('小组积分表')}.pdf", "application/pdf")
+    sheets = stages.knockout_sheets(tournament, _int(request, "round"))
+    if not sheets:
+        messages.error(request, _("淘汰赛尚未开始"))
+        return redirect("reports:index", slug=tournament.slug)
+    data = pdf.render_knockout_sheets(sheets)
+    return _file(data, f"{tournament.slug}-{_('淘汰赛记分表')}.pdf", "application/pdf")

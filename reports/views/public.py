@@ -35,6 +35,14 @@ from django.utils.translation import check_for_language, get_language
 from guandan_tourney.redirects import safe_next
 from pairing.forms import TableFilterForm
 from pairing.queries import round_progress, round_tables, table_names, table_states
+from pairing.stages import stage_finished
+from reports.stages import (
+    bracket_rounds,
+    group_rows,
+    knockout_stage,
+    pair_path,
+    placings_rows,
+)
 from reports.tables import STANDINGS_PER_PAGE, StandingsData, StandingsTable
 from rules.events import Side
 from scoring.cache import CompactStandings, cached_standings
@@ -531,6 +539,7 @@ def pair_detail(request: HttpRequest, tournament: Tournament, number: int) -> Ht
             "pair": pair,
             "row": row,
             "history": pair_history(tournament, pair),
+            "path": pair_path(tournament, pair.number),
             "per_page": STANDINGS_PER_PAGE,
             "standings": rows,
             "after": default.after,
@@ -745,3 +754,81 @@ def team_detail(request: HttpRequest, tournament: Tournament, code: str) -> Http
         },
     )
     return _as_of(response, rows)
+
+
+# --------------------------------------------------------------------------------------------
+# Stages (RULES.md §8): the bracket, the group tables, the final placings
+
+
+PLACINGS_PER_PAGE = 100
+
+
+@public_page
+def bracket(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The live bracket of the knockout stage: every published round, the rounds to come, each
+    match's games and who leads. One column per round: side by side on a projector, scrolled
+    sideways on a phone."""
+    stage = knockout_stage(tournament)
+    if stage is None:
+        raise Http404
+    spec = tournament.rules.stage(stage)
+    return render(
+        request,
+        "reports/bracket.html",
+        {
+            "tournament": tournament,
+            "nav": "bracket",
+            "stage": stage,
+            "best_of": spec.games,
+            "wins_needed": spec.wins_needed,
+            "rounds": bracket_rounds(tournament, stage, VISIBLE_ROUNDS),
+            "finished": bool(placings_done(tournament)),
+        },
+    )
+
+
+def placings_done(tournament: Tournament) -> bool:
+    """Whether the event's last stage is finished (its final placings are known)."""
+    return stage_finished(tournament, len(tournament.rules.stage_list))
+
+
+@public_page
+def groups(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The group tables of every group stage whose first round is published, qualifiers
+    marked."""
+    visible = set(
+        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS).values_list(
+            "stage", flat=True
+        )
+    )
+    stages = [
+        {
+            "stage": number,
+            "qualify": spec.qualify or 1,
+            "finished": stage_finished(tournament, number),
+            "groups": group_rows(tournament, number),
+        }
+        for number, spec in enumerate(tournament.rules.stage_list, start=1)
+        if spec.kind == "round_robin" and number in visible
+    ]
+    if not any(spec.kind == "round_robin" for spec in tournament.rules.stage_list):
+        raise Http404
+    return render(
+        request,
+        "reports/groups.html",
+        {"tournament": tournament, "nav": "groups", "stages": stages},
+    )
+
+
+@public_page
+def placings(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """The final placings (RULES.md §8), once the last stage is finished; paginated."""
+    if not tournament.rules.stages:
+        raise Http404
+    paginator = Paginator(placings_rows(tournament), PLACINGS_PER_PAGE)
+    page = paginator.get_page(request.GET.get("page"))
+    return render(
+        request,
+        "reports/placings.html",
+        {"tournament": tournament, "nav": "placings", "page": page, "rows": page.object_list},
+    )

@@ -55,9 +55,10 @@ from scoring.services import (
     mark_entered,
     set_end,
     set_start_levels,
+    start_game,
     undo_last_event,
 )
-from scoring.sheet import TableStatus, history_row, table_status, tap_grid
+from scoring.sheet import TIMED_FORMATS, TableStatus, history_row, table_status, tap_grid
 from scoring.views.common import (
     _can_change,
     _form_errors,
@@ -260,7 +261,18 @@ def _round_pairs(rnd: Round) -> QuerySet[Pair]:
 
 def _table_urls(tournament: Tournament, table: Table) -> dict[str, str]:
     args = [tournament.slug, table.round.number, table.number]
-    names = ("event", "foul", "award", "undo", "start", "end", "submit", "confirm", "correct")
+    names = (
+        "event",
+        "foul",
+        "award",
+        "undo",
+        "start",
+        "end",
+        "submit",
+        "confirm",
+        "correct",
+        "next_game",
+    )
     urls = {name: reverse(f"referee:table_{name}", args=args) for name in names}
     urls["page"] = reverse("referee:table", args=args)
     urls["round"] = reverse("referee:round_dashboard", args=args[:2])
@@ -324,6 +336,12 @@ def table_page(
             "changeable": changeable,
             "can_enter": changeable and not sheet.finished and not obj.end_kind,
             "can_lose": may_lose,
+            # A timed knockout game ends when the referee says so (RULES.md §8): the button
+            # closes it and opens the next game from 2 : 2.
+            "can_close_game": sheet.match is not None
+            and not sheet.match.winner
+            and bool(sheet.rows)
+            and rules.for_stage(obj.round.stage).round_format in TIMED_FORMATS,
             "may_confirm": may_confirm,
             "status": status,
             "status_label": TableStatus.label(status),
@@ -493,6 +511,12 @@ table_end = _desk_write(
         f.cleaned_data["version"],
     ),
     gettext_lazy("已记录结束方式"),
+)
+# A timed game of a knockout match closed by the referee; the next game opens (RULES.md §8).
+table_next_game = _desk_write(
+    VersionForm,
+    lambda request, t, f: start_game(t, request.user, f.cleaned_data["version"], Via.REFEREE),
+    gettext_lazy("本局结束，下一副开始下一局"),
 )
 # The enterer declares the sheet complete; a second referee confirms it.
 table_submit = _desk_write(

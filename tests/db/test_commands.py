@@ -166,4 +166,16 @@ def test_demo_builds_the_tournament_through_the_services_once():
     # --if-empty does nothing the second time, but still says how to log in.
     again = run("demo", "--if-empty")
     assert "guandan-demo" in again
-    assert Tournament.objects.count() == 2
+    assert Tournament.objects.count() == 3
+    # The staged demo (RULES.md §8): 5 Swiss rounds, the top-8 knockout's quarter-finals
+    # played, the semi-finals published, the first in its second game.
+    staged = Tournament.objects.get(slug="demo-ko")
+    rounds = list(
+        Round.objects.filter(tournament=staged).order_by("number").values_list("stage", "status")
+    )
+    assert rounds == [(1, "finished")] * 5 + [(2, "finished"), (2, "published")]
+    bracket = json.loads(run("bracket", "demo-ko", "--json"))
+    quarters, semis = bracket["rounds"]
+    assert len(quarters["matches"]) == 4 and all(m["winner"] for m in quarters["matches"])
+    assert semis["matches"][0]["games"] == [[8, 4], [2, 4]]
+    assert semis["matches"][0]["winner"] is None

@@ -178,6 +178,23 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
                 "label": _("参赛队"),
             }
         )
+    kinds = {stage.kind for stage in tournament.rules.stages}
+    if "round_robin" in kinds:
+        links.append(
+            {"key": "groups", "url": reverse("public:groups", args=[slug]), "label": _("小组")}
+        )
+    if "knockout" in kinds:
+        links.append(
+            {"key": "bracket", "url": reverse("public:bracket", args=[slug]), "label": _("淘汰赛")}
+        )
+    if kinds:
+        links.append(
+            {
+                "key": "placings",
+                "url": reverse("public:placings", args=[slug]),
+                "label": _("最终名次"),
+            }
+        )
     staff: list[dict[str, str]] = []
     if Role.ORGANIZER in roles:
         staff.append(

@@ -4,8 +4,11 @@
 finished with realistic deals, fouls, a 判负 or forfeit now and then, warnings and deductions;
 one pair withdraws after round 3; round 6 is published and partly entered (some tables
 confirmed, some entered and waiting for confirmation, some in the middle of play, some not
-started). Accounts: an organizer, a chief referee and a referee of the tournament, and a
-superuser for the Django admin; their password is printed. ``make run`` calls it with
+started). A second event (RULES.md §8, ``demo-ko``): 24 pairs, 5 Swiss rounds, then the top 8
+in a knockout played best of three with a third-place match — the quarter-finals played, the
+semi-finals published, one of them in its second game. Accounts: an organizer, a chief
+referee and a referee of the tournaments, and a superuser for the Django admin; their password
+is printed. ``make run`` calls it with
 ``--if-empty`` so a fresh database shows something at once.
 """
 
@@ -22,6 +25,7 @@ from django.utils.translation import gettext
 from pairing import services as pairing_services
 from reports.demo import CITIES, CITY_CODES, person_name
 from rules.ruleset import preset_settings
+from scoring import services as scoring_services
 from tournaments import services as tournament_services
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Tournament
@@ -72,25 +76,16 @@ class Command(PlainCommand):
             return
         try:
             users = self.accounts()
-            # One transaction: all or nothing, and one commit instead of thousands (SQLite).
-            with transaction.atomic():
-                tournament = build_demo(users, self.stdout.write)
+            # One transaction each: all or nothing, and one commit instead of thousands (SQLite).
+            for build in (build_demo, build_stage_demo, build_team_demo):
+                with transaction.atomic():
+                    tournament = build(users, self.stdout.write)
+                self.stdout.write(
+                    gettext("演示赛事已创建：%(name)s（/t/%(slug)s/）")
+                    % {"name": tournament.name, "slug": tournament.slug}
+                )
         except ServiceError as error:
             raise refusal(error) from None
-        self.stdout.write(
-            gettext("演示赛事已创建：%(name)s（/t/%(slug)s/）")
-            % {"name": tournament.name, "slug": tournament.slug}
-        )
-        if not Tournament.objects.filter(slug=TEAM_SLUG).exists():
-            try:
-                with transaction.atomic():
-                    teams = build_team_demo(users, self.stdout.write)
-            except ServiceError as error:
-                raise refusal(error) from None
-            self.stdout.write(
-                gettext("演示赛事已创建：%(name)s（/t/%(slug)s/）")
-                % {"name": teams.name, "slug": teams.slug}
-            )
         self.print_accounts()
 
     def accounts(self) -> dict[str, Any]:
@@ -210,4 +205,47 @@ def build_team_demo(users: dict[str, Any], say: Any = print) -> Tournament:
         elif k == 5:
             play_table(table, rng, chief, referee, seed=seed, deals=3)
     say(gettext("第%(n)s轮已公布，部分桌已录入") % {"n": rnd.number})
+
+
+STAGE_SLUG = "demo-ko"
+STAGE_NAME = "2026 冬季掼蛋邀请赛（分阶段演示）"
+STAGE_PAIRS = 24
+STAGE_UNITS = 8
+STAGES = [
+    {"kind": "swiss", "rounds": 5},
+    {"kind": "knockout", "entrants": 8, "best_of": 3, "third_place": True, "deals_per_round": 4},
+]
+# The first semi-final so far: game 1 (four deals, North–South 8 : 4), game 2's first deal.
+SEMI_FINAL_SO_FAR = ("NS3", "EW2", "NS2", "NS1", "EW2")
+
+
+def build_stage_demo(users: dict[str, Any], say: Any = print) -> Tournament:
+    """The staged demo (RULES.md §8): 5 Swiss rounds, then a top-8 knockout, best of three,
+    in progress — what the bracket page and a knockout sheet look like during the semi-finals."""
+    rng = random.Random(SEED + 1)
+    organizer, chief, referee = users["organizer"], users["chief"], users["referee"]
+    settings = preset_settings("regulation")
+    settings.update({"seed": SEED + 1, "stages": STAGES})
+    tournament = tournament_services.create_tournament(
+        STAGE_NAME, STAGE_SLUG, organizer, settings=settings
+    )
+    tournament_services.grant_role(tournament, chief, "chief_referee", organizer)
+    tournament_services.grant_role(tournament, referee, "referee", organizer)
+    for code, name in zip(CITY_CODES[:STAGE_UNITS], CITIES[:STAGE_UNITS], strict=True):
+        tournament_services.add_unit(tournament, code, name + "队", organizer)
+    for number in range(1, STAGE_PAIRS + 1):
+        unit = CITY_CODES[(number - 1) % STAGE_UNITS]
+        players = [person_name(rng), person_name(rng)]
+        tournament_services.register_pair(tournament, players, organizer, unit=unit)
+    for _swiss_round in range(STAGES[0]["rounds"]):
+        play_round(tournament, rng, organizer, chief, referee)
+    quarter = play_round(tournament, rng, organizer, chief, referee)
+    say(gettext("第%(n)s轮已完成") % {"n": quarter.number})
+    semi = pairing_services.publish_round(
+        pairing_services.generate_round(tournament, organizer), organizer
+    )
+    table = round_tables(semi)[0]
+    for token in SEMI_FINAL_SO_FAR:
+        table = scoring_services.enter_event(table, token, referee, table.version)
+    say(gettext("第%(n)s轮已公布，部分桌已录入") % {"n": semi.number})
     return tournament

@@ -1,0 +1,122 @@
+"""A best-of-three semi-final entered at the referee's sheet (RULES.md §8, issue 14 "Entry"):
+game 2 from 2 : 2, the extra deal offered only on equal levels after the last regular deal, who
+leads the match, the two-person rule; the public bracket follows the confirmed result."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from reports.fileio import import_tournament
+from tournaments.models import Table
+from tournaments.services import grant_role
+
+pytestmark = pytest.mark.django_db
+
+DATA = Path(__file__).parents[1] / "db" / "data" / "stages"
+
+
+@pytest.fixture
+def semi(request: Any) -> dict[str, Any]:
+    """The knockout file with its semi-finals published and not played yet (no final);
+    ``@pytest.mark.parametrize("semi", [{...}], indirect=True)`` overrides the stage's keys."""
+    data = json.loads((DATA / "knockout.json").read_text(encoding="utf-8"))
+    data["settings"]["stages"][0].update(getattr(request, "param", {}))
+    data["rounds"] = data["rounds"][:2]
+    data["rounds"][1]["status"] = "published"
+    for table in data["rounds"][1]["tables"]:
+        table["games"] = []
+    tournament = import_tournament(data, slug="semi")
+    users = {}
+    for name in ("ref1", "ref2"):
+        users[name] = get_user_model().objects.create_user(username=name, password="pw")
+        grant_role(tournament, users[name], "referee")
+    clients = {}
+    for name, user in users.items():
+        clients[name] = Client()
+        clients[name].force_login(user)
+    return {"tournament": tournament, "clients": clients}
+
+
+def sheet_url(action: str = "") -> str:
+    name = f"referee:table_{action}" if action else "referee:table"
+    return reverse(name, args=["semi", 2, 1])
+
+
+def version() -> int:
+    return Table.objects.get(round__tournament__slug="semi", round__number=2, number=1).version
+
+
+def tap(client: Client, token: str) -> None:
+    response = client.post(sheet_url("event"), {"token": token, "version": version()})
+    assert response.status_code == 302
+
+
+def test_a_best_of_three_semi_final_with_an_extra_deal(semi):
+    ref1, ref2 = semi["clients"]["ref1"], semi["clients"]["ref2"]
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="match-state"' in html and 'data-testid="extra-deal"' not in html
+    tap(ref1, "NS3")
+    tap(ref1, "NS3")  # game 1: North–South 8 : 2
+    html = ref1.get(sheet_url()).content.decode()
+    assert re.search(r'data-testid="ns-games">1<', html)
+    assert "下一副开始第2局" in html
+    live = Client().get(reverse("public:bracket", args=["semi"])).content.decode()
+    first = live.split("<h2>半决赛")[1].split("</li>")
+    assert "<span>8:2</span> · 领先 1" in first[0]  # the live bracket: game 1, who leads
+    assert 'class="games' not in first[1]  # the other semi-final has not begun: no games
+    assert 'data-testid="submit"' not in html  # the match is not decided
+    tap(ref1, "EW2")
+    tap(ref1, "NS2")  # game 2 from 2 : 2: level at 4 : 4 after its two deals
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="extra-deal"' in html  # offered: the levels are equal
+    tap(ref1, "NS1")  # the extra deal: North–South take game 2 and the match 2 : 0
+    html = ref1.get(sheet_url()).content.decode()
+    assert re.search(r'data-testid="ns-games">2<', html)
+    assert 'data-testid="extra-deal"' not in html
+    assert ref1.post(sheet_url("submit"), {"version": version()}).status_code == 302
+    # Two-person rule: the referee who entered is not offered "confirm"; another referee is.
+    assert 'data-testid="confirm"' not in ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="confirm"' in ref2.get(sheet_url()).content.decode()
+    ref2.post(sheet_url("confirm"), {"version": version()})
+    table = Table.objects.get(round__tournament__slug="semi", round__number=2, number=1)
+    assert table.is_confirmed
+    # The public bracket shows the semi-final decided, 1 through, games 8:2 and 5:4.
+    bracket = Client().get(reverse("public:bracket", args=["semi"])).content.decode()
+    semi_final = bracket.split("<h2>半决赛")[1].split("</section>")[0]
+    assert 'class="bracket-side won"' in semi_final
+    assert "8:2" in semi_final and "5:4" in semi_final
+
+
+def test_an_extra_deal_is_refused_when_the_levels_differ(semi):
+    ref1 = semi["clients"]["ref1"]
+    tap(ref1, "NS3")
+    tap(ref1, "NS2")  # game 1 over: 7 : 2
+    tap(ref1, "EW3")
+    tap(ref1, "NS1")  # game 2: 3 : 5 after two deals: over, East–West win it
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="extra-deal"' not in html
+    assert re.search(r'data-testid="ns-games">1<', html)
+    assert re.search(r'data-testid="ew-games">1<', html)
+
+
+@pytest.mark.parametrize("semi", [{"round_format": "timed"}], indirect=True)
+def test_a_timed_game_is_closed_by_the_referee(semi):
+    ref1 = semi["clients"]["ref1"]
+    assert 'data-testid="next-game"' not in ref1.get(sheet_url()).content.decode()  # no deal yet
+    tap(ref1, "NS3")
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="next-game"' in html  # a timed game ends when the referee says so
+    assert ref1.post(sheet_url("next_game"), {"version": version()}).status_code == 302
+    html = ref1.get(sheet_url()).content.decode()
+    assert re.search(r'data-testid="ns-games">1<', html)
+    assert "第2局" in html
+    table = Table.objects.get(round__tournament__slug="semi", round__number=2, number=1)
+    assert table.games.count() == 1
