@@ -205,6 +205,7 @@ def build_team_demo(users: dict[str, Any], say: Any = print) -> Tournament:
         elif k == 5:
             play_table(table, rng, chief, referee, seed=seed, deals=3)
     say(gettext("第%(n)s轮已公布，部分桌已录入") % {"n": rnd.number})
+    return tournament
 
 
 STAGE_SLUG = "demo-ko"
