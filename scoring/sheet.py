@@ -23,6 +23,7 @@ from tournaments.messages import describe_rule_error
 from tournaments.models import AuditEntry
 from tournaments.wording import (
     EXTRA_DEAL,
+    audit_sentence,
     describe_event,
     end_label,
     place_label,
@@ -359,6 +360,13 @@ def describe_snapshot(snapshot: Any) -> str:
 
 
 def history_row(entry: AuditEntry) -> dict[str, Any]:
-    """One line of a table's history; "before" only when it differs from "after"."""
+    """One line of a table's history: the change in a sentence ("第5副：南北上游 对家二游 →
+    对家三游", ``tournaments.wording.audit_sentence``); else the snapshots in a short line,
+    "before" only when it differs from "after"."""
     before, after = describe_snapshot(entry.before), describe_snapshot(entry.after)
-    return {"entry": entry, "before": "" if before == after else before, "after": after}
+    return {
+        "entry": entry,
+        "sentence": audit_sentence(entry.action, entry.before, entry.after),
+        "before": "" if before == after else before,
+        "after": after,
+    }

@@ -118,6 +118,8 @@ MESSAGES: dict[str, Any] = {
     "bad_once_key": _("表单已失效，请刷新页面后重试"),
     "no_table_for_pair": _("第%(pair)s对本轮没有对局，无法判负"),
     "reason_required": _("请填写更正原因"),
+    "bad_position": _("本桌没有这条记录，请刷新页面后重试"),
+    "start_locked": _("已录入牌局，迟到起始级已锁定；如需修改请找裁判长"),
     "bad_end": _("结束方式无效，应为 forfeit、penalty_loss 或 late_sheet 之一"),
     "bad_end_side": _("“%(value)s”无效，应为 ns 或 ew"),
     # The scoring engine (rules.errors.ScoringError codes, RULES.md §1–§2)

@@ -35,6 +35,7 @@ from scoring.dashboard import (
 from scoring.forms import (
     AwardForm,
     CorrectionForm,
+    EditForm,
     EndForm,
     EventForm,
     FoulForm,
@@ -49,6 +50,7 @@ from scoring.services import (
     TableAt,
     confirm_table,
     correct_result,
+    correct_table,
     enter_event,
     enterer_ids,
     mark_entered,
@@ -66,6 +68,7 @@ from scoring.views.common import (
     _sheet_of,
     _table,
 )
+from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.permissions import (
@@ -77,6 +80,7 @@ from tournaments.permissions import (
     referee_required,
     role_required,
 )
+from tournaments.wording import event_text
 
 VIEW_ROLES = (Role.REFEREE, Role.ORGANIZER)  # organizers may watch; only referees enter
 # ``RuleSet.may_impose`` names the lowest role allowed (RULES.md §3 "Who may impose what");
@@ -270,7 +274,8 @@ def table_page(
             if pair.pk in due:
                 suggestions.append({**suggestion_row(pair, due[pair.pk]), "side": side})
     tokens = " ".join(event.token for event in obj.events.all())
-    corrected = any(entry.action == AuditEntry.Action.CORRECT for entry in history)
+    corrections = [entry for entry in history if entry.action == AuditEntry.Action.CORRECT]
+    corrected = bool(corrections)
     status = table_status(
         obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet, corrected=corrected
     )
@@ -312,11 +317,48 @@ def table_page(
             ),
             "correction_form": CorrectionForm(initial=version, auto_id="correct_%s"),
             "correction_tokens": tokens,
+            "last_correction": corrections[-1] if corrections else None,
+            **_fix_context(request, obj, sheet, chief),
             "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
             "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
             "once": new_once_key(),
         },
     )
+
+
+def _fix_context(request: HttpRequest, table: Table, sheet: Any, chief: bool) -> dict[str, Any]:
+    """The chief referee's correction on the sheet (issue 15): ``?fix=5`` picks the sheet's
+    fifth line (one past the last: a deal added at the end); the page then offers the tap grid
+    to replace it or insert before it, and deleting it."""
+    if not (chief and table.is_confirmed):
+        return {"fixing": False}
+    fix = parse_int(request.GET.get("fix"), minimum=1, maximum=len(sheet.rows) + 1)
+    row = sheet.rows[fix - 1] if fix is not None and fix <= len(sheet.rows) else None
+    return {
+        "fixing": True,
+        "fix": fix,
+        "fix_row": row,
+        "fix_append": fix is not None and row is None,
+        "fix_grid": tap_grid(),
+        "fix_extra": [
+            (token, event_text(token)) for token in ("foul:NS", "foul:EW", "lose:NS", "lose:EW")
+        ],
+        "fix_url": reverse(
+            "referee:table", args=[table.round.tournament.slug, table.round.number, table.number]
+        ),
+        "edit_start_form": EditForm(
+            initial={"version": table.version, "op": "start"}, auto_id="fixstart_%s"
+        ),
+        "edit_end_form": EditForm(
+            initial={
+                "version": table.version,
+                "op": "end",
+                "kind": table.end_kind,
+                "side": table.end_side,
+            },
+            auto_id="fixend_%s",
+        ),
+    }
 
 
 def _table_action(
@@ -496,7 +538,25 @@ def table_confirm(
 def table_correct(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
-    """裁判长更正: replace a confirmed table's events, start and end, with a reason."""
+    """裁判长更正 with a reason: one change tapped on the sheet (``op``: a line replaced,
+    inserted or deleted, the lateness start or the end), or the whole result at once (the
+    events as tokens, start and end)."""
+    if "op" in request.POST:
+        return _table_action(
+            request,
+            tournament,
+            number,
+            table,
+            EditForm,
+            lambda t, f: correct_table(
+                t,
+                f.cleaned_data["edit"],
+                request.user,
+                f.cleaned_data["reason"],
+                f.cleaned_data["version"],
+            ),
+            _("成绩已更正，并记入日志"),
+        )
     return _table_action(
         request,
         tournament,
