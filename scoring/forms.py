@@ -198,6 +198,14 @@ class CorrectionForm(VersionForm):
         return data
 
 
+class StartRoundForm(forms.Form):
+    """开始本轮 (``scoring.clock.start_round``): the round's length in a timed format."""
+
+    minutes = BoundedIntegerField(
+        label=_("本轮时长（分钟）"), min_value=1, max_value=600, required=False
+    )
+
+
 EDIT_CHOICES = [
     ("replace", _("改为")),
     ("insert", _("在此前插入")),

@@ -89,6 +89,7 @@ MESSAGES: dict[str, Any] = {
     "teams_not_supported": _("团体赛的编排尚未支持"),
     "round_not_draft": _("只能修改草稿状态的轮次"),
     "round_not_published": _("该轮尚未公布或已结束"),
+    "bad_round_minutes": _("本轮时长应在1到%(max)s分钟之间"),
     "round_not_finishable": _("还有 %(count)s 桌成绩未确认，不能结束本轮"),
     "pair_not_in_round": _("第%(pair)s对不在本轮编排中"),
     "same_pair": _("请选择两个不同的参赛对"),

@@ -15,17 +15,26 @@ from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from rules.levels import PAST_ACE, level_label
+from scoring.clock import (
+    TIMED_FORMATS,
+    clock_of,
+    default_minutes,
+    lateness_suggestion,
+    start_round,
+)
 from scoring.dashboard import (
     _filtered_tables,
+    desk_stamp,
     escalations_due,
     round_overview,
     round_problems,
@@ -41,6 +50,7 @@ from scoring.forms import (
     FoulForm,
     LatenessForm,
     PenaltyForm,
+    StartRoundForm,
     VersionForm,
 )
 from scoring.models import Penalty, TableEvent, Via
@@ -72,6 +82,7 @@ from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.permissions import (
+    ROUND_ROLES,
     Role,
     chief_referee_required,
     has_role,
@@ -193,6 +204,7 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
     summary = [
         {"status": s, "label": TableStatus.label(s), "count": counts[s]} for s in TableStatus.ORDER
     ]
+    may_start = has_role(request.user, tournament, *ROUND_ROLES)
     return render(
         request,
         "scoring/round_dashboard.html",
@@ -215,8 +227,77 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
             "penalty_form": PenaltyForm(
                 pairs=Pair.objects.none(), by_number=True, auto_id="penalty_%s"
             ),
+            "stamp": desk_stamp(rnd),
+            "jump_table": request.GET.get("table", ""),
+            **_clock_context(rnd, rules),
+            "may_start": may_start and rnd.status == Round.Status.PUBLISHED,
+            "start_form": StartRoundForm(
+                initial={"minutes": rnd.minutes or default_minutes(rnd, rules)}
+            )
+            if may_start
+            else None,
         },
     )
+
+
+def _clock_context(rnd: Round, rules: Any) -> dict[str, Any]:
+    """The round clock for a page (``scoring/_clock.html``, ``static/js/clock.js``)."""
+    now = timezone.now()
+    return {
+        "clock": clock_of(rnd, rules, now),
+        "clock_now": int(now.timestamp()),
+        "timed": rules.round_format in TIMED_FORMATS,
+    }
+
+
+@role_required(*VIEW_ROLES)
+def round_state(request: HttpRequest, tournament: Tournament, number: int) -> JsonResponse:
+    """What the desk polls (``static/js/desk.js``): a stamp that changes with any write to the
+    round's tables, penalties or clock, and the clock. The desk reloads its list only when the
+    stamp moved, keeping the referee's filter and page (the same URL)."""
+    rnd = _round(tournament, number)
+    rnd.tournament = tournament
+    clock = clock_of(rnd, tournament.rules)
+    return JsonResponse({"stamp": desk_stamp(rnd), "clock": clock.as_json()})
+
+
+@role_required(*VIEW_ROLES)
+def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """The desk's "go to table" box: the table's sheet, or back to the desk with a message."""
+    rnd = _round(tournament, number)
+    wanted = parse_int(request.GET.get("table"), minimum=1)
+    if wanted is not None and Table.objects.filter(round=rnd, number=wanted, is_bye=False).exists():
+        return redirect("referee:table", tournament.slug, number, wanted)
+    messages.error(
+        request,
+        _("本轮没有第%(n)s桌") % {"n": wanted} if wanted is not None else _("请输入桌号"),
+    )
+    url = reverse("referee:round_dashboard", args=[tournament.slug, number])
+    show = request.GET.get("show")
+    return redirect(f"{url}?show={show}" if show in FILTERS else url)
+
+
+@require_POST
+@role_required(*ROUND_ROLES)
+def round_start(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """开始本轮: the round clock starts now (lateness counts from it; timed formats count down
+    ``minutes``)."""
+    rnd = _round(tournament, number)
+    rnd.tournament = tournament
+    form = StartRoundForm(request.POST)
+    if not form.is_valid():
+        _form_errors(request, form)
+    else:
+        minutes = (
+            form.cleaned_data["minutes"] if tournament.rules.round_format in TIMED_FORMATS else None
+        )
+        try:
+            start_round(rnd, request.user, minutes)
+        except ServiceError as error:
+            _service_message(request, error)
+        else:
+            messages.success(request, _("本轮已开始计时"))
+    return redirect("referee:round_dashboard", tournament.slug, number)
 
 
 def _page_links(page: Any) -> list[int | None]:
@@ -286,6 +367,8 @@ def table_page(
     # Two-person rule: whoever entered, submitted or changed the sheet is not offered "confirm".
     entered = enterer_ids(obj, (event.entered_by_id for event in obj.events.all()))
     may_confirm = referee and request.user.pk not in entered
+    clock_context = _clock_context(obj.round, rules)
+    clock = clock_context["clock"]
     return render(
         request,
         "scoring/table.html",
@@ -309,7 +392,13 @@ def table_page(
             "suggestions": suggestions,
             "award_form": AwardForm(initial=version, auto_id="award_%s"),
             "foul_form": FoulForm(initial=version, auto_id="foul_%s"),
-            "lateness_form": LatenessForm(initial=version, auto_id="late_%s"),
+            "lateness_form": LatenessForm(
+                initial={**version, "minutes": clock.elapsed_minutes}, auto_id="late_%s"
+            ),
+            # Lateness is locked once a deal is entered; the chief referee may still change it.
+            "lateness_locked": bool(sheet.rows) and not chief,
+            "lateness_suggestion": lateness_suggestion(clock),
+            **clock_context,
             "end_form": EndForm(
                 initial={**version, "kind": obj.end_kind, "side": obj.end_side},
                 auto_id="end_%s",
