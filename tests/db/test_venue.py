@@ -87,7 +87,9 @@ def test_pair_slips_one_per_pair_ten_a_page(
 
 def test_many_slips_and_a_checkin_code() -> None:
     slips = [
-        PairSlip("赛", PairInfo(n, "单位", ("甲", "乙"), "ABC234"), f"http://x/f?q={n}", "http://x/c")
+        PairSlip(
+            "赛", PairInfo(n, "单位", ("甲", "乙"), "ABC234"), f"http://x/f?q={n}", "http://x/c"
+        )
         for n in range(1, 24)
     ]
     assert len(pages(pdf.render_slips(slips))) == 3
