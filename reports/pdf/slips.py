@@ -32,7 +32,7 @@ SLIP_QR = 92.0
 SLIP_TEXTS = (
     "到桌后：南家扫记分表右上角的二维码逐副录入，",
     "西家用东西方的对号密码确认成绩。",
-    "对号密码请勿告诉对手。",
+    "对号密码请勿告诉对手；遗失请找裁判。",
 )
 
 
@@ -62,8 +62,8 @@ def draw_slip(c: Canvas, slip: PairSlip, x: float, top: float, w: float, h: floa
         _text(c, x + pad, top - pad - 66, fit(slip.pair.unit, text_w, 9), 9, color=MUTED)
     _text(c, x + pad, top - pad - 86, "对号密码", 9, color=MUTED)
     _text(c, x + pad + 44, top - pad - 88, slip.pair.code, 16, bold=True)
-    for i, line in enumerate(SLIP_TEXTS):
-        _text(c, x + pad, top - pad - 104 - i * 10, fit(line, text_w, 7.5), 7.5, color=MUTED)
+    for i, line in enumerate(SLIP_TEXTS):  # under the QR code: the slip's whole width
+        _text(c, x + pad, top - pad - 108 - i * 10, fit(line, w - 2 * pad, 7.5), 7.5, color=MUTED)
     qr_x = x + w - pad - SLIP_QR
     draw_qr(c, slip.find_url, qr_x, top - pad - SLIP_QR, SLIP_QR)
     _text(c, qr_x + SLIP_QR / 2, top - pad - SLIP_QR - 9, "扫码查找座位", 7.5, "center", MUTED)

@@ -6,6 +6,9 @@ pair's code on its half of the score sheet, and the paper saying what the phones
 from __future__ import annotations
 
 import io
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +18,8 @@ from pypdf import PdfReader
 from reports import collect, pdf
 from reports.rows import PairInfo, PairSlip, ScoreSheet
 from tournaments.models import Pair, Round
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 def pages(data: bytes) -> list[str]:
@@ -114,3 +119,30 @@ def test_score_sheet_download_with_codes(client: Any, round1: Round, organizer: 
     text = pages(client.get(url + "?round=1&codes=1").content)[0]
     assert f"密码 {table.ns.code}" in text and f"密码 {table.ew.code}" in text
     assert table.ns.code not in pages(client.get(url + "?round=1").content)[0]
+
+
+@pytest.mark.skipif(
+    shutil.which("pdftoppm") is None,
+    reason="pdftoppm not installed (Debian: apt-get install poppler-utils poppler-data)",
+)
+def test_pair_slips_render_to_png_for_the_readme(tmp_path: Path) -> None:
+    names = [("张建国", "李秀英"), ("王伟", "陈静"), ("刘洋", "赵敏"), ("孙强", "周丽")]
+    slips = [
+        PairSlip(
+            "2026年江苏省掼蛋锦标赛（双人赛）",
+            PairInfo(n, "南京市掼蛋协会", names[n % 4], code),
+            f"https://score.example.org/t/js2026/find/?q={n}",
+        )
+        for n, code in zip(range(1, 11), ("K7MQ2X", "P3RT9A", "W4ZC8N") * 4, strict=False)
+    ]
+    source = tmp_path / "slips.pdf"
+    source.write_bytes(pdf.render_slips(slips))
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "80", "-singlefile", str(source), str(tmp_path / "slips")],
+        check=True,
+        capture_output=True,
+    )
+    png = tmp_path / "slips.png"
+    assert png.read_bytes().startswith(b"\x89PNG")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(png, SCREENSHOTS / "pair-slips.png")
