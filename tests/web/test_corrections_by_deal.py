@@ -178,3 +178,18 @@ def test_the_audit_log_reads_sentences_with_the_raw_data_one_click_away(
     assert '<details class="raw">' in html and "&quot;deals&quot;" in html
     english = client_for(cast["organizer"]).get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Deal 5: NS first" in english, english[english.find("<tbody") :][:2000]
+
+
+def test_a_penalty_in_the_table_history_reads_a_sentence(cast: dict[str, Any], db: Any) -> None:
+    """Issue 15 "Why": the history showed ``pair=6 · kind=foul · deal=3 · jcf=None``."""
+    tournament = make_tournament(cast)
+    table = next_round(tournament, cast["organizer"]).tables.filter(is_bye=False).first()
+    table = enter_tokens(table, ["NS3", "EW2"], cast["referee"])
+    chief = client_for(cast["chief"])
+    post(
+        chief, table_url(table, "foul"), {"version": table.version, "side": "EW", "reason": "看牌"}
+    )
+    html = chief.get(table_url(table)).content.decode()
+    pair = table.ew.number
+    assert f"第{pair}对 犯规 第3副" in html, html[html.find('data-testid="history"') :][:1500]
+    assert "kind=" not in html and "jcf=" not in html
