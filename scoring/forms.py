@@ -264,6 +264,8 @@ class EditForm(LatenessForm):
             if kind and not side:
                 raise forms.ValidationError(_("请选择弃权或判负的一方"), code="side_required")
             data["edit"] = Edit.new_end(End(kind, Side(side)) if kind else None)
+        if "edit" not in data and not self.errors:  # never a valid form without its change
+            raise forms.ValidationError(_("请选择要更正的记录"), code="position_required")
         return data
 
 

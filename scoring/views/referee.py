@@ -30,6 +30,7 @@ from scoring.clock import (
     clock_of,
     default_minutes,
     lateness_suggestion,
+    round_clock,
     start_round,
 )
 from scoring.dashboard import (
@@ -243,8 +244,10 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
 def _clock_context(rnd: Round, rules: Any) -> dict[str, Any]:
     """The round clock for a page (``scoring/_clock.html``, ``static/js/clock.js``)."""
     now = timezone.now()
+    # Only while the round is played: a finished round's clock would only say "时间到".
+    playing = rnd.status == Round.Status.PUBLISHED
     return {
-        "clock": clock_of(rnd, rules, now),
+        "clock": clock_of(rnd, rules, now) if playing else round_clock(None, None, "", now),
         "clock_now": int(now.timestamp()),
         "timed": rules.round_format in TIMED_FORMATS,
     }
