@@ -170,7 +170,7 @@ class InputGuardMiddleware:
 
 # The namespaces whose pages show pair codes, table links or other people's data.
 PRIVATE_NAMESPACES = frozenset(
-    {"tournaments", "pairing", "referee", "penalties", "tableside", "reports", "admin"}
+    {"tournaments", "pairing", "referee", "penalties", "appeals", "tableside", "reports", "admin"}
 )
 
 

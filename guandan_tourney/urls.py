@@ -17,5 +17,6 @@ urlpatterns = [
     path("", include("reports.urls.documents")),  # organizers: printing, Excel
     path("", include("scoring.urls.referee")),  # referees: desk and score sheets
     path("", include("scoring.urls.penalties")),  # referees: penalties
+    path("", include("scoring.urls.appeals")),  # chief referees and organizers: appeals
     path("", include("scoring.urls.tableside")),  # players at the table: the secret link
 ]

@@ -133,7 +133,9 @@ def _block_size(m: int, top: int, cap: int) -> int:
     return block
 
 
-def first_min_cost_perfect_matching(n: int, edges: Sequence[tuple[int, int, int]]) -> list[int]:
+def first_min_cost_perfect_matching(
+    n: int, edges: Sequence[tuple[int, int, int]], initial: Sequence[int] | None = None
+) -> list[int]:
     """The first perfect matching in vertex order among those of minimum total cost.
 
     ``edges`` are ``(i, j, cost)``, integer costs ≥ 0. "First in vertex order": vertex 0 takes
@@ -151,10 +153,13 @@ def first_min_cost_perfect_matching(n: int, edges: Sequence[tuple[int, int, int]
       repeated with no rank cap).
     - Then the smallest vertex i of R keeps ``mate[i]`` without a solve when no unsettled
       neighbour j of i lies between i and ``mate[i]`` (no smaller partner exists at all).
-    - If the first such j can be given to i by an alternating cycle of length 4 or 6 of equal
-      cost (i–j, then the old partners re-paired through at most one more pair of ``mate``),
-      that cycle is applied: ``mate`` stays a minimum-cost matching of R and i now has the
-      smallest partner it could possibly have. Otherwise R is solved again, ordering from i.
+    - If the first such j can be given to i by an alternating cycle of equal cost
+      (:func:`_swap_in`: i–j, then the old partners re-paired along a path of ``mate``), that
+      cycle is applied: ``mate`` stays a minimum-cost matching of R and i now has the smallest
+      partner it could possibly have. Otherwise R is solved again, ordering from i.
+
+    ``initial``, when given, must be a minimum-cost perfect matching of the graph (the caller
+    proved it, e.g. :func:`pairing.matching_lp.certified_optimum`): it replaces the first solve.
     """
     adjacency: list[dict[int, int]] = [{} for _ in range(n)]
     for i, j, c in edges:
@@ -169,8 +174,16 @@ def first_min_cost_perfect_matching(n: int, edges: Sequence[tuple[int, int, int]
     later = [sorted(w for w in adjacency[v] if w > v) for v in range(n)]
     settled = [False] * n
     mate = [-1] * n
-    first = 0  # every vertex before ``first`` is settled
     need_solve = True
+    if initial is not None:
+        mate = list(initial)
+        if len(mate) != n or any(
+            not 0 <= mate[v] < n or mate[mate[v]] != v or mate[v] not in adjacency[v]
+            for v in range(n)
+        ):
+            raise ValueError("initial is not a perfect matching of the graph")
+        need_solve = False
+    first = 0  # every vertex before ``first`` is settled
     while True:
         while first < n and settled[first]:
             first += 1
@@ -192,21 +205,60 @@ def first_min_cost_perfect_matching(n: int, edges: Sequence[tuple[int, int, int]
 def _swap_in(
     adjacency: list[dict[int, int]], mate: list[int], settled: list[bool], i: int, j: int
 ) -> bool:
-    """Give j to i by an equal-cost alternating cycle of length 4 or 6, if there is one."""
+    """Give j to i by an alternating cycle of equal cost, if a search finds one.
+
+    The cycle is i–j, j's partner b to some y1, y1's partner x1 to some y2, …, x_k to a = i's
+    partner. A breadth-first search from b over unsettled vertices (each vertex at most once, so
+    the cycle is simple) steps from x to a neighbour y only when the edge x–y costs no more than
+    y's matched edge (no step makes the cycle dearer), and accepts the first cycle whose total
+    cost change is ≤ 0 — then it is 0, since ``mate`` is a minimum-cost matching of the
+    unsettled vertices, and the new ``mate`` is one too. Not finding a cycle proves nothing: the
+    caller solves instead. The 4-cycle (b–a) and the 6-cycles through one pair are the shortest
+    cycles of this search."""
     a, b = mate[i], mate[j]
-    cost = adjacency[i][j] - adjacency[i][a] - adjacency[j][b]  # the cycle pays this plus …
-    if adjacency[a].get(b) is not None and cost + adjacency[a][b] <= 0:
-        mate[i], mate[j], mate[a], mate[b] = j, i, b, a
-        return True
-    for x, c_bx in adjacency[b].items():
-        if settled[x] or x in (i, j, a):
-            continue
-        y = mate[x]
-        c_ya = adjacency[y].get(a)
-        if y != b and c_ya is not None and cost + c_bx + c_ya - adjacency[x][y] <= 0:
-            mate[i], mate[j], mate[b], mate[x], mate[y], mate[a] = j, i, x, b, a, y
-            return True
+    base = adjacency[i][j] - adjacency[i][a] - adjacency[j][b]
+    seen = {i, j, a, b}
+    parent: dict[int, int] = {}  # y -> the x it was reached from
+    frontier = [(b, base)]
+    while frontier:
+        nxt: list[tuple[int, int]] = []
+        for x, delta in frontier:
+            close = adjacency[x].get(a)
+            if close is not None and delta + close <= 0:
+                _apply_cycle(mate, parent, i, j, a, b, x)
+                return True
+            for y, c_xy in adjacency[x].items():
+                if y in seen or settled[y]:
+                    continue
+                x2 = mate[y]
+                step = c_xy - adjacency[y][x2]
+                if step > 0 or x2 in seen:
+                    continue
+                seen.add(y)
+                seen.add(x2)
+                parent[y] = x
+                nxt.append((x2, delta + step))
+        frontier = nxt
     return False
+
+
+def _apply_cycle(
+    mate: list[int], parent: dict[int, int], i: int, j: int, a: int, b: int, last: int
+) -> None:
+    """Re-pair along the cycle found by :func:`_swap_in`: i–j, …, ``last``–a."""
+    path = [last]  # x_k, y_k, x_(k-1), …, y_1, b (read backwards)
+    x = last
+    while x != b:
+        y = mate[x]
+        path.append(y)
+        x = parent[y]
+        path.append(x)
+    mate[i], mate[j] = j, i
+    mate[last], mate[a] = a, last
+    # Walking back: each y_t now pairs with the x it was reached from (x_(t-1), or b).
+    for k in range(1, len(path) - 1, 2):
+        y, x_prev = path[k], path[k + 1]
+        mate[y], mate[x_prev] = x_prev, y
 
 
 def _solve_from(

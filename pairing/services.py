@@ -20,8 +20,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from tournaments.errors import ServiceError
-from tournaments.models import Pair, Round, Seat, Table, Tournament
+from tournaments.models import Pair, Round, Seat, Table, Tournament, new_entry_token
 from tournaments.permissions import ROUND_ROLES, require_role
+from tournaments.queries import live_table_of
 from tournaments.services import audit, bump_results_version
 
 
@@ -255,6 +256,49 @@ def publish_round(rnd: Round, user: Any = None) -> Round:
     return locked
 
 
+def unpublish_round(rnd: Round, user: Any = None) -> Round:
+    """Published → draft again (a wrong pairing noticed after publishing), while no table of
+    the round has a result: no deal, no lateness start, no end, nothing submitted or confirmed,
+    and no penalty recorded in the round. The tables get new entry links, so score sheets
+    printed for the withdrawn pairing cannot enter results; the draft can then be swapped,
+    deleted or published again. Audited; the standings' latest round moves back."""
+    from scoring.models import Penalty, TableEvent
+
+    require_role(user, rnd.tournament, *ROUND_ROLES)
+    with transaction.atomic():
+        locked = _lock_round(rnd)
+        if locked.status != Round.Status.PUBLISHED:
+            raise ServiceError("round_not_published")
+        tables = Table.objects.filter(round=locked, is_bye=False)
+        touched = tables.filter(
+            ~Q(entry_status=Table.EntryStatus.OPEN)
+            | ~Q(end_kind="")
+            | ~Q(start_ns=2)
+            | ~Q(start_ew=2)
+            | Q(pk__in=TableEvent.objects.filter(table__round=locked).values("table_id"))
+        ).count()
+        if touched:
+            raise ServiceError("round_has_results", round=locked.number, count=touched)
+        if Penalty.objects.filter(round=locked).exists():
+            raise ServiceError("round_has_penalties", round=locked.number)
+        for table in Table.objects.filter(round=locked).only("pk"):
+            Table.objects.filter(pk=table.pk).update(
+                entry_token=new_entry_token(), version=F("version") + 1
+            )
+        locked.status = Round.Status.DRAFT
+        locked.published_at = None
+        locked.save(update_fields=["status", "published_at"])
+        if not Round.objects.filter(tournament_id=locked.tournament_id).exclude(
+            status=Round.Status.DRAFT
+        ):
+            Tournament.objects.filter(pk=locked.tournament_id).update(
+                status=Tournament.Status.SETUP
+            )
+        audit(locked.tournament_id, "unpublish_round", user, round=locked)
+        bump_results_version(locked.tournament_id)
+    return locked
+
+
 def finish_round(rnd: Round, user: Any = None) -> Round:
     """Published → finished once every table is confirmed; table links stop working."""
     require_role(user, rnd.tournament, *ROUND_ROLES)
@@ -280,6 +324,50 @@ def finish_round(rnd: Round, user: Any = None) -> Round:
         audit(locked.tournament_id, "finish_round", user, round=locked)
         bump_results_version(locked.tournament_id)
     return locked
+
+
+TABLE_ACTIONS = ("forfeit", "play")
+
+
+def withdraw_seated_pair(
+    pair: Pair,
+    user: Any,
+    table_action: str,
+    reason: str = "",
+    *,
+    disqualify: bool = False,
+) -> Table:
+    """退赛 (or 取消资格) of a pair seated at a table of the round in play, deciding that table:
+    ``forfeit`` ends it as the pair's forfeit (弃权, RULES.md §2) — the opponents win — or
+    ``play`` leaves it to be played (the pair withdraws after this round). Either way the
+    referee desk flags the table while it is unsettled. All or nothing."""
+    from scoring.services import set_end
+    from tournaments.permissions import is_referee
+    from tournaments.services import disqualify_pair, withdraw_pair
+
+    if table_action not in TABLE_ACTIONS:
+        raise ServiceError("bad_table_choice")
+    with transaction.atomic():
+        table = live_table_of(pair)
+        if table is None:
+            raise ServiceError("pair_not_seated", pair=pair.number)
+        (disqualify_pair if disqualify else withdraw_pair)(pair, user, reason)
+        if table_action == "forfeit":
+            side = "NS" if table.ns_id == pair.pk else "EW"
+            # The forfeit is the withdrawal's consequence, decided by whoever may withdraw the
+            # pair: an organizer who is no referee records it as the system, audited below.
+            set_end(
+                table, "forfeit", side, user if is_referee(user, pair.tournament) else None, None
+            )
+        audit(
+            pair.tournament_id,
+            "pair_status",
+            user,
+            table=table,
+            after={"pair": pair.number, "status": pair.status, "table": table_action},
+            reason=reason,
+        )
+    return table
 
 
 def _seat_of(rnd: Round, pair: Pair) -> Seat:
@@ -435,4 +523,6 @@ __all__ = [
     "publish_round",
     "swap_pairs",
     "swiss_input",
+    "unpublish_round",
+    "withdraw_seated_pair",
 ]

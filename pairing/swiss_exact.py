@@ -9,6 +9,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from pairing.matching import NoPerfectMatching, first_min_cost_perfect_matching, max_weight_matching
+from pairing.matching_lp import certified_optimum
 from pairing.swiss_fast import _fast_path
 from pairing.swiss_problem import PairingError, _Problem, _unit_surplus
 
@@ -24,7 +25,19 @@ _MANY = 4
 class _Segment:
     """Positions lo..hi-1 of the sweep (whole score groups, an even count) solved on their own."""
 
-    __slots__ = ("bound", "cost", "free", "gap", "hi", "hint", "lo", "mates", "parity", "same")
+    __slots__ = (
+        "bound",
+        "cost",
+        "free",
+        "gap",
+        "hi",
+        "hint",
+        "hint_mates",
+        "lo",
+        "mates",
+        "parity",
+        "same",
+    )
 
     def __init__(self, lo: int, hi: int) -> None:
         self.lo = lo
@@ -39,12 +52,19 @@ class _Segment:
         # (same-unit meetings, Σ gap) of some pairing of the segment (the union of the segments
         # it was merged from): an upper bound for its exact solve.
         self.hint: tuple[int, int] | None = None
+        # … and that pairing itself, in positions relative to ``lo``.
+        self.hint_mates: list[int] | None = None
 
     @classmethod
     def merged(cls, parts: Sequence[_Segment]) -> _Segment:
         seg = cls(parts[0].lo, parts[-1].hi)
         if all(p.mates is not None for p in parts):
             seg.hint = (sum(p.same for p in parts), sum(p.gap for p in parts))
+            seg.hint_mates = [
+                p.mates[k] - seg.lo  # type: ignore[index]
+                for p in parts
+                for k in range(p.lo, p.hi)
+            ]
         return seg
 
 
@@ -156,7 +176,7 @@ def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
             # certificate would cost more than the blossom on the whole field.
             raise _TooBig
         try:
-            local = _exact_blossom(sub, seg.hint)
+            local = _exact_blossom(sub, seg.hint, seg.hint_mates)
         except PairingError:
             seg.mates = None
             return
@@ -388,17 +408,38 @@ def _costed_edges(problem: _Problem, big_a: int, width: int) -> list[tuple[int, 
     return edges
 
 
-def _min_cost(n: int, edges: list[tuple[int, int, int]]) -> int | None:
-    """Least total cost of a perfect matching on ``edges``, or None if there is none."""
+def _min_cost(n: int, edges: list[tuple[int, int, int]]) -> tuple[int, list[int]] | None:
+    """A minimum-cost perfect matching on ``edges`` and its cost, or None if there is none."""
     top = max((c for _, _, c in edges), default=0) + 1
     mate = max_weight_matching(n, [(i, j, top - c) for i, j, c in edges], maxcardinality=True)
     if any(m == -1 for m in mate):
         return None
     cost = {(i, j): c for i, j, c in edges}
-    return sum(cost[(i, j)] for i, j in enumerate(mate) if i < j)
+    return sum(cost[(i, j)] for i, j in enumerate(mate) if i < j), mate
 
 
-def _exact_blossom(problem: _Problem, hint: tuple[int, int] | None = None) -> list[int]:
+def _window_optimum(problem: _Problem, big_a: int, width: int) -> tuple[int, list[int]] | None:
+    """A least-cost perfect matching of the window graph (:func:`_costed_edges`) and its cost, or
+    None if it has none. Only an upper bound is needed from it: the linear programme when it is
+    integral there (its matching is a perfect matching of the window, whatever its proof), else
+    the compiled blossom."""
+    edges = _costed_edges(problem, big_a, width)
+    n = problem.n
+    if n >= _LP_FROM and edges:
+        edges.sort()
+        proof = certified_optimum(n, edges, _odd_prefixes(problem), rounds=_WINDOW_ROUNDS)
+        if proof is not None:
+            mate = proof[0]
+            cost = {(i, j): c for i, j, c in edges}
+            return sum(cost[(i, j)] for i, j in enumerate(mate) if i < j), mate
+    return _min_cost(n, edges)
+
+
+def _exact_blossom(
+    problem: _Problem,
+    hint: tuple[int, int] | None = None,
+    hint_mates: list[int] | None = None,
+) -> list[int]:
     """Exact optimum of (1)–(3), first in sweep order among the optima (4).
 
     1. An upper bound U: the least cost of a perfect matching on a sparse graph — the edges
@@ -415,33 +456,66 @@ def _exact_blossom(problem: _Problem, hint: tuple[int, int] | None = None) -> li
        exceeds U is in no optimal pairing; the rest hold every optimal pairing, so their first
        optimum in sweep order is the field's. Only kept edges are enumerated (a level is out of
        reach once the even cuts up to it cost more than the slack).
-    3. :func:`pairing.matching.first_min_cost_perfect_matching` on the kept edges: (1)–(3) as
-       the cost, rule (4) as the vertex order, every optimisation in the compiled solver.
+    2½. From ``_LP_FROM`` pairs on, :func:`pairing.matching_lp.certified_optimum`: an LP
+       optimum and dual on the kept edges, checked exactly; when proved, the optimal pairings
+       are exactly the least-c' perfect matchings of its tight graph, and step 3 runs there,
+       starting from the proven matching.
+    3. :func:`pairing.matching.first_min_cost_perfect_matching` on the kept edges (or the tight
+       graph): (1)–(3) as the cost, rule (4) as the vertex order, every optimisation in the
+       compiled solver.
     """
     n = problem.n
     cf = problem.cf
     span = (max(cf) - min(cf)) if cf else 0
     big_a = span * (n // 2) + 1
+    known = hint_mates  # a pairing of cost ``upper``, if one is at hand
     if hint is not None and hint[0] <= _unit_surplus(problem)[1]:
         # The hint already has the fewest same-unit meetings possible: good enough to prune by.
         upper = big_a * hint[0] + hint[1]
     else:
         width = _WINDOW
         while True:
-            window = _min_cost(n, _costed_edges(problem, big_a, min(width, n)))
+            window = _window_optimum(problem, big_a, min(width, n))
             if window is not None:
-                upper = window
+                upper, known = window
                 break
             if width >= n:
                 raise PairingError("no_pairing_without_rematch", count=n)
             width *= 2
-        if hint is not None:
-            upper = min(upper, big_a * hint[0] + hint[1])
+        if hint is not None and big_a * hint[0] + hint[1] < upper:
+            upper, known = big_a * hint[0] + hint[1], hint_mates
     kept = _kept_edges(problem, big_a, upper)
+    proof = None
+    if n >= _LP_FROM:
+        proof = certified_optimum(n, kept, _odd_prefixes(problem), known)
+    if proof is not None:
+        # A proven optimum and the tight graph holding every optimum (pairing.matching_lp):
+        # rule (4) is the first minimum-cost perfect matching of the tight graph.
+        mate, tight = proof
+        return first_min_cost_perfect_matching(n, tight, initial=mate)
     try:
         return first_min_cost_perfect_matching(n, kept)
     except NoPerfectMatching:  # pragma: no cover - the window's matching is within the kept edges
         raise PairingError("no_pairing_without_rematch", count=n) from None
+
+
+# The linear programme (pairing.matching_lp) is tried from this many pairs on; below, the
+# compiled blossom alone is quicker.
+_LP_FROM = 40
+# Solves of the programme on the window before the compiled blossom takes over (a sparse
+# window can need many odd-set cuts; it only has to give an upper bound).
+_WINDOW_ROUNDS = 6
+
+
+def _odd_prefixes(problem: _Problem) -> list[int]:
+    """The sizes of the sweep prefixes that end at an odd cut (an odd number of pairs)."""
+    out = []
+    count = 0
+    for level in range(len(problem.level_cf) - 1):
+        count += problem.sizes[level]
+        if problem.odd[level]:
+            out.append(count)
+    return out
 
 
 def _kept_edges(problem: _Problem, big_a: int, upper: int) -> list[tuple[int, int, int]]:

@@ -13,4 +13,10 @@ urlpatterns = [
     path("t/<slug:slug>/manage/rounds/<int:number>/publish/", views.publish, name="publish"),
     path("t/<slug:slug>/manage/rounds/<int:number>/finish/", views.finish, name="finish"),
     path("t/<slug:slug>/manage/rounds/<int:number>/delete/", views.delete, name="delete"),
+    path("t/<slug:slug>/manage/rounds/<int:number>/unpublish/", views.unpublish, name="unpublish"),
+    path(
+        "t/<slug:slug>/manage/pairs/<int:number>/withdraw-seated/",
+        views.withdraw_seated,
+        name="withdraw_seated",
+    ),
 ]

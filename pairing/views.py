@@ -20,11 +20,20 @@ from django.views.decorators.http import require_POST
 
 from pairing.forms import SwapForm, TableFilterForm
 from pairing.queries import round_progress, round_tables, table_names
-from pairing.services import delete_draft, finish_round, generate_round, publish_round, swap_pairs
+from pairing.services import (
+    delete_draft,
+    finish_round,
+    generate_round,
+    publish_round,
+    swap_pairs,
+    unpublish_round,
+    withdraw_seated_pair,
+)
 from scoring.cache import cached_standings
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Table, Tournament
 from tournaments.permissions import Role, role_required
+from tournaments.queries import live_table_of, pairs_with_players
 
 TABLES_PER_PAGE = 100
 round_staff_required = role_required(Role.ORGANIZER, Role.CHIEF_REFEREE)
@@ -221,3 +230,62 @@ def finish(request: HttpRequest, tournament: Tournament, number: int) -> HttpRes
 def delete(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     message = _("第%(n)s轮草稿已删除") % {"n": number}
     return _round_action(request, tournament, number, delete_draft, message, "pairing:control")
+
+
+@round_staff_required
+@require_POST
+def unpublish(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """Back to draft while no table has a result (a wrong pairing noticed after publishing)."""
+    message = _("第%(n)s轮已撤回为草稿，旧记分表上的桌边链接已失效") % {"n": number}
+    return _round_action(request, tournament, number, unpublish_round, message)
+
+
+@round_staff_required
+def withdraw_seated(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """Withdraw (or disqualify) a pair seated in the round in play: forfeit its table, or leave
+    the table to be played. The desk flags the table either way."""
+    pair = get_object_or_404(
+        pairs_with_players(Pair.objects.filter(tournament=tournament)), number=number
+    )
+    action = request.POST.get("action") or request.GET.get("action") or "withdraw"
+    if action not in ("withdraw", "disqualify"):
+        action = "withdraw"
+    table = live_table_of(pair)
+    if table is None:
+        messages.error(request, ServiceError("pair_not_seated", pair=pair.number).message)
+        return redirect("tournaments:pair_edit", tournament.slug, pair.number)
+    if request.method == "POST":
+        choice = request.POST.get("table_action", "")
+        reason = (request.POST.get("reason") or "").strip()[:500]
+        try:
+            withdraw_seated_pair(
+                pair, request.user, choice, reason, disqualify=action == "disqualify"
+            )
+        except ServiceError as error:
+            messages.error(request, _message(error))
+        else:
+            text = (
+                _("第%(n)s对已退赛，第%(t)s桌判其弃权")
+                if choice == "forfeit"
+                else _("第%(n)s对已退赛，第%(t)s桌照常比赛")
+            )
+            if action == "disqualify":
+                text = (
+                    _("第%(n)s对已被取消资格，第%(t)s桌判其弃权")
+                    if choice == "forfeit"
+                    else _("第%(n)s对已被取消资格，第%(t)s桌照常比赛")
+                )
+            messages.success(request, text % {"n": pair.number, "t": table.number})
+            return redirect("tournaments:pairs", tournament.slug)
+    return render(
+        request,
+        "pairing/withdraw_seated.html",
+        {
+            "tournament": tournament,
+            "nav": "pairs",
+            "pair": pair,
+            "table": table,
+            "action": action,
+            "names": table_names([table]),
+        },
+    )

@@ -19,7 +19,7 @@ import io
 import time
 import zipfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
@@ -186,12 +186,61 @@ def _header_map(header: Sequence[Any]) -> tuple[dict[str, int], list[Problem]]:
     return columns, problems
 
 
-def parse_registrations(data: bytes, taken: Iterable[int] = ()) -> list[RegistrationLine]:
+@dataclass(frozen=True, slots=True)
+class RegisteredPair:
+    """A pair already registered in the tournament: its number and its players as
+    ``(name, contact)``, for the append mode and the player-in-two-pairs check."""
+
+    number: int
+    players: tuple[tuple[str, str], ...]
+
+
+def registered_pairs(tournament: Any) -> list[RegisteredPair]:
+    """The tournament's registered pairs (one query)."""
+    from tournaments.models import Player
+
+    players: dict[int, list[tuple[str, str]]] = {}
+    rows = (
+        Player.objects.filter(pair__tournament=tournament)
+        .order_by("pair__number", "position")
+        .values_list("pair__number", "name", "contact")
+    )
+    for number, name, contact in rows:
+        players.setdefault(number, []).append((name, contact))
+    return [RegisteredPair(number, tuple(listed)) for number, listed in players.items()]
+
+
+def parse_registrations(
+    data: bytes,
+    taken: Iterable[int] = (),
+    *,
+    registered: Sequence[RegisteredPair] = (),
+    append: bool = False,
+) -> list[RegistrationLine]:
     """Check the whole sheet and return its lines; raise ``RegistrationError`` with every
-    problem otherwise. ``taken``: pair numbers already used in the tournament."""
+    problem otherwise. ``taken``: pair numbers already used in the tournament (``registered``
+    adds theirs).
+
+    An empty 序号 is numbered after every number used (the sheet's and the tournament's), in
+    sheet order. A player listed in two pairs (same name, and not two different contacts) is
+    a problem, within the sheet and against ``registered``. With ``append`` (late entries), a
+    line repeating a registered pair (same number, same players) is skipped, so the organizer
+    can re-import the whole sheet with the new lines added; ``parse_appended`` says how many
+    were skipped."""
+    return parse_appended(data, taken, registered=registered, append=append)[0]
+
+
+def parse_appended(
+    data: bytes,
+    taken: Iterable[int] = (),
+    *,
+    registered: Sequence[RegisteredPair] = (),
+    append: bool = False,
+) -> tuple[list[RegistrationLine], int]:
+    """``parse_registrations`` and the number of lines skipped as already registered."""
     book = _open(data)
     try:
-        return _parse(book, taken)
+        return _parse(book, taken, registered, append)
     except RegistrationError:
         raise
     except Exception:  # a damaged sheet part surfaces only while reading rows
@@ -200,7 +249,48 @@ def parse_registrations(data: bytes, taken: Iterable[int] = ()) -> list[Registra
         book.close()
 
 
-def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
+def _same_person(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Same name, unless both contacts are given and differ (two people called 张伟)."""
+    return a[0] == b[0] and not (a[1] and b[1] and a[1] != b[1])
+
+
+def _players_in_two_pairs(
+    lines: Sequence[tuple[int, RegistrationLine]], registered: Sequence[RegisteredPair]
+) -> list[Problem]:
+    seen: dict[str, list[tuple[tuple[str, str], str]]] = {}
+    for pair in registered:
+        for player in pair.players:
+            where = _("已报名的第%(n)s对") % {"n": pair.number}
+            seen.setdefault(player[0], []).append((player, where))
+    problems = []
+    for row_number, line in lines:
+        for column, player in (
+            (PLAYER1, (line.player1, line.contact1)),
+            (PLAYER2, (line.player2, line.contact2)),
+        ):
+            if not player[0]:
+                continue  # already reported as empty
+            earlier = [w for other, w in seen.get(player[0], []) if _same_person(player, other)]
+            if earlier:
+                problems.append(
+                    Problem(
+                        row_number,
+                        column,
+                        _("“%(name)s”已在%(where)s中（同一人不能报两对）")
+                        % {"name": player[0], "where": earlier[0]},
+                    )
+                )
+            where = _("第%(row)s行") % {"row": row_number}
+            seen.setdefault(player[0], []).append((player, where))
+    return problems
+
+
+def _parse(
+    book: Any,
+    taken: Iterable[int],
+    registered: Sequence[RegisteredPair] = (),
+    append: bool = False,
+) -> tuple[list[RegistrationLine], int]:
     sheet = book[SHEET_NAME] if SHEET_NAME in book.sheetnames else book.worksheets[0]
     rows = sheet.iter_rows(values_only=True)
     header = next(rows, None)
@@ -209,9 +299,12 @@ def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
     columns, problems = _header_map(header)
     if any(p.row is None for p in problems):
         raise RegistrationError(problems)
-    taken = set(taken)
+    by_number = {pair.number: pair for pair in registered}
+    taken = set(taken) | set(by_number)
     seen: dict[int, int] = {}
-    lines: list[RegistrationLine] = []
+    lines: list[tuple[int, RegistrationLine]] = []
+    unnumbered: list[int] = []  # indexes into lines of the rows with an empty 序号
+    skipped = 0
     count = 0
     deadline = time.monotonic() + MAX_SECONDS
     for row_number, row in enumerate(rows, start=2):
@@ -238,8 +331,20 @@ def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
             raise _refuse(_("行数过多：一次最多导入 %(max)s 对") % {"max": MAX_ROWS})
         raw_number = values[NUMBER]
         number = _number(raw_number)
+        text_problems: list[Problem] = []  # listed after the 序号's, as the columns go
+        texts = _row_texts(values, row_number, text_problems)
+        names = {texts[PLAYER1], texts[PLAYER2]}
         if _text(raw_number) == "":
-            problems.append(Problem(row_number, NUMBER, _("为空")))
+            number = 0  # numbered after the loop
+        elif (
+            append
+            and number in by_number
+            and {p[0] for p in by_number[number].players} == names
+            and number not in seen
+        ):
+            seen[number] = row_number
+            skipped += 1  # already registered: the re-imported sheet's old line
+            continue
         elif number is None:
             problems.append(
                 Problem(
@@ -258,6 +363,18 @@ def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
                     _("%(number)s 与第%(other)s行重复") % {"number": number, "other": seen[number]},
                 )
             )
+        elif number in taken and number in by_number:
+            problems.append(
+                Problem(
+                    row_number,
+                    NUMBER,
+                    _("%(number)s 已被已报名的第%(number)s对（%(names)s）使用")
+                    % {
+                        "number": number,
+                        "names": "/".join(p[0] for p in by_number[number].players),
+                    },
+                )
+            )
         elif number in taken:
             problems.append(
                 Problem(
@@ -266,40 +383,60 @@ def _parse(book: Any, taken: Iterable[int]) -> list[RegistrationLine]:
                     _("%(number)s 已被已报名的参赛对使用") % {"number": number},
                 )
             )
-        if number is not None and number not in seen:
+        if number and number not in seen:
             seen[number] = row_number
-        texts = {}
-        for name, limit in (
-            (UNIT, MAX_NAME),
-            (PLAYER1, MAX_NAME),
-            (PLAYER2, MAX_NAME),
-            (CONTACT1, MAX_CONTACT),
-            (CONTACT2, MAX_CONTACT),
-        ):
-            text = _text(values.get(name))
-            texts[name] = text
-            if name in (PLAYER1, PLAYER2) and not text:
-                problems.append(Problem(row_number, name, _("为空")))
-            elif len(text) > limit:
-                problems.append(
-                    Problem(row_number, name, _("过长（最多 %(max)s 个字符）") % {"max": limit})
-                )
+        problems.extend(text_problems)
         if number is not None:
+            if number == 0:
+                unnumbered.append(len(lines))
             lines.append(
-                RegistrationLine(
-                    number=number,
-                    unit=texts[UNIT],
-                    player1=texts[PLAYER1],
-                    player2=texts[PLAYER2],
-                    contact1=texts[CONTACT1],
-                    contact2=texts[CONTACT2],
+                (
+                    row_number,
+                    RegistrationLine(
+                        number=number,
+                        unit=texts[UNIT],
+                        player1=texts[PLAYER1],
+                        player2=texts[PLAYER2],
+                        contact1=texts[CONTACT1],
+                        contact2=texts[CONTACT2],
+                    ),
                 )
             )
+    problems.extend(_players_in_two_pairs(lines, registered))
     if problems:
-        raise RegistrationError(problems)
+        raise RegistrationError(sorted(problems, key=lambda p: p.row or 0))
     if not lines:
+        if skipped:
+            raise _refuse(_("表中的 %(n)s 对都已报名，没有新的参赛对") % {"n": skipped})
         raise _refuse(_("表中没有报名数据（第2行起每行一对）"))
-    return lines
+    # RULES: none on numbering; an empty 序号 takes the next free number, in sheet order.
+    next_number = max(taken | set(seen), default=0)
+    for index in unnumbered:
+        next_number += 1
+        row_number, line = lines[index]
+        lines[index] = (row_number, replace(line, number=next_number))
+    return [line for _row, line in lines], skipped
+
+
+def _row_texts(values: dict[str, Any], row_number: int, problems: list[Problem]) -> dict[str, str]:
+    """The row's text cells, checked (players required, lengths)."""
+    texts = {}
+    for name, limit in (
+        (UNIT, MAX_NAME),
+        (PLAYER1, MAX_NAME),
+        (PLAYER2, MAX_NAME),
+        (CONTACT1, MAX_CONTACT),
+        (CONTACT2, MAX_CONTACT),
+    ):
+        text = _text(values.get(name))
+        texts[name] = text
+        if name in (PLAYER1, PLAYER2) and not text:
+            problems.append(Problem(row_number, name, _("为空")))
+        elif len(text) > limit:
+            problems.append(
+                Problem(row_number, name, _("过长（最多 %(max)s 个字符）") % {"max": limit})
+            )
+    return texts
 
 
 def _unit_codes(tournament: Any) -> tuple[dict[str, Any], set[str]]:

@@ -127,11 +127,20 @@ def round_problems(rnd: Round, rules: RuleSet, overview: RoundOverview) -> dict[
 
 
 def _filtered_tables(
-    rnd: Round, show: str, user_id: int, problems: dict[int, str]
+    rnd: Round,
+    show: str,
+    user_id: int,
+    problems: dict[int, str],
+    assigned: tuple[int, int] | None = None,
 ) -> QuerySet[Table]:
-    """The round's tables under a filter, in SQL, so the page is a LIMIT/OFFSET slice."""
+    """The round's tables under a filter, in SQL, so the page is a LIMIT/OFFSET slice.
+
+    "我的桌" (``mine``) is the referee's assigned tables (``tournaments.staff``) when the
+    organizer gave a range, else the tables the referee entered or confirmed."""
     tables = Table.objects.filter(round=rnd)
-    if show == "mine":
+    if show == "mine" and assigned is not None:
+        tables = tables.filter(number__gte=assigned[0], number__lte=assigned[1])
+    elif show == "mine":
         mine_events = TableEvent.objects.filter(table=OuterRef("pk"), entered_by_id=user_id)
         tables = tables.filter(
             Q(entered_by_id=user_id) | Q(confirmed_by_id=user_id) | Exists(mine_events)

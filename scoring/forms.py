@@ -369,3 +369,35 @@ class PenaltyFilterForm(forms.Form):
         label=_("类别"), choices=[("", _("全部")), *PenaltyForm.KIND_CHOICES], required=False
     )
     pair = BoundedIntegerField(label=_("对号"), min_value=1, required=False)
+
+
+class AppealForm(forms.Form):
+    """申诉: the appealing pair, the table (round and table number) or the penalty, the text
+    and the fee (RULES.md §3)."""
+
+    pair = BoundedIntegerField(label=_("申诉方（对号）"), min_value=1)
+    round = BoundedIntegerField(label=_("轮次"), min_value=1)
+    table = BoundedIntegerField(label=_("桌号"), min_value=1, required=False)
+    penalty = BoundedIntegerField(
+        label=_("判罚编号"),
+        min_value=1,
+        required=False,
+        help_text=_("针对一项判罚申诉时填写（判罚记录中的编号）"),
+    )
+    text = forms.CharField(
+        label=_("申诉内容"), max_length=2000, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    fee = forms.DecimalField(
+        label=_("申诉费（元）"), min_value=0, max_value=100000, decimal_places=2, initial=0
+    )
+
+
+class AppealDecisionForm(forms.Form):
+    """The appeals committee's final decision."""
+
+    STATUSES = (("upheld", _("申诉成立")), ("rejected", _("申诉驳回")))
+    status = forms.ChoiceField(label=_("裁决"), choices=STATUSES, widget=forms.RadioSelect)
+    decision = forms.CharField(
+        label=_("裁决内容"), max_length=2000, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    committee = forms.CharField(label=_("仲裁委员会成员"), max_length=200)

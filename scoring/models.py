@@ -171,6 +171,102 @@ class Penalty(models.Model):
         return self.withdrawn_at is not None
 
 
+class Appeal(models.Model):
+    """申诉 (RULES.md §3): a written appeal against a table's result or a penalty, lodged within
+    30 minutes of the round's end with a fee (refunded when upheld); the appeals committee
+    (仲裁委员会) decides, finally. A decision that changes a result does so through the chief
+    referee's correction (``scoring.services.correct_result``), audited with this appeal's number.
+
+    It lives next to ``Penalty`` (scoring), not in ``tournaments``: it points at a penalty, and a
+    model of the lower layer must not know the upper one."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("待裁决")
+        UPHELD = "upheld", _("申诉成立")
+        REJECTED = "rejected", _("申诉驳回")
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="appeals", verbose_name=_("赛事")
+    )
+    round = models.ForeignKey(
+        Round, on_delete=models.PROTECT, related_name="appeals", verbose_name=_("轮次")
+    )
+    table = models.ForeignKey(
+        Table,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="appeals",
+        verbose_name=_("桌"),
+    )
+    penalty = models.ForeignKey(
+        Penalty,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="appeals",
+        verbose_name=_("判罚"),
+    )
+    pair = models.ForeignKey(
+        Pair, on_delete=models.PROTECT, related_name="appeals", verbose_name=_("申诉方")
+    )
+    text = models.TextField(_("申诉内容"))
+    fee = models.DecimalField(_("申诉费"), max_digits=8, decimal_places=2, default=0)
+    filed_at = models.DateTimeField(_("申诉时间"), auto_now_add=True)
+    filed_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("受理人"),
+    )
+    status = models.CharField(
+        _("状态"), max_length=16, choices=Status.choices, default=Status.PENDING
+    )
+    decision = models.TextField(_("裁决"), blank=True)
+    # The committee's members as written on the decision; ``decided_by`` is who recorded it.
+    committee = models.CharField(_("仲裁委员会成员"), max_length=200, blank=True)
+    decided_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("裁决录入人"),
+    )
+    decided_at = models.DateTimeField(_("裁决时间"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("申诉")
+        verbose_name_plural = _("申诉")
+        ordering = ["tournament", "filed_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(table__isnull=False) | Q(penalty__isnull=False),
+                name="appeal_has_subject",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "upheld", "rejected"]),
+                name="appeal_status_valid",
+            ),
+            models.CheckConstraint(condition=Q(fee__gte=0), name="appeal_fee_not_negative"),
+            models.CheckConstraint(
+                condition=Q(status="pending", decided_at__isnull=True)
+                | (~Q(status="pending") & Q(decided_at__isnull=False)),
+                name="appeal_decided_consistent",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.pair.number} {self.get_status_display()}"
+
+    @property
+    def fee_refunded(self) -> bool:
+        """RULES.md §3: the fee is refunded if the appeal succeeds."""
+        return self.status == self.Status.UPHELD
+
+
 class Signoff(models.Model):
     """A submission (提交) or a confirmation (确认) of a table's sheet: who (an account, or the
     pair that proved itself with its code at the table) and how (referee desk, table link,

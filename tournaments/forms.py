@@ -536,3 +536,36 @@ class FindForm(forms.Form):
 
 
 TIEBREAK_PRESET_KEYS = tuple(TIEBREAK_PRESETS)
+
+
+class StaffAccountsForm(forms.Form):
+    """N referee or chief-referee accounts with generated passwords (``tournaments.staff``)."""
+
+    ROLES = (("referee", _("裁判")), ("chief_referee", _("裁判长")))
+    role = forms.ChoiceField(label=_("角色"), choices=ROLES, initial="referee")
+    count = BoundedIntegerField(label=_("账号数"), min_value=1, max_value=100, initial=3)
+    prefix = forms.CharField(
+        label=_("用户名前缀"),
+        max_length=40,
+        required=False,
+        help_text=_("留空则用赛事网址标识，如 demo-r01、demo-r02"),
+    )
+    tables_each = BoundedIntegerField(
+        label=_("每人分配桌数"),
+        min_value=1,
+        max_value=10_000,
+        required=False,
+        help_text=_("可选：依次给每位裁判分配连续的桌号"),
+    )
+
+
+class AssignTablesForm(forms.Form):
+    """A referee's table range; both empty takes it away."""
+
+    user_id = BoundedIntegerField(widget=forms.HiddenInput)
+    first = BoundedIntegerField(label=_("起始桌号"), min_value=1, max_value=10_000, required=False)
+    last = BoundedIntegerField(label=_("结束桌号"), min_value=1, max_value=10_000, required=False)
+
+
+class StaffMemberForm(forms.Form):
+    user_id = BoundedIntegerField(widget=forms.HiddenInput)

@@ -490,6 +490,11 @@ class AuditEntry(models.Model):
         SETTINGS = "settings", _("修改赛事设置")
         EDIT_PAIR = "edit_pair", _("修改参赛对")
         ESCALATION = "escalation", _("判罚升级")
+        UNPUBLISH_ROUND = "unpublish_round", _("撤回编排")
+        CREATE_ACCOUNTS = "create_accounts", _("创建账号")
+        ASSIGN_TABLES = "assign_tables", _("分配桌号")
+        CHECK_IN = "check_in", _("签到")
+        APPEAL = "appeal", _("申诉")
         START_CLOCK = "start_clock", _("开始本轮")
 
     tournament = models.ForeignKey(
@@ -548,6 +553,78 @@ class AuditEntry(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise PermissionError("AuditEntry is append-only")
+
+
+class CheckIn(models.Model):
+    """签到: a pair reported present at the desk before a round's draw (``round_number`` is the
+    round it is present for). One row per pair and round; undoing a check-in deletes the row
+    (the audit log keeps both)."""
+
+    class Via(models.TextChoices):
+        LIST = "list", _("名单")
+        QR = "qr", _("扫码")
+
+    pair = models.ForeignKey(
+        Pair, on_delete=models.CASCADE, related_name="checkins", verbose_name=_("参赛对")
+    )
+    round_number = models.PositiveIntegerField(_("轮次"))
+    via = models.CharField(_("方式"), max_length=8, choices=Via.choices, default=Via.LIST)
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("签到人"),
+    )
+    created_at = models.DateTimeField(_("签到时间"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("签到")
+        verbose_name_plural = _("签到")
+        ordering = ["round_number", "pair"]
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "round_number"], name="checkin_once_per_round"),
+            models.CheckConstraint(condition=Q(round_number__gte=1), name="checkin_round_positive"),
+            models.CheckConstraint(condition=Q(via__in=["list", "qr"]), name="checkin_via_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pair} R{self.round_number}"
+
+
+class TableAssignment(models.Model):
+    """A referee's tables (桌号范围) at one tournament: "我的桌" on the referee desk."""
+
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="table_assignments",
+        verbose_name=_("赛事"),
+    )
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="table_assignments",
+        verbose_name=_("裁判"),
+    )
+    first = models.PositiveIntegerField(_("起始桌号"))
+    last = models.PositiveIntegerField(_("结束桌号"))
+
+    class Meta:
+        verbose_name = _("分配桌号")
+        verbose_name_plural = _("分配桌号")
+        ordering = ["tournament", "first"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "user"], name="assignment_one_per_user"),
+            models.CheckConstraint(
+                condition=Q(first__gte=1) & Q(last__gte=models.F("first")),
+                name="assignment_range_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.first}–{self.last}"
 
 
 class ThrottleCounter(models.Model):

@@ -53,6 +53,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     AnyUser = AbstractBaseUser | AnonymousUser
 
 __all__ = [
+    "APPEAL_ROLES",
+    "CHECKIN_ROLES",
     "CORRECTION_ROLES",
     "DISQUALIFY_ROLES",
     "PENALTY_ROLES",
@@ -60,6 +62,7 @@ __all__ = [
     "RESULT_ROLES",
     "ROUND_ROLES",
     "Role",
+    "can_create_tournaments",
     "chief_referee_required",
     "forget_roles",
     "get_tournament",
@@ -93,6 +96,23 @@ RESULT_ROLES = (Role.REFEREE, Role.CHIEF_REFEREE)
 PENALTY_ROLES = (Role.REFEREE, Role.CHIEF_REFEREE)
 CORRECTION_ROLES = (Role.CHIEF_REFEREE,)
 DISQUALIFY_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE)
+# 签到 at the desk: whoever staffs it.
+CHECKIN_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE, Role.REFEREE)
+# 申诉: lodged and decided by the chief referee or the organizers (the committee's secretary).
+APPEAL_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE)
+# The site-level right to create tournaments (``manage.py organizer`` grants it).
+CREATE_PERMISSION = "tournaments.add_tournament"
+
+
+def can_create_tournaments(user: AnyUser | None) -> bool:
+    """Whether ``user`` may create a tournament (``/new/``): a superuser, an account holding the
+    site-level permission ``tournaments.add_tournament`` (``manage.py organizer`` creates one;
+    a group granting it works too), or anyone already organizing a tournament here."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return False
+    if user.has_perm(CREATE_PERMISSION):
+        return True
+    return Tournament.organizers.through.objects.filter(user_id=user.pk).exists()
 
 
 def roles_of(user: AnyUser | None, tournament: Tournament) -> frozenset[Role]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
-from tournaments.models import Pair, Player
+from tournaments.models import Pair, Player, Round, Table
 
 
 def names_by_pair(pair_ids: Collection[int]) -> dict[int, str]:
@@ -31,4 +31,20 @@ def pairs_with_players(queryset: QuerySet[Pair]) -> QuerySet[Pair]:
     """Pairs with their unit and their players in seat order (two queries for any page)."""
     return queryset.select_related("unit").prefetch_related(
         Prefetch("players", queryset=Player.objects.order_by("position"))
+    )
+
+
+def live_table_of(pair: Pair) -> Table | None:
+    """The unconfirmed table of a published round ``pair`` sits at (byes excluded), or None:
+    withdrawing the pair then has to decide that table (``withdraw_seated_pair`` of pairing)."""
+    return (
+        Table.objects.filter(
+            Q(ns=pair) | Q(ew=pair),
+            round__tournament_id=pair.tournament_id,
+            round__status=Round.Status.PUBLISHED,
+            is_bye=False,
+        )
+        .exclude(entry_status=Table.EntryStatus.CONFIRMED)
+        .select_related("round", "ns__unit", "ew__unit")
+        .first()
     )

@@ -20,5 +20,13 @@ urlpatterns = [
     path("t/<slug:slug>/manage/units/add/", views.unit_add, name="unit_add"),
     path("t/<slug:slug>/manage/staff/", views.staff, name="staff"),
     path("t/<slug:slug>/manage/staff/revoke/", views.staff_revoke, name="staff_revoke"),
+    path("t/<slug:slug>/manage/staff/accounts/", views.staff_accounts, name="staff_accounts"),
+    path("t/<slug:slug>/manage/staff/accounts/done/", views.staff_logins_done, name="staff_done"),
+    path("t/<slug:slug>/manage/staff/assign/", views.staff_assign, name="staff_assign"),
+    path("t/<slug:slug>/manage/staff/remove/", views.staff_remove, name="staff_remove"),
     path("t/<slug:slug>/manage/audit/", views.audit, name="audit"),
+    path("t/<slug:slug>/manage/checkin/", views.checkin, name="checkin"),
+    path("t/<slug:slug>/manage/checkin/withdraw/", views.checkin_withdraw, name="checkin_withdraw"),
+    # What a pair's QR slip encodes (tournaments.checkin.checkin_path, docs/event-desk.md).
+    path("t/<slug:slug>/checkin/<str:code>/", views.checkin_scan, name="checkin_scan"),
 ]

@@ -8,6 +8,8 @@ queries: every list is paginated) and never write to it themselves.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -25,18 +27,26 @@ from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.forms import (
     PRESETS,
+    AssignTablesForm,
     PairForm,
     PairStatusForm,
     RevokeForm,
     RoleForm,
     SettingsForm,
+    StaffAccountsForm,
+    StaffMemberForm,
     TournamentCreateForm,
     UnitForm,
     preset_initial,
 )
 from tournaments.models import Pair, Round, Tournament
-from tournaments.permissions import Role, organizer_required, role_required
-from tournaments.queries import pairs_with_players
+from tournaments.permissions import (
+    Role,
+    can_create_tournaments,
+    organizer_required,
+    role_required,
+)
+from tournaments.queries import live_table_of, pairs_with_players
 from tournaments.tables import AuditTable
 
 
@@ -66,7 +76,7 @@ def create(request: HttpRequest) -> HttpResponse:
     """New tournament from a preset: every setting prefilled and explained, then editable."""
     from tournaments.services import create_tournament
 
-    if not request.user.has_perm("tournaments.add_tournament"):
+    if not can_create_tournaments(request.user):
         raise PermissionDenied
     preset = request.GET.get("preset", "regulation")
     if preset not in dict(PRESETS):
@@ -284,6 +294,10 @@ def pair_status(request: HttpRequest, tournament: Tournament, number: int) -> Ht
         messages.error(request, _("操作无效"))
         return redirect("tournaments:pair_edit", tournament.slug, number)
     action = form.cleaned_data["action"]
+    if action in ("withdraw", "disqualify") and live_table_of(pair) is not None:
+        # Seated in the round in play: ask what to do with its table first (issue 15).
+        url = reverse("pairing:withdraw_seated", args=[tournament.slug, pair.number])
+        return redirect(f"{url}?action={action}")
     service = {
         "withdraw": services.withdraw_pair,
         "disqualify": services.disqualify_pair,
@@ -306,8 +320,10 @@ def pair_status(request: HttpRequest, tournament: Tournament, number: int) -> Ht
 
 @organizer_required
 def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    """Who holds which role here; give a role to a user by username; take it back."""
+    """Who holds which role here, their tables; accounts in bulk with login slips; give a role
+    to an existing user by username; take access away."""
     from tournaments.services import grant_role
+    from tournaments.staff import SESSION_KEY, assignments_by_user
 
     form = RoleForm()
     if request.method == "POST":
@@ -332,19 +348,151 @@ def staff(request: HttpRequest, tournament: Tournament) -> HttpResponse:
                     },
                 )
                 return redirect("tournaments:staff", tournament.slug)
-    groups = [
-        (key, label, list(getattr(tournament, field).order_by("username")))
-        for key, label, field in (
-            ("organizer", _("组委会/编排"), "organizers"),
-            ("chief_referee", _("裁判长"), "chief_referees"),
-            ("referee", _("裁判"), "referees"),
-        )
-    ]
+    assignments = assignments_by_user(tournament)
+    groups = []
+    for key, label, field in (
+        ("organizer", _("组委会/编排"), "organizers"),
+        ("chief_referee", _("裁判长"), "chief_referees"),
+        ("referee", _("裁判"), "referees"),
+    ):
+        members = list(getattr(tournament, field).order_by("username"))
+        for member in members:
+            member.assignment = assignments.get(member.pk)
+        groups.append((key, label, members))
+    new_logins = request.session.get(SESSION_KEY, {}).get(str(tournament.pk), [])
     return render(
         request,
         "tournaments/staff.html",
-        {"tournament": tournament, "nav": "manage", "form": form, "groups": groups},
+        {
+            "tournament": tournament,
+            "nav": "manage",
+            "form": form,
+            "groups": groups,
+            "accounts_form": StaffAccountsForm(prefix="accounts"),
+            "new_logins": new_logins,
+        },
     )
+
+
+@organizer_required
+@require_POST
+def staff_accounts(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Create N accounts; their passwords stay in the session until the slips are dismissed."""
+    from tournaments.staff import SESSION_KEY, create_staff_accounts
+
+    form = StaffAccountsForm(request.POST, prefix="accounts")
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return redirect("tournaments:staff", tournament.slug)
+    data = form.cleaned_data
+    try:
+        logins = create_staff_accounts(
+            tournament,
+            data["role"],
+            data["count"],
+            request.user,
+            prefix=data.get("prefix") or "",
+            tables_each=data.get("tables_each"),
+        )
+    except ServiceError as error:
+        messages.error(request, _service_error_message(error))
+        return redirect("tournaments:staff", tournament.slug)
+    kept = dict(request.session.get(SESSION_KEY, {}))
+    kept[str(tournament.pk)] = [
+        *kept.get(str(tournament.pk), []),
+        *(login.as_dict() for login in logins),
+    ]
+    request.session[SESSION_KEY] = kept
+    messages.success(
+        request,
+        _("已创建 %(n)s 个账号，请打印登录条交给本人") % {"n": len(logins)},
+    )
+    return redirect(reverse("tournaments:staff", args=[tournament.slug]) + "#new-logins")
+
+
+@organizer_required
+@require_POST
+def staff_logins_done(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Forget the new passwords (after printing the slips): they cannot be shown again."""
+    from tournaments.staff import SESSION_KEY
+
+    kept = dict(request.session.get(SESSION_KEY, {}))
+    kept.pop(str(tournament.pk), None)
+    request.session[SESSION_KEY] = kept
+    messages.success(request, _("新账号的密码已从本页清除"))
+    return redirect("tournaments:staff", tournament.slug)
+
+
+def _member(tournament: Tournament, user_id: int) -> Any:
+    """A user holding a role at this tournament, or 404."""
+    from django.contrib.auth import get_user_model
+
+    members = (
+        get_user_model()
+        .objects.filter(
+            Q(organized_tournaments=tournament)
+            | Q(chief_refereed_tournaments=tournament)
+            | Q(refereed_tournaments=tournament)
+        )
+        .distinct()
+    )
+    return get_object_or_404(members, pk=user_id)
+
+
+@organizer_required
+@require_POST
+def staff_assign(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """A referee's tables ("我的桌" on the referee desk)."""
+    from tournaments.staff import assign_tables
+
+    form = AssignTablesForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("请填写有效的桌号"))
+        return redirect("tournaments:staff", tournament.slug)
+    member = _member(tournament, form.cleaned_data["user_id"])
+    first, last = form.cleaned_data.get("first"), form.cleaned_data.get("last")
+    try:
+        assign_tables(tournament, member, first, last, request.user)
+    except ServiceError as error:
+        messages.error(request, _service_error_message(error))
+    else:
+        if first is None:
+            text = _("已取消 %(user)s 的桌号分配") % {"user": member.get_username()}
+        else:
+            text = _("%(user)s 负责第%(first)s–%(last)s桌") % {
+                "user": member.get_username(),
+                "first": first,
+                "last": last if last is not None else first,
+            }
+        messages.success(request, text)
+    return redirect("tournaments:staff", tournament.slug)
+
+
+@organizer_required
+@require_POST
+def staff_remove(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Take every role here away (and deactivate an account that then holds nothing)."""
+    from tournaments.staff import remove_staff
+
+    form = StaffMemberForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("操作无效"))
+        return redirect("tournaments:staff", tournament.slug)
+    member = _member(tournament, form.cleaned_data["user_id"])
+    try:
+        deactivated = remove_staff(tournament, member, request.user)
+    except ServiceError as error:
+        messages.error(request, _service_error_message(error))
+    else:
+        text = (
+            _("已移除 %(user)s 的全部权限，该账号已停用")
+            if deactivated
+            else _("已移除 %(user)s 在本赛事的全部权限")
+        )
+        messages.success(request, text % {"user": member.get_username()})
+    return redirect("tournaments:staff", tournament.slug)
 
 
 @organizer_required
@@ -396,3 +544,126 @@ def audit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "round_number": round_number,
         },
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Check-in (签到)
+
+CHECKIN_PER_PAGE = 200
+
+
+@role_required(Role.ORGANIZER, Role.REFEREE)
+def checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """签到: the active pairs, present or not, for the coming round; tap to mark present (or
+    take it back); the QR code each pair's slip carries; withdraw the absent in one step."""
+    from tournaments.checkin import check_in, checked_in, checkin_round, undo_check_in
+
+    if request.method == "POST":
+        number = parse_int(request.POST.get("pair", ""), minimum=1)
+        pair = get_object_or_404(Pair, tournament=tournament, number=number or 0)
+        try:
+            if request.POST.get("action") == "undo":
+                undo_check_in(pair, request.user)
+                messages.success(request, _("已取消第%(n)s对的签到") % {"n": pair.number})
+            else:
+                check_in(pair, request.user)
+                messages.success(request, _("第%(n)s对已签到") % {"n": pair.number})
+        except ServiceError as error:
+            messages.error(request, _service_error_message(error))
+        query = request.POST.get("q", "")[:50]
+        url = reverse("tournaments:checkin", args=[tournament.slug])
+        return redirect(f"{url}?q={query}#pair-{pair.number}" if query else url)
+    round_number = checkin_round(tournament)
+    present = checked_in(tournament, round_number)
+    query = (request.GET.get("q") or "").strip()[:50]
+    listing = Pair.objects.filter(tournament=tournament, status=Pair.Status.ACTIVE)
+    if query:
+        condition = Q(players__name__icontains=query) | Q(unit__name__icontains=query)
+        if (found := parse_int(query, minimum=1)) is not None:
+            condition |= Q(number=found)
+        listing = listing.filter(condition).distinct()
+    if request.GET.get("show") == "absent":
+        listing = listing.exclude(pk__in=list(present))
+    paginator = Paginator(pairs_with_players(listing.order_by("number")), CHECKIN_PER_PAGE)
+    page = paginator.get_page(request.GET.get("page"))
+    for pair in page:
+        pair.checkin = present.get(pair.pk)
+    active = Pair.objects.filter(tournament=tournament, status=Pair.Status.ACTIVE).count()
+    return render(
+        request,
+        "tournaments/checkin.html",
+        {
+            "tournament": tournament,
+            "nav": "checkin",
+            "page": page,
+            "query": query,
+            "show": request.GET.get("show", ""),
+            "round_number": round_number,
+            "present_count": len(present),
+            "active_count": active,
+            "draw_exists": Round.objects.filter(
+                tournament=tournament, number=round_number
+            ).exists(),
+            "can_withdraw": Role.ORGANIZER in request.tournament_roles,
+        },
+    )
+
+
+@role_required(Role.ORGANIZER, Role.REFEREE)
+def checkin_scan(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
+    """What a pair's QR slip opens on a staff phone: the pair, and one button to check it in."""
+    from tournaments.checkin import check_in, checked_in, checkin_round
+
+    pair = get_object_or_404(
+        pairs_with_players(Pair.objects.filter(tournament=tournament)),
+        code=(code or "").strip().upper()[:12],
+    )
+    if request.method == "POST":
+        try:
+            _row, created = check_in(pair, request.user, via="qr")
+        except ServiceError as error:
+            messages.error(request, _service_error_message(error))
+        else:
+            messages.success(
+                request,
+                (_("第%(n)s对已签到") if created else _("第%(n)s对此前已签到"))
+                % {"n": pair.number},
+            )
+        return redirect("tournaments:checkin_scan", tournament.slug, pair.code)
+    round_number = checkin_round(tournament)
+    return render(
+        request,
+        "tournaments/checkin_scan.html",
+        {
+            "tournament": tournament,
+            "nav": "checkin",
+            "pair": pair,
+            "round_number": round_number,
+            "checkin": checked_in(tournament, round_number).get(pair.pk),
+        },
+    )
+
+
+@organizer_required
+@require_POST
+def checkin_withdraw(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """Withdraw every active pair not checked in for the coming round (before its draw)."""
+    from tournaments.checkin import checkin_round, withdraw_absent
+
+    number = checkin_round(tournament)
+    try:
+        withdrawn = withdraw_absent(
+            tournament, request.user, _("第%(n)s轮编排前未签到") % {"n": number}
+        )
+    except ServiceError as error:
+        messages.error(request, _service_error_message(error))
+    else:
+        if withdrawn:
+            messages.success(
+                request,
+                _("未签到的 %(count)s 对已退赛：%(pairs)s")
+                % {"count": len(withdrawn), "pairs": ", ".join(map(str, withdrawn))},
+            )
+        else:
+            messages.success(request, _("所有参赛对都已签到，无需退赛"))
+    return redirect("tournaments:checkin", tournament.slug)

@@ -13,6 +13,8 @@ urlpatterns = [
     path(BASE + "export.xlsx", views.export, name="export"),
     path(BASE + "registrations/template.xlsx", views.registration_template, name="template"),
     path(BASE + "registrations/import/", views.registration_import, name="import"),
+    path(BASE + "staff/logins.pdf", views.login_slips, name="logins"),
+    path(BASE + "checkin/<str:code>.svg", views.checkin_qr, name="checkin_qr"),
     # scoresheets, pairings, standings, penalties: ?round=N, &filled=1, &final=1
     path(BASE + "<str:document>.pdf", views.download, name="document"),
 ]

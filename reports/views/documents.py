@@ -23,12 +23,13 @@ from reports.registrations import (
     MAX_BYTES,
     RegistrationError,
     import_registrations,
-    parse_registrations,
+    parse_appended,
+    registered_pairs,
 )
 from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
 from tournaments.models import Pair, Round, Tournament
-from tournaments.permissions import organizer_required
+from tournaments.permissions import Role, organizer_required, role_required
 
 DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties", "slips")
 
@@ -177,9 +178,12 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
         else:
             data = upload.read(MAX_BYTES + 1)
 
+            append = request.POST.get("append") == "1"
+
             def write() -> int:
-                taken = Pair.objects.filter(tournament=tournament).values_list("number", flat=True)
-                lines = parse_registrations(data, taken)
+                lines, _skipped = parse_appended(
+                    data, registered=registered_pairs(tournament), append=append
+                )
                 return import_registrations(tournament, lines, request.user)
 
             try:
@@ -196,6 +200,12 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
                 problems = error.messages
             else:
                 messages.success(request, _("已导入 %(n)s 对") % {"n": count})
+                if started := _late_entry_round(tournament):
+                    messages.info(
+                        request,
+                        _("比赛已开始：新报名的参赛对从第%(n)s轮起参加编排，之前各轮记0分")
+                        % {"n": started},
+                    )
                 return redirect("reports:import", slug=tournament.slug)
     return render(
         request,
@@ -207,6 +217,104 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             "max_mb": MAX_BYTES // 1024 // 1024,
             "pair_count": Pair.objects.filter(tournament=tournament).count(),
             "once": new_once_key(),
+            "late_round": _late_entry_round(tournament),
         },
         status=400 if problems else 200,
     )
+
+
+def _base_url(request: HttpRequest) -> str:
+    """Where QR codes and printed links point: ``PUBLIC_BASE_URL`` when set, else this host."""
+    from django.conf import settings
+
+    configured = str(getattr(settings, "PUBLIC_BASE_URL", "") or "").rstrip("/")
+    return configured + "/" if configured else request.build_absolute_uri("/")
+
+
+@require_GET
+@organizer_required
+def login_slips(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """登录条 PDF of the accounts just created (their passwords are in this session only)."""
+    from django.urls import reverse
+
+    from reports.pdf.logins import LoginSlip, render_login_slips
+    from tournaments.staff import SESSION_KEY, Login
+
+    kept = request.session.get(SESSION_KEY, {}).get(str(tournament.pk), [])
+    if not kept:
+        messages.error(request, _("没有待打印的登录条：密码已清除或尚未创建账号"))
+        return redirect("tournaments:staff", slug=tournament.slug)
+    login_url = _base_url(request).rstrip("/") + reverse("login")
+    desk_url = reverse("referee:dashboard", args=[tournament.slug])
+    roles = {"referee": _("裁判"), "chief_referee": _("裁判长")}
+    slips = []
+    for data in kept:
+        login = Login.from_dict(data)
+        lines = [(_("用户名"), login.username), (_("密码"), login.password)]
+        if login.first_table is not None:
+            lines.append(
+                (
+                    _("负责桌号"),
+                    _("第%(first)s–%(last)s桌")
+                    % {"first": login.first_table, "last": login.last_table},
+                )
+            )
+        slips.append(
+            LoginSlip(
+                title=tournament.name,
+                heading=_("%(role)s登录条") % {"role": roles.get(login.role, login.role)},
+                lines=tuple(lines),
+                url=f"{login_url}?next={desk_url}",
+                note=_("扫码或在浏览器打开上面的网址登录；请妥善保管密码"),
+            )
+        )
+    data = render_login_slips(slips, _("登录条"))
+    return _file(data, f"{tournament.slug}-{_('登录条')}.pdf", "application/pdf")
+
+
+def qr_svg(data: str, module: int = 8) -> str:
+    """An SVG image of the QR code for ``data`` (the same encoder as the printed sheets)."""
+    modules = pdf.qr_modules(data)
+    quiet = 4
+    size = (len(modules) + 2 * quiet) * module
+    rects = "".join(
+        f'<rect x="{(quiet + col) * module}" y="{(quiet + row) * module}" '
+        f'width="{length * module}" height="{module}"/>'
+        for row, col, length in pdf.qr_runs(modules)
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" '
+        f'viewBox="0 0 {size} {size}" shape-rendering="crispEdges">'
+        f'<rect width="{size}" height="{size}" fill="#fff"/><g fill="#000">{rects}</g></svg>'
+    )
+
+
+@require_GET
+@role_required(Role.ORGANIZER, Role.REFEREE)
+def checkin_qr(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
+    """The QR code of a pair's check-in address (what its slip carries), as an SVG image."""
+    from tournaments.checkin import checkin_path
+
+    pair = Pair.objects.filter(tournament=tournament, code=(code or "").upper()[:12]).first()
+    if pair is None:
+        raise Http404
+    url = _base_url(request).rstrip("/") + checkin_path(tournament, pair.code)
+    response = HttpResponse(qr_svg(url), content_type="image/svg+xml")
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+def _late_entry_round(tournament: Tournament) -> int | None:
+    """The first round a pair registered now plays (None before round 1 is published).
+
+    Late entries start on 0 points: RULES.md and the settings have nothing on late entries,
+    so a pair registered after round N was published simply has no result in rounds 1…N and
+    is paired from the next round generated (docs/event-desk.md)."""
+    latest = (
+        Round.objects.filter(tournament=tournament)
+        .exclude(status=Round.Status.DRAFT)
+        .order_by("-number")
+        .values_list("number", flat=True)
+        .first()
+    )
+    return None if latest is None else latest + 1

@@ -41,7 +41,7 @@ from scoring.facts import score_table, table_facts
 from tournaments.bounds import INT_MAX, clamp_int, parse_int
 from tournaments.forms import FindForm
 from tournaments.models import Pair, Player, Round, Table, Tournament
-from tournaments.permissions import Role, roles_of
+from tournaments.permissions import Role, can_create_tournaments, roles_of
 from tournaments.queries import names_by_pair, pairs_with_players
 from tournaments.search import is_pinyin_query, name_matches, pairs_by_pinyin, spellings
 from tournaments.wording import seat_label, table_state, table_state_label
@@ -173,7 +173,7 @@ def home(request: HttpRequest) -> HttpResponse:
                     r for r in (Role.ORGANIZER, Role.CHIEF_REFEREE, Role.REFEREE) if r in roles
                 )
                 mine.append((tournament, top))
-    can_create = request.user.has_perm("tournaments.add_tournament")
+    can_create = can_create_tournaments(request.user)
     return render(
         request,
         "tournaments/home.html",

@@ -92,6 +92,7 @@ from tournaments.permissions import (
     referee_required,
     role_required,
 )
+from tournaments.staff import assigned_range
 from tournaments.wording import event_text
 
 VIEW_ROLES = (Role.REFEREE, Role.ORGANIZER)  # organizers may watch; only referees enter
@@ -151,7 +152,8 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
     rnd.tournament = tournament
     overview = round_overview(rnd, rules)
     problems = round_problems(rnd, rules, overview)
-    tables = _filtered_tables(rnd, show, user_id, problems).select_related("ns", "ew")
+    assigned = assigned_range(tournament, request.user)
+    tables = _filtered_tables(rnd, show, user_id, problems, assigned).select_related("ns", "ew")
     tables = tables.prefetch_related(
         Prefetch("ns__players", queryset=Player.objects.order_by("position")),
         Prefetch("ew__players", queryset=Player.objects.order_by("position")),
@@ -171,7 +173,8 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
         has_facts = bool(events or table.end_kind)
         status = table_status(table.entry_status, table.is_bye, has_facts, sheet)
         mine = (
-            table.entered_by_id == user_id
+            (assigned is not None and assigned[0] <= table.number <= assigned[1])
+            or table.entered_by_id == user_id
             or table.confirmed_by_id == user_id
             or any(event.entered_by_id == user_id for event in events)
         )
@@ -183,6 +186,15 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
                 "status_label": TableStatus.label(status),
                 "mine": mine,
                 "has_facts": has_facts,
+                # A pair withdrawn or disqualified while seated here (issue 15): flagged until
+                # the table is settled.
+                "withdrawn": [
+                    pair.number
+                    for pair in (table.ns, table.ew)
+                    if pair is not None and not pair.is_active
+                ]
+                if not table.is_confirmed
+                else [],
             }
         )
     counts = {

@@ -14,7 +14,7 @@ def test_pure_core_loads_no_django():
         "import scoring.engine, scoring.standings, scoring.criteria, scoring.ranking\n"
         "import scoring.corrections\n"
         "import pairing.swiss, pairing.swiss_problem, pairing.swiss_fast, pairing.swiss_exact\n"
-        "import pairing.matching\n"
+        "import pairing.matching, pairing.matching_lp\n"
         "loaded = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'))\n"
         "print(','.join(loaded))\n"
     )

@@ -158,7 +158,6 @@ def test_every_problem_is_reported_by_row_and_column() -> None:
     ]
     assert problems(sheet_bytes(rows), taken=(8,)) == [
         "第3行 牌手2 为空",
-        "第4行 序号 为空",
         "第5行 序号 须为正整数（现为“三”）",
         "第6行 序号 1 与第2行重复",
         "第7行 牌手1 过长（最多 100 个字符）",

@@ -142,7 +142,12 @@ def test_no_perfect_matching_is_an_error() -> None:
 def test_the_matching_code_has_no_recursion_and_no_global_limits() -> None:
     # Issue 17: the old blossom recursed once per level of blossom nesting and raised the global
     # recursion limit. Neither the matching module nor the engine may do either.
-    for name in ("pairing/matching.py", "pairing/swiss.py"):
+    for name in (
+        "pairing/matching.py",
+        "pairing/matching_lp.py",
+        "pairing/swiss.py",
+        "pairing/swiss_exact.py",
+    ):
         source = (ROOT / name).read_text(encoding="utf-8")
         assert "setrecursionlimit" not in source
         tree = ast.parse(source)

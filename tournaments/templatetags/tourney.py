@@ -201,6 +201,22 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
                 "label": _("裁判台"),
             }
         )
+    if roles & {Role.ORGANIZER, Role.REFEREE}:
+        staff.append(
+            {
+                "key": "checkin",
+                "url": reverse("tournaments:checkin", args=[slug]),
+                "label": _("签到"),
+            }
+        )
+    if roles & {Role.ORGANIZER, Role.CHIEF_REFEREE}:
+        staff.append(
+            {
+                "key": "appeals",
+                "url": reverse("appeals:appeals", args=[slug]),
+                "label": _("申诉"),
+            }
+        )
     if roles & {Role.ORGANIZER, Role.CHIEF_REFEREE}:
         staff.append(
             {"key": "audit", "url": reverse("tournaments:audit", args=[slug]), "label": _("日志")}

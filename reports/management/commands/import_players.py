@@ -14,9 +14,10 @@ from reports.registrations import (
     MAX_BYTES,
     RegistrationError,
     import_registrations,
-    parse_registrations,
+    parse_appended,
+    registered_pairs,
 )
-from tournaments.models import Pair, Tournament
+from tournaments.models import Tournament
 
 
 class Command(BaseCommand):
@@ -25,6 +26,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help=_("赛事的网址标识"))
         parser.add_argument("file", help=_("报名表（.xlsx）"))
+        parser.add_argument(
+            "--append",
+            action="store_true",
+            help=_("追加（补报）：跳过已报名的行，只添加新的参赛对"),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         tournament = Tournament.objects.filter(slug=options["slug"]).first()
@@ -35,9 +41,10 @@ class Command(BaseCommand):
             raise CommandError(_("找不到文件 %(path)s") % {"path": path})
         with path.open("rb") as handle:
             data = handle.read(MAX_BYTES + 1)
-        taken = Pair.objects.filter(tournament=tournament).values_list("number", flat=True)
         try:
-            lines = parse_registrations(data, taken)
+            lines, _skipped = parse_appended(
+                data, registered=registered_pairs(tournament), append=options["append"]
+            )
             count = import_registrations(tournament, lines, user=None)
         except RegistrationError as error:
             for message in error.messages:

@@ -1,0 +1,349 @@
+"""An optimal dual for minimum-cost perfect matching, from a linear programme, checked exactly.
+
+Pure (no Django): numpy and HiGHS (``highspy``, a compiled LP solver from the package index).
+Vertices ``0..n-1`` come in an order in which some *prefixes* ``{0, …, k−1}`` have an odd size k:
+every perfect matching has at least one edge leaving such a prefix (its vertices cannot all be
+paired among themselves). The linear programme
+
+    minimise Σ c_e x_e   subject to   x(δ(v)) = 1 for every vertex v,
+                                      x(δ(P_k)) ≥ 1 for every given odd prefix P_k,  x ≥ 0
+
+is a relaxation of minimum-cost perfect matching, and its dual (y_v free, z_k ≥ 0)
+
+    maximise Σ y_v + Σ z_k   subject to   y_i + y_j + Σ_{k: i < k ≤ j} z_k ≤ c_ij
+
+bounds every perfect matching from below. :func:`certified_optimum` solves the programme by
+column generation (a few edges per vertex first, then the edges whose reduced cost is negative),
+and accepts the result only if it *proves* itself in exact integer arithmetic:
+
+- the primal solution is a perfect matching M (every x_e within 10⁻⁶ of 0 or 1);
+- the doubled duals Y = 2y, Z = 2z round to integers (within 10⁻⁶), Z ≥ 0, and every edge given
+  has 2c_e − Y_i − Y_j − Σ Z ≥ 0 (dual feasibility, checked on *all* edges, not only the LP's);
+- Σ Y + Σ Z = 2·cost(M) (equal objectives).
+
+Then M is a minimum-cost perfect matching of the graph, and by complementary slackness the
+minimum-cost perfect matchings are *exactly* the perfect matchings that use only tight edges
+(2c_e = Y_i + Y_j + Σ Z) and leave every prefix with Z_k > 0 by exactly one edge — that is, the
+perfect matchings of the tight graph of least cost c'(e) = Σ_{k crossed by e} Z_k (their c' is
+Σ Z_k, any other perfect matching of the tight graph pays more). The floating-point solver only
+proposes; nothing it says is trusted without the exact check. When the check fails (a fractional
+optimum, duals off the half-integers, no perfect matching) the answer is None and the caller
+uses its exact solver instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import highspy
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["certified_optimum"]
+
+# Edges per vertex (the nearest in vertex order) in the first programme.
+_FIRST_EDGES = 6
+_TOLERANCE = 1e-6
+
+_Ints = NDArray[np.int64]
+
+# Why the last call proved nothing (for tests and benchmarks; never used to decide).
+last_failure = ""
+
+
+def certified_optimum(
+    n: int,
+    edges: Sequence[tuple[int, int, int]],
+    odd_prefixes: Sequence[int],
+    known: Sequence[int] | None = None,
+    rounds: int = 60,
+) -> tuple[list[int], list[tuple[int, int, int]]] | None:
+    """(M, tight): a proven minimum-cost perfect matching and the tight edges ``(i, j, c')``
+    (see the module docstring); None when the programme does not prove it.
+
+    ``edges`` are ``(i, j, cost)`` sorted by i, with ``i < j`` and integer costs ≥ 0;
+    ``odd_prefixes`` the odd sizes k of the prefixes ``{0..k−1}`` whose cut the programme
+    enforces; ``known`` a perfect matching of the graph (``known[v]`` = v's partner), if the
+    caller has one: its edges join the first programme (next to the first few edges of every
+    vertex), and it is the matching proved optimal when the programme's own optimum is
+    fractional but no cheaper. When the optimum is fractional, the odd components of its
+    fractional edges become cuts x(δ(S)) ≥ 1 too, and the programme is solved again; after
+    ``rounds`` solves without a proof the answer is None."""
+    if n == 0 or not edges:
+        return None
+    lp = _Programme(n, edges, odd_prefixes)
+    first = np.zeros(len(lp.cost), dtype=bool)
+    starts = np.searchsorted(lp.ei, np.arange(n), side="left")
+    rank = np.arange(len(lp.cost)) - starts[lp.ei]
+    first[rank < _FIRST_EDGES] = True
+    known_edges = lp.edges_of(known) if known is not None else None
+    if known_edges is not None:
+        first[known_edges] = True
+    lp.add_columns(np.nonzero(first)[0])
+    for _ in range(rounds):
+        lp.highs.run()
+        if lp.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            _note("not solved")
+            return None
+        solution = lp.highs.getSolution()
+        dual = np.asarray(solution.row_dual, dtype=float)
+        reduced = lp.cost - dual[lp.ei] - dual[lp.ej] - lp.crossing(dual[n:])
+        negative = np.nonzero((reduced < -_TOLERANCE) & ~lp.in_lp)[0]
+        if len(negative):
+            take = max(8 * n, 4000)
+            if len(negative) > take:
+                negative = negative[np.argpartition(reduced[negative], take)[:take]]
+            lp.add_columns(negative)
+            continue
+        x = np.asarray(solution.col_value, dtype=float)
+        if known_edges is not None and lp.proves(known_edges, dual):
+            return lp.certify(known_edges, dual)
+        if not lp.cut_odd_components(x):
+            return lp.certify(lp.primal_edges(x), dual)
+    _note("too many rounds")
+    return None
+
+
+def _note(why: str) -> None:
+    global last_failure
+    last_failure = why
+    return None
+
+
+class _Programme:
+    """The programme being built: rows (vertices, odd prefixes, odd sets found later) and the
+    columns added so far (edges, and one artificial column per row)."""
+
+    def __init__(
+        self, n: int, edges: Sequence[tuple[int, int, int]], odd_prefixes: Sequence[int]
+    ) -> None:
+        arr = np.asarray(edges, dtype=np.int64)
+        self.n = n
+        self.ei: _Ints = arr[:, 0]
+        self.ej: _Ints = arr[:, 1]
+        self.cost: _Ints = arr[:, 2]
+        if np.any(self.ei >= self.ej) or np.any(np.diff(self.ei) < 0) or np.any(self.cost < 0):
+            raise ValueError("edges must be (i, j, cost ≥ 0) with i < j, sorted by i")
+        ks = np.asarray(sorted(odd_prefixes), dtype=np.int64)
+        if np.any(ks % 2 == 0) or np.any((ks <= 0) | (ks >= n)):
+            raise ValueError("odd prefixes must be odd sizes between 1 and n - 1")
+        self.ks = ks
+        # Edge e crosses the prefixes ks[lo[e]:hi[e]] (i < k <= j).
+        self.lo: _Ints = np.searchsorted(ks, self.ei, side="right")
+        self.hi: _Ints = np.searchsorted(ks, self.ej, side="right")
+        self.sets: list[NDArray[np.bool_]] = []  # odd sets found later, by membership
+        self.in_lp = np.zeros(len(arr), dtype=bool)
+        self.columns: list[int] = []  # LP column -> edge index, -1 for an artificial column
+        # Artificial columns keep every programme feasible, at a cost no perfect matching
+        # reaches (a solution using one proves nothing and is refused).
+        self.big = float(int(self.cost.max()) * (n // 2 + 1) + 1)
+        self.highs = highspy.Highs()  # type: ignore[no-untyped-call]
+        self.highs.setOptionValue("output_flag", False)
+        # Columns are added between solves: the primal simplex restarts from the last basis.
+        self.highs.setOptionValue("presolve", "off")
+        self.highs.setOptionValue("simplex_strategy", 4)
+        inf = highspy.kHighsInf
+        rows = n + len(ks)
+        upper = np.concatenate([np.ones(n), np.full(len(ks), inf)])
+        self.highs.addRows(
+            rows, np.ones(rows), upper, 0, np.zeros(rows, np.int32), np.zeros(0, np.int32), []
+        )
+        self._artificial(0, rows)
+
+    def _artificial(self, first_row: int, count: int) -> None:
+        self.highs.addCols(
+            count,
+            np.full(count, self.big),
+            np.zeros(count),
+            np.full(count, highspy.kHighsInf),
+            count,
+            np.arange(count, dtype=np.int32),
+            np.arange(first_row, first_row + count, dtype=np.int32),
+            np.ones(count),
+        )
+        self.columns.extend([-1] * count)
+
+    def crossing(self, z: NDArray[Any]) -> NDArray[Any]:
+        """Σ z over the odd sets each edge leaves (prefixes first, then the later sets)."""
+        nk = len(self.ks)
+        z_sum = np.zeros(nk + 1, dtype=z.dtype)
+        z_sum[1:] = np.cumsum(z[:nk])
+        out = z_sum[self.hi] - z_sum[self.lo]
+        for s, member in enumerate(self.sets):
+            if z[nk + s] != 0:
+                out = out + z[nk + s] * (member[self.ei] != member[self.ej])
+        return out
+
+    def add_columns(self, picked: _Ints) -> None:
+        picked = np.sort(picked[~self.in_lp[picked]])
+        if len(picked) == 0:
+            return
+        self.in_lp[picked] = True
+        n = self.n
+        nk = len(self.ks)
+        crossed = self.hi[picked] - self.lo[picked]
+        extra = [
+            np.nonzero(member[self.ei[picked]] != member[self.ej[picked]])[0]
+            for member in self.sets
+        ]
+        per_column: list[list[int]] = [[] for _ in range(len(picked))]
+        for s, where in enumerate(extra):
+            for c in where.tolist():
+                per_column[c].append(n + nk + s)
+        count = 2 + crossed + np.asarray([len(r) for r in per_column], dtype=np.int64)
+        starts = np.zeros(len(picked), dtype=np.int64)
+        starts[1:] = np.cumsum(count)[:-1]
+        index = np.empty(int(count.sum()), dtype=np.int64)
+        index[starts] = self.ei[picked]
+        index[starts + 1] = self.ej[picked]
+        # The prefix rows n + lo .. n + hi - 1 of each column, after its two vertices.
+        total = int(crossed.sum())
+        if total:
+            owner = np.repeat(np.arange(len(picked)), crossed)
+            offset = np.arange(total) - np.repeat(np.cumsum(crossed) - crossed, crossed)
+            index[starts[owner] + 2 + offset] = n + self.lo[picked][owner] + offset
+        for c, more in enumerate(per_column):
+            if more:
+                at = int(starts[c] + 2 + crossed[c])
+                index[at : at + len(more)] = more
+        self.highs.addCols(
+            len(picked),
+            self.cost[picked].astype(float),
+            np.zeros(len(picked)),
+            np.full(len(picked), highspy.kHighsInf),
+            len(index),
+            starts.astype(np.int32),
+            index.astype(np.int32),
+            np.ones(len(index)),
+        )
+        self.columns.extend(picked.tolist())
+
+    def cut_odd_components(self, x: NDArray[np.float64]) -> bool:
+        """Add x(δ(S)) ≥ 1 for every odd component S of the fractional edges; False if none."""
+        n = self.n
+        parent = list(range(n))
+
+        def find(v: int) -> int:
+            while parent[v] != v:
+                parent[v] = parent[parent[v]]
+                v = parent[v]
+            return v
+
+        touched: set[int] = set()
+        for col in np.nonzero((x > _TOLERANCE) & (x < 1 - _TOLERANCE))[0].tolist():
+            e = self.columns[col]
+            if e < 0:
+                continue
+            a, b = find(int(self.ei[e])), find(int(self.ej[e]))
+            touched.update((int(self.ei[e]), int(self.ej[e])))
+            if a != b:
+                parent[a] = b
+        groups: dict[int, list[int]] = {}
+        for v in touched:
+            groups.setdefault(find(v), []).append(v)
+        odd = [g for g in groups.values() if len(g) % 2 == 1]
+        if not odd:
+            return False
+        edge_of = np.asarray(self.columns, dtype=np.int64)
+        real = np.nonzero(edge_of >= 0)[0]
+        first_row = self.n + len(self.ks) + len(self.sets)
+        for group in odd:
+            member = np.zeros(n, dtype=bool)
+            member[group] = True
+            used = edge_of[real]
+            cols = real[member[self.ei[used]] != member[self.ej[used]]]
+            self.highs.addRow(
+                1.0, highspy.kHighsInf, len(cols), cols.astype(np.int32), np.ones(len(cols))
+            )
+            self.sets.append(member)
+        self._artificial(first_row, len(odd))
+        return True
+
+    def edges_of(self, mate: Sequence[int]) -> _Ints | None:
+        """The edge indices of the perfect matching ``mate``; None if it is not one here."""
+        n = self.n
+        if len(mate) != n:
+            return None
+        small = np.asarray([v for v in range(n) if v < mate[v]], dtype=np.int64)
+        if 2 * len(small) != n:
+            return None
+        big = np.asarray([mate[v] for v in small.tolist()], dtype=np.int64)
+        keys = self.ei * n + self.ej  # sorted: edges come sorted by i, and by j within i
+        if np.any(np.diff(keys) <= 0):
+            return None
+        want = small * n + big
+        at = np.searchsorted(keys, want)
+        if np.any(at >= len(keys)) or np.any(keys[np.minimum(at, len(keys) - 1)] != want):
+            return None
+        return at
+
+    def primal_edges(self, x: NDArray[np.float64]) -> _Ints | None:
+        """The edges of an integral primal solution; None if it is fractional or artificial."""
+        picked: list[int] = []
+        for col in np.nonzero(x > _TOLERANCE)[0].tolist():
+            e = self.columns[col]
+            if e < 0:
+                _note("artificial")  # an artificial column is used: nothing proved
+                return None
+            if x[col] < 1 - _TOLERANCE:
+                _note("fractional")
+                return None
+            picked.append(e)
+        return np.asarray(picked, dtype=np.int64)
+
+    def proves(self, picked: _Ints, dual: NDArray[np.float64]) -> bool:
+        """Whether the (floating) dual objective reaches the cost of the edges ``picked``."""
+        return bool(abs(float(dual.sum()) - float(self.cost[picked].sum())) < 0.25)
+
+    def certify(
+        self, picked: _Ints | None, dual: NDArray[np.float64]
+    ) -> tuple[list[int], list[tuple[int, int, int]]] | None:
+        """The exact check of the module docstring for the matching ``picked`` (edge indices)
+        and the dual; the result, or None."""
+        if picked is None:
+            return None
+        n = self.n
+        mate = [-1] * n
+        matched = 0
+        total = 0
+        for e in picked.tolist():
+            i, j = int(self.ei[e]), int(self.ej[e])
+            if mate[i] != -1 or mate[j] != -1:
+                _note("not a matching")
+                return None
+            mate[i], mate[j] = j, i
+            matched += 2
+            total += int(self.cost[e])
+        if matched != n:
+            _note("not perfect")
+            return None
+        doubled = 2 * dual
+        rounded = np.rint(doubled)
+        if np.any(np.abs(doubled - rounded) > _TOLERANCE):
+            _note("duals off the half-integers")
+            return None
+        y2 = rounded[:n].astype(np.int64)
+        z2 = rounded[n:].astype(np.int64)
+        if np.any(z2 < 0):
+            _note("negative odd-set dual")
+            return None
+        crossing = self.crossing(z2)
+        slack = 2 * self.cost - y2[self.ei] - y2[self.ej] - crossing
+        if np.any(slack < 0):
+            _note("dual infeasible")
+            return None
+        # Python integers: the exact equality of the two objectives.
+        if sum(y2.tolist()) + sum(z2.tolist()) != 2 * total:
+            _note("objectives differ")
+            return None
+        tight = np.nonzero(slack == 0)[0]
+        out = list(
+            zip(
+                self.ei[tight].tolist(),
+                self.ej[tight].tolist(),
+                crossing[tight].tolist(),
+                strict=True,
+            )
+        )
+        return mate, out

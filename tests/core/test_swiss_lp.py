@@ -1,0 +1,183 @@
+"""pairing.matching_lp: the LP optimum and its exact certificate, against brute force; and the
+engine with the certificate against the engine without it (issue 17)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pairing import matching_lp, swiss_exact
+from pairing.matching_lp import certified_optimum
+from pairing.swiss import PairingError, SwissOptions, pair_round
+from tests.support.fields import adversarial_field, random_field, simulate_field
+from tests.support.reference import check_draw
+
+
+def _perfect_matchings(n: int, cost: dict[tuple[int, int], int]) -> list[tuple[int, list[int]]]:
+    """Every perfect matching (total cost, mate) by enumeration."""
+    out: list[tuple[int, list[int]]] = []
+
+    def extend(mate: list[int], total: int) -> None:
+        free = [v for v in range(n) if mate[v] == -1]
+        if not free:
+            out.append((total, list(mate)))
+            return
+        i = free[0]
+        for j in free[1:]:
+            c = cost.get((i, j))
+            if c is not None:
+                mate[i], mate[j] = j, i
+                extend(mate, total + c)
+                mate[i] = mate[j] = -1
+
+    extend([-1] * n, 0)
+    return out
+
+
+def _graphs() -> st.SearchStrategy[tuple[int, dict[tuple[int, int], int], list[int]]]:
+    def build(n: int) -> st.SearchStrategy[tuple[int, dict[tuple[int, int], int], list[int]]]:
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        return st.tuples(
+            st.just(n),
+            st.dictionaries(st.sampled_from(pairs), st.integers(0, 3), min_size=n // 2),
+            st.lists(st.sampled_from(range(1, n, 2)), unique=True),
+        )
+
+    return st.sampled_from([2, 4, 6, 8, 10]).flatmap(build)
+
+
+@settings(max_examples=250, deadline=None)
+@given(_graphs())
+def test_a_certified_optimum_is_optimal_and_its_tight_graph_holds_exactly_the_optima(
+    graph: tuple[int, dict[tuple[int, int], int], list[int]],
+) -> None:
+    n, cost, prefixes = graph
+    edges = sorted((i, j, c) for (i, j), c in cost.items())
+    every = _perfect_matchings(n, cost)
+    proof = certified_optimum(n, edges, prefixes)
+    if not every:
+        assert proof is None
+        return
+    if proof is None:
+        return  # nothing claimed (the engine then solves without the LP)
+    mate, tight = proof
+    low = min(total for total, _ in every)
+    assert sum(cost[(v, mate[v])] for v in range(n) if v < mate[v]) == low
+    # The optima are exactly the perfect matchings of the tight graph of least c'.
+    reduced = {(i, j): c for i, j, c in tight}
+    on_tight = _perfect_matchings(n, reduced)
+    least = min(total for total, _ in on_tight)
+    optima = sorted(m for total, m in every if total == low)
+    assert sorted(m for total, m in on_tight if total == least) == optima
+
+
+def test_most_small_graphs_are_certified() -> None:
+    # The LP with odd-component cuts proves nearly every random instance; a certificate that
+    # never succeeds would pass the test above and help nobody.
+    rng = random.Random(3)
+    proved = tried = 0
+    for _ in range(200):
+        n = rng.choice([6, 8, 10, 12])
+        cost = {
+            (i, j): rng.randint(0, 4)
+            for i, j in itertools.combinations(range(n), 2)
+            if rng.random() < 0.6
+        }
+        edges = sorted((i, j, c) for (i, j), c in cost.items())
+        if not _perfect_matchings(n, cost):
+            continue
+        tried += 1
+        proved += certified_optimum(n, edges, []) is not None
+    assert proved >= 0.9 * tried
+
+
+def test_no_perfect_matching_proves_nothing() -> None:
+    assert certified_optimum(4, [(0, 1, 0), (0, 2, 0), (0, 3, 0)], []) is None
+    triangles = sorted([(0, 1, 1), (1, 2, 1), (0, 2, 1), (3, 4, 1), (4, 5, 1)])
+    assert certified_optimum(6, triangles, []) is None
+
+
+def test_the_exact_check_refuses_a_dearer_matching_and_a_wrong_dual() -> None:
+    # A 4-cycle 0-1-2-3 with one cheap perfect matching (0-1, 2-3) and one dear (0-3, 1-2).
+    edges = [(0, 1, 0), (0, 3, 5), (1, 2, 5), (2, 3, 0)]
+    lp = matching_lp._Programme(4, edges, [])
+    lp.add_columns(np.arange(4))
+    lp.highs.run()
+    dual = np.asarray(lp.highs.getSolution().row_dual, dtype=float)
+    cheap = lp.edges_of([1, 0, 3, 2])
+    dear = lp.edges_of([3, 2, 1, 0])
+    assert cheap is not None and dear is not None
+    assert lp.certify(cheap, dual) is not None
+    assert lp.certify(dear, dual) is None
+    assert matching_lp.last_failure == "objectives differ"
+    wrong = dual.copy()
+    wrong[0] += 1.0  # vertex 0's dual too high: its edges' reduced costs go negative
+    assert lp.certify(cheap, wrong) is None
+    assert matching_lp.last_failure == "dual infeasible"
+    assert lp.certify(cheap, dual + 0.25) is None
+    assert matching_lp.last_failure == "duals off the half-integers"
+
+
+def test_bad_input_is_refused() -> None:
+    with pytest.raises(ValueError):
+        certified_optimum(4, [(1, 0, 1), (2, 3, 1)], [])
+    with pytest.raises(ValueError):
+        certified_optimum(4, [(0, 1, 1), (2, 3, 1)], [2])
+
+
+def _tables(pairs, round_number):
+    draw = pair_round(pairs, round_number, SwissOptions(), random.Random(1))
+    return draw, sorted(tuple(sorted((t.ns, t.ew))) for t in draw.tables)
+
+
+@pytest.mark.parametrize(
+    ("kind", "n", "round_number"),
+    [
+        ("adversarial", 60, 9),
+        ("adversarial", 120, 10),
+        ("adversarial", 200, 9),
+        ("units", 120, 6),  # two units, one holding two thirds
+        ("units", 40, 9),
+        ("rematch", 16, 10),
+        ("random", 90, 7),
+        ("random", 150, 8),
+    ],
+)
+def test_the_engine_gives_the_same_tables_with_and_without_the_certificate(
+    kind: str, n: int, round_number: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Rule (4) on fields too big for the lexicographic networkx reference: the tight-graph path
+    # must give exactly the tables of the compiled-blossom path (tested against the reference
+    # on small fields), and the cost of the reference.
+    if kind == "adversarial":
+        pairs = adversarial_field(n, 8, 1)
+    elif kind == "units":
+        pairs = simulate_field(n, round_number - 1, 2, 1)
+    elif kind == "rematch":
+        pairs = simulate_field(n, round_number - 1, 4, 1)
+    else:
+        pairs = random_field(random.Random(n), n, 8, 3)
+    used: list[bool] = []
+    real = swiss_exact.certified_optimum
+
+    def spy(*args, **kwargs):
+        result = real(*args, **kwargs)
+        used.append(result is not None)
+        return result
+
+    monkeypatch.setattr(swiss_exact, "certified_optimum", spy)
+    try:
+        draw, with_lp = _tables(pairs, round_number)
+    except PairingError as exc:
+        assert exc.code == "no_pairing_without_rematch"
+        return
+    assert check_draw(pairs, draw, SwissOptions()) == []
+    monkeypatch.setattr(swiss_exact, "certified_optimum", lambda *args, **kwargs: None)
+    assert _tables(pairs, round_number)[1] == with_lp
+    if kind == "adversarial":
+        assert any(used)  # the certificate did the work here
