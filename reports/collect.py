@@ -109,6 +109,7 @@ def pair_infos(tournament: Tournament) -> dict[int, PairInfo]:
 
 
 FIND_URL_NAME = "public:find"
+CHECKIN_URL_NAME = "tournaments:checkin_scan"
 
 
 def pair_slips(tournament: Tournament, base_url: str | None = None) -> list[PairSlip]:
@@ -118,7 +119,16 @@ def pair_slips(tournament: Tournament, base_url: str | None = None) -> list[Pair
     base = site_url() if base_url is None else base_url.rstrip("/")
     find = reverse(FIND_URL_NAME, args=[tournament.slug])
     infos = sorted(pair_infos(tournament).values(), key=lambda info: info.number)
-    return [PairSlip(tournament.name, info, f"{base}{find}?q={info.number}") for info in infos]
+    return [
+        PairSlip(
+            tournament.name,
+            info,
+            f"{base}{find}?q={info.number}",
+            # 签到: the desk scans the slip (``tournaments:checkin_scan``, issue 15 part A).
+            base + reverse(CHECKIN_URL_NAME, args=[tournament.slug, info.code]),
+        )
+        for info in infos
+    ]
 
 
 def get_round(tournament: Tournament, number: int | None) -> Round:
