@@ -30,6 +30,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("benchmarks.standings", "scoring engine and standings (pure)"),
     ("benchmarks.pairing", "Swiss pairing engine (pure)"),
     ("benchmarks.tournament_db", "import, standings from the database, pair_round (issue 4)"),
+    ("benchmarks.teams", "team events at 2,000 teams: team standings and team pairing (issue 13)"),
+    ("benchmarks.stages", "a staged event end to end: Swiss, groups, knockout (issue 14)"),
     ("benchmarks.web_tournaments", "web pages at size"),
     ("benchmarks.web_scoring", "referee dashboard at size"),
     ("benchmarks.reports", "printing and exports"),
@@ -109,7 +111,10 @@ def run_section(module_name: str) -> tuple[str, float, bool]:
 
 
 # Hand-written sections (comparisons across commits) that a full run keeps from the old report.
-KEPT_SECTIONS = ("## Before and after the layered layout (issue 10)",)
+KEPT_SECTIONS = (
+    "## Before and after the layered layout (issue 10)",
+    "## Standings before and after the follow-up of issue 18",
+)
 
 
 def kept_sections(path: Path) -> list[str]:

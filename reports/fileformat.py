@@ -34,7 +34,9 @@ from rules.levels import ACE, LOWEST
 from rules.limits import BIGINT_MAX, INT_MAX
 from rules.ruleset import RuleSet
 from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes, score_match
+from scoring.series import Series, decide_series
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
+from scoring.teams import team_deductions, team_outcomes
 
 FORMAT = "guandan-tournament"
 VERSION = 1
@@ -52,13 +54,30 @@ TOP_KEYS = (
 )
 UNIT_KEYS = ("id", "name")
 PAIR_KEYS = ("id", "players", "unit", "status", "seeding")
-TEAM_KEYS = ("id", "name", "pairs")
-ROUND_KEYS = ("number", "status", "seed", "tables")
-TABLE_KEYS = ("table", "match", "ns", "ew", "start", "deals", "end", "entry")
-BYE_KEYS = ("bye",)
+TEAM_KEYS = ("id", "name", "unit", "pairs", "status")
+ROUND_KEYS = ("number", "stage", "status", "seed", "tables")
+TABLE_KEYS = (
+    "table",
+    "match",
+    "group",
+    "slot",
+    "ns",
+    "ew",
+    "start",
+    "deals",
+    "end",
+    "games",
+    "entry",
+)
+BYE_KEYS = ("bye", "group", "slot")
+BYE_TEAM_KEYS = ("bye_team",)
+GAME_KEYS = ("start", "deals", "end")  # one game of a best-of-n knockout match (RULES.md §8)
+MAX_GROUP = 8  # tournaments.models.Table.group
 PENALTY_KEYS = ("round", "table", "pair", "kind", "deal", "jcf", "reason", "referee")
 
 PAIR_STATUSES = ("active", "withdrawn", "disqualified")
+TEAM_STATUSES = ("active", "withdrawn")
+TEAM_SIZES = (2, 3)  # RULES.md §6: 4–6 players, two or three pairs
 ROUND_STATUSES = ("draft", "published", "finished")
 ENTRY_STATUSES = ("open", "entered", "confirmed")
 # TOURNAMENT_FILE.md "Penalties"; ``level_award`` (RULES.md §3 升级调整) is our extension: the
@@ -152,9 +171,23 @@ class PairSpec:
 
 @dataclass(frozen=True, slots=True)
 class TeamSpec:
+    """A team (TOURNAMENT_FILE.md "Team events"); ``status`` is our extension, written only
+    when not ``active`` (a withdrawn team is not paired from then on)."""
+
     id: str
     name: str
     pairs: tuple[int, ...]
+    unit: str | None = None
+    status: str = "active"
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """One game of a best-of-n knockout match (TOURNAMENT_FILE.md "Stages": ``games``)."""
+
+    events: tuple[Event, ...] = ()
+    start: Start | None = None
+    end: End | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +209,12 @@ class TableSpec:
     match: int | None = None
     entry: str | None = None
     result: MatchResult | None = field(default=None, compare=False, repr=False)
+    group: str = ""  # a round-robin table's group (RULES.md §8)
+    slot: int | None = None  # a knockout table's bracket slot (0: the third-place match)
+    # A best-of-n knockout table's games (``events``/``start``/``end`` are game 1's); None for
+    # every other table.
+    games: tuple[GameSpec, ...] | None = None
+    series: Series | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_bye(self) -> bool:
@@ -190,10 +229,15 @@ class TableSpec:
 
 @dataclass(frozen=True, slots=True)
 class RoundSpec:
+    """A round; ``bye_team`` the team id of a team event's bye (``{"bye_team": id}`` among
+    the tables)."""
+
     number: int
     status: str
     tables: tuple[TableSpec, ...]
     seed: int | None = None
+    bye_team: str | None = None
+    stage: int = 1  # RULES.md §8: the stage the round belongs to (1-based)
 
     @property
     def finished(self) -> bool:
@@ -320,6 +364,8 @@ class _Parser:
 
     def __init__(self) -> None:
         self.problems: list[FileProblem] = []
+        self.stage = 1  # the stage of the round being read (RULES.md §8)
+        self.rules_seen: RuleSet | None = None  # the settings, once read
 
     def add(
         self, code: str, path: str = "", params: dict[str, Any] | None = None, **where: Any
@@ -399,12 +445,15 @@ class _Parser:
             name = self.text(data["name"], "name", MAX_NAME)
 
         rules = self.settings(data.get("settings", {}))
+        self.rules_seen = rules
         units = self.units(data)
         unit_ids = {unit.id for unit in units}
         pairs = self.pairs(data, unit_ids)
         pair_ids = {pair.id for pair in pairs}
-        teams = self.teams(data, pair_ids)
+        teams = self.teams(data, pair_ids, unit_ids)
         rounds = self.rounds(data, pair_ids, rules)
+        if rules is not None and rules.event == "teams":
+            self.team_matches(rounds, teams)
         penalties = self.penalties(data, pair_ids, rounds)
         if self.problems or rules is None:
             return None
@@ -485,7 +534,9 @@ class _Parser:
             pairs.append(PairSpec(pair_id, players, unit, status, seeding))
         return tuple(pairs)
 
-    def teams(self, data: dict[str, Any], pair_ids: set[int]) -> tuple[TeamSpec, ...]:
+    def teams(
+        self, data: dict[str, Any], pair_ids: set[int], unit_ids: set[str]
+    ) -> tuple[TeamSpec, ...]:
         teams: list[TeamSpec] = []
         seen: set[str] = set()
         team_of: dict[int, str] = {}
@@ -495,6 +546,18 @@ class _Parser:
             where = {"team": team_id} if team_id else {}
             self.keys(raw, TEAM_KEYS, path, **where)
             name = self.text(raw.get("name", ""), f"{path}.name", MAX_UNIT_NAME, **where)
+            unit = raw.get("unit")
+            if unit is not None and self.expect(unit, "string", f"{path}.unit", **where):
+                if unit not in unit_ids:
+                    self.add("unknown_unit", f"{path}.unit", {"id": unit}, **where)
+            status = raw.get("status", "active")
+            if status not in TEAM_STATUSES:
+                self.add(
+                    "not_one_of",
+                    f"{path}.status",
+                    {"value": status, "options": TEAM_STATUSES},
+                    **where,
+                )
             members: list[int] = []
             raw_pairs = raw.get("pairs", [])
             if self.expect(raw_pairs, "list", f"{path}.pairs", **where):
@@ -511,11 +574,13 @@ class _Parser:
                     else:
                         team_of[pair] = team_id
                         members.append(pair)
+                if len(raw_pairs) not in TEAM_SIZES:
+                    self.add("team_size", f"{path}.pairs", {"count": len(raw_pairs)}, **where)
             if team_id in seen:
                 self.add("duplicate_team", f"{path}.id", {"id": team_id}, team=team_id)
             elif team_id:
                 seen.add(team_id)
-                teams.append(TeamSpec(team_id, name, tuple(members)))
+                teams.append(TeamSpec(team_id, name, tuple(members), unit, status))
         return tuple(teams)
 
     # -- rounds ------------------------------------------------------------------------------
@@ -526,6 +591,7 @@ class _Parser:
         rounds: list[RoundSpec] = []
         met: dict[frozenset[int], int] = {}  # pairs who met → the round they met in
         unfinished: int | None = None
+        last_stage = 1
         for index, raw in self.list_of_objects(data, "rounds"):
             path = f"rounds[{index}]"
             number = raw.get("number")
@@ -564,9 +630,47 @@ class _Parser:
                 bounds = {"value": seed, "min": -BIGINT_MAX, "max": BIGINT_MAX}
                 self.add("out_of_range", f"{path}.seed", bounds, **where)
                 seed = None
+            stage = self.round_stage(raw, path, last_stage, rules, where)
+            if stage != last_stage:
+                met = {}  # RULES.md §8: pairs may meet again in a later stage, once in each
+                last_stage = stage
+            self.stage = stage
             tables = self.tables(raw, path, number, status, pair_ids, rules, met)
-            rounds.append(RoundSpec(number, status, tables, seed))
+            bye_teams = [
+                (k, t["bye_team"])
+                for k, t in enumerate(raw.get("tables") or ())
+                if isinstance(t, dict) and "bye_team" in t
+            ]
+            bye_team = None
+            for k, (position, value) in enumerate(bye_teams):
+                at = f"{path}.tables[{position}]"
+                self.keys(raw["tables"][position], BYE_TEAM_KEYS, at, **where)
+                if k:
+                    self.add("two_team_byes", f"{at}.bye_team", **where)
+                elif self.expect(value, "string", f"{at}.bye_team", **where):
+                    bye_team = value
+            rounds.append(RoundSpec(number, status, tables, seed, bye_team=bye_team, stage=stage))
         return tuple(rounds)
+
+    def round_stage(
+        self,
+        raw: dict[str, Any],
+        path: str,
+        last: int,
+        rules: RuleSet | None,
+        where: dict[str, Any],
+    ) -> int:
+        """A round's ``stage`` (default 1): a stage of the settings, never before the last."""
+        stage = raw.get("stage", 1)
+        count = len(rules.stage_list) if rules is not None else INT_MAX
+        if not _is_int(stage) or not 1 <= stage <= count:
+            bounds = {"value": stage, "min": 1, "max": count}
+            self.add("out_of_range", f"{path}.stage", bounds, **where)
+            return last
+        if stage < last:
+            self.add("stage_out_of_order", f"{path}.stage", {"value": stage, "last": last}, **where)
+            return last
+        return int(stage)
 
     def tables(
         self,
@@ -592,6 +696,8 @@ class _Parser:
             at = f"{path}.tables[{index}]"
             if not self.expect(raw, "object", at, round=number):
                 continue
+            if "bye_team" in raw:
+                continue  # the round's team bye (``rounds``)
             if "bye" in raw:
                 table = self.bye(raw, at, number, pair_ids, seated)
             else:
@@ -648,9 +754,44 @@ class _Parser:
     ) -> TableSpec | None:
         self.keys(raw, BYE_KEYS, at, round=number)
         pair = self.seat(raw["bye"], f"{at}.bye", number, None, pair_ids, seated)
+        group, slot = self.placing(raw, at, {"round": number})
         if pair is None:
             return None
-        return TableSpec(None, None, None, bye=pair)
+        return TableSpec(None, None, None, bye=pair, group=group, slot=slot)
+
+    def placing(
+        self, raw: dict[str, Any], at: str, where: dict[str, Any]
+    ) -> tuple[str, int | None]:
+        """A table's (or bye's) ``group`` (a round-robin stage: required) and ``slot`` (a
+        knockout: optional, the table's place in the bracket; 0 is the third-place match)."""
+        kind = self.stage_kind()
+        group = raw.get("group")
+        if group is not None or kind == "round_robin":
+            if kind != "round_robin":
+                self.add("not_in_stage", f"{at}.group", {"key": "group"}, **where)
+                group = ""
+            elif group is None:
+                self.add("missing_key", f"{at}.group", {"key": "group"}, **where)
+                group = ""
+            else:
+                group = self.text(group, f"{at}.group", MAX_GROUP, **where)
+        slot = raw.get("slot")
+        if slot is not None:
+            if kind != "knockout":
+                self.add("not_in_stage", f"{at}.slot", {"key": "slot"}, **where)
+                slot = None
+            elif not _is_int(slot) or not 0 <= slot <= INT_MAX:
+                self.add(
+                    "out_of_range", f"{at}.slot", {"value": slot, "min": 0, "max": INT_MAX}, **where
+                )
+                slot = None
+        return group or "", slot
+
+    def stage_kind(self) -> str | None:
+        rules = self.rules_seen
+        if rules is None:
+            return None
+        return rules.stage(self.stage).kind
 
     def match(
         self,
@@ -700,13 +841,39 @@ class _Parser:
                 entry = None
             elif status == "finished" and entry != "confirmed":
                 self.add("unconfirmed_in_finished_round", f"{at}.entry", {"value": entry}, **where)
+        group, slot = self.placing(raw, at, where)
+        complete = status == "finished" or entry in ("entered", "confirmed")
+        stage_rules = rules.for_stage(self.stage) if rules is not None else None
+        best_of = rules.stage(self.stage).games if rules is not None else 1
+        if stage_rules is not None and self.stage_kind() == "knockout" and best_of > 1:
+            for key in ("start", "deals", "end"):
+                if key in raw:
+                    self.add("games_instead", f"{at}.{key}", {"key": key}, **where)
+            games, series = self.games(raw, at, where, stage_rules, best_of, complete)
+            first = games[0] if games else GameSpec()
+            if table is None or ns is None or ew is None or ns == ew:
+                return None
+            return TableSpec(
+                table, ns, ew, first.events, first.start, first.end, None, match, entry,
+                None, group, slot, games, series,
+            )  # fmt: skip
+        if "games" in raw:
+            self.add("not_in_stage", f"{at}.games", {"key": "games"}, **where)
         start = self.start(raw, at, where)
         end = self.end(raw, at, where)
         events = self.events(raw, at, where)
         result = None
-        if events is not None and rules is not None and start is not False and end is not False:
-            complete = status == "finished" or entry in ("entered", "confirmed")
-            result = self.score(events, rules, start, end, complete, at, where)
+        if (
+            events is not None
+            and stage_rules is not None
+            and start is not False
+            and end is not False
+        ):
+            result = self.score(events, stage_rules, start, end, complete, at, where)
+            if result is not None and complete and self.stage_kind() == "knockout":
+                series = decide_series([result], 1, True)
+                if series.winner is None:
+                    self.add("match_not_decided", at, {"games": 1, "best_of": 1}, **where)
         if table is None or ns is None or ew is None or ns == ew:
             return None
         return TableSpec(
@@ -720,7 +887,66 @@ class _Parser:
             match,
             entry,
             result,
+            group,
+            slot,
         )
+
+    def games(
+        self,
+        raw: dict[str, Any],
+        at: str,
+        where: dict[str, Any],
+        rules: RuleSet,
+        best_of: int,
+        complete: bool,
+    ) -> tuple[tuple[GameSpec, ...], Series | None]:
+        """A best-of-n table's ``games``: each game read like a table's deals/start/end and
+        scored by the one engine; the match decided (``scoring.series``) — complete, it must
+        have a winner, and no game may follow the deciding one."""
+        value = raw.get("games", [])
+        path = f"{at}.games"
+        if not self.expect(value, "list", path, **where):
+            return (), None
+        games: list[GameSpec] = []
+        results: list[MatchResult] = []
+        ok = True
+        for index, item in enumerate(value):
+            game_at = f"{path}[{index}]"
+            if not self.expect(item, "object", game_at, **where):
+                ok = False
+                continue
+            self.keys(item, GAME_KEYS, game_at, **where)
+            start, end = self.start(item, game_at, where), self.end(item, game_at, where)
+            events = self.events(item, game_at, where)
+            if events is None or start is False or end is False:
+                ok = False
+                continue
+            game = GameSpec(
+                tuple(events),
+                start if isinstance(start, Start) else None,
+                end if isinstance(end, End) else None,
+            )
+            games.append(game)
+            last = index == len(value) - 1
+            result = self.score(
+                events, rules, game.start, game.end, complete or not last, game_at, where
+            )
+            if result is None:
+                ok = False
+            else:
+                results.append(result)
+        if not ok:
+            return tuple(games), None
+        try:
+            over = complete or (bool(results) and _game_over(results[-1], rules))
+            series = decide_series(results, best_of, over)
+        except ScoringError as error:
+            self.add(error.code, path, dict(error.params), **where)
+            return tuple(games), None
+        if complete and series.winner is None:
+            params = {"games": len(games), "best_of": best_of}
+            self.add("match_not_decided", path, params, **where)
+        return tuple(games), series
 
     def start(self, raw: dict[str, Any], at: str, where: dict[str, Any]) -> Start | bool | None:
         """``None`` for no start, ``False`` when the start is wrong (a problem was added)."""
@@ -809,6 +1035,69 @@ class _Parser:
                 place["deal"] = deals_before + 1 if event.is_deal else None
             self.add(error.code, path, dict(error.params), **place, **where)
             return None
+
+    # -- team events -------------------------------------------------------------------------
+
+    def team_matches(self, rounds: tuple[RoundSpec, ...], teams: tuple[TeamSpec, ...]) -> None:
+        """TOURNAMENT_FILE.md "Team events": every table carries ``match`` k and is table 2k − 1
+        or 2k; the two tables of a match seat two teams crossed (team X's pairs ``ns`` at one
+        table and ``ew`` at the other); a pair bye has no place; the team bye is a known team
+        that does not play that round; two teams meet at most once."""
+        team_of = {pair: team.id for team in teams for pair in team.pairs}
+        known = {team.id for team in teams}
+        met: dict[frozenset[str], int] = {}
+        had_bye: dict[str, int] = {}
+        for round_spec in rounds:
+            number = round_spec.number
+            by_match: dict[int, dict[int, TableSpec]] = {}
+            playing: set[str] = set()
+            for table in round_spec.tables:
+                if table.is_bye:
+                    self.add("pair_bye_in_team_event", "", {"id": table.bye}, round=number)
+                    continue
+                where = {"round": number, "table": table.number}
+                for pair in (table.ns, table.ew):
+                    if pair not in team_of:
+                        self.add("pair_without_team", "", {"pair": pair}, **where)
+                    else:
+                        playing.add(team_of[pair])
+                m = table.match
+                if m is None:
+                    self.add("missing_key", "", {"key": "match"}, **where)
+                elif table.number not in (2 * m - 1, 2 * m):
+                    self.add("bad_match_table", "", {"match": m}, **where)
+                else:
+                    by_match.setdefault(m, {})[table.number] = table
+            for m, pair_tables in sorted(by_match.items()):
+                first, second = pair_tables.get(2 * m - 1), pair_tables.get(2 * m)
+                if first is None or second is None:
+                    table = (first or second).number  # type: ignore[union-attr]
+                    self.add("match_one_table", "", {"match": m}, round=number, table=table)
+                    continue
+                x, y = team_of.get(first.ns or 0), team_of.get(first.ew or 0)
+                if x is None or y is None:
+                    continue  # named above
+                if x == y or team_of.get(second.ew or 0) != x or team_of.get(second.ns or 0) != y:
+                    self.add(
+                        "match_not_crossed", "", {"match": m}, round=number, table=first.number
+                    )
+                    continue
+                key = frozenset((x, y))
+                if key in met:
+                    a, b = sorted(key)
+                    params = {"a": a, "b": b, "first_round": met[key]}
+                    self.add("team_rematch", "", params, round=number, table=first.number)
+                met.setdefault(key, number)
+            bye = round_spec.bye_team
+            if bye is not None:
+                if bye not in known:
+                    self.add("unknown_team", "", {"id": bye}, round=number)
+                elif bye in playing:
+                    self.add("bye_team_plays", "", {"id": bye}, round=number)
+                elif bye in had_bye:
+                    params = {"team": bye, "first_round": had_bye[bye]}
+                    self.add("team_had_bye", "", params, round=number)
+                had_bye.setdefault(bye, number)
 
     # -- penalties ---------------------------------------------------------------------------
 
@@ -903,23 +1192,57 @@ def parse_tournament(data: Any) -> TournamentSpec:
 # Serialization
 
 
+def _game_over(result: MatchResult, rules: RuleSet) -> bool:
+    """As ``scoring.facts.game_over``: 过A, an end, the extra deal, or all its deals."""
+    return result.finished or (
+        rules.max_deals is not None and result.deals_played >= rules.max_deals
+    )
+
+
+def _facts_to_dict(
+    data: dict[str, Any], start: Start | None, events: Sequence[Event], end: End | None
+) -> dict[str, Any]:
+    if start is not None and (start.ns, start.ew) != (LOWEST, LOWEST):
+        data["start"] = {"ns": start.ns, "ew": start.ew}
+    data["deals"] = [event.token for event in events]
+    if end is not None:
+        data["end"] = {end.kind: end.side.value.lower()}
+    return data
+
+
 def table_to_dict(table: TableSpec, round_spec: RoundSpec) -> dict[str, Any]:
     if table.is_bye:
-        return {"bye": table.bye}
+        bye: dict[str, Any] = {"bye": table.bye}
+        if table.group:
+            bye["group"] = table.group
+        if table.slot is not None:
+            bye["slot"] = table.slot
+        return bye
     data: dict[str, Any] = {"table": table.number}
     if table.match is not None:
         data["match"] = table.match
+    if table.group:
+        data["group"] = table.group
+    if table.slot is not None:
+        data["slot"] = table.slot
     data["ns"] = table.ns
     data["ew"] = table.ew
-    if table.start is not None and (table.start.ns, table.start.ew) != (LOWEST, LOWEST):
-        data["start"] = {"ns": table.start.ns, "ew": table.start.ew}
-    data["deals"] = [event.token for event in table.events]
-    if table.end is not None:
-        data["end"] = {table.end.kind: table.end.side.value.lower()}
+    if table.games is not None:
+        data["games"] = [_facts_to_dict({}, g.start, g.events, g.end) for g in table.games]
+    else:
+        _facts_to_dict(data, table.start, table.events, table.end)
     default_entry = "confirmed" if round_spec.finished else "open"
     if table.entry is not None and table.entry != default_entry:
         data["entry"] = table.entry
     return data
+
+
+def team_to_dict(team: TeamSpec) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": team.id, "name": team.name, "unit": team.unit}
+    item["pairs"] = list(team.pairs)
+    if team.status != "active":
+        item["status"] = team.status
+    return item
 
 
 def to_dict(spec: TournamentSpec) -> dict[str, Any]:
@@ -937,10 +1260,15 @@ def to_dict(spec: TournamentSpec) -> dict[str, Any]:
         pairs.append(item)
     rounds = []
     for round_spec in spec.rounds:
-        item = {"number": round_spec.number, "status": round_spec.status}
+        item = {"number": round_spec.number}
+        if round_spec.stage != 1:
+            item["stage"] = round_spec.stage
+        item["status"] = round_spec.status
         if round_spec.seed is not None:
             item["seed"] = round_spec.seed
         item["tables"] = [table_to_dict(t, round_spec) for t in round_spec.tables]
+        if round_spec.bye_team is not None:
+            item["tables"].append({"bye_team": round_spec.bye_team})
         rounds.append(item)
     penalties = []
     for penalty in spec.penalties:
@@ -967,9 +1295,7 @@ def to_dict(spec: TournamentSpec) -> dict[str, Any]:
         "settings": spec.rules.to_dict(),
         "units": [{"id": unit.id, "name": unit.name} for unit in spec.units],
         "pairs": pairs,
-        "teams": [
-            {"id": team.id, "name": team.name, "pairs": list(team.pairs)} for team in spec.teams
-        ],
+        "teams": [team_to_dict(team) for team in spec.teams],
         "rounds": rounds,
         "penalties": penalties,
     }
@@ -996,11 +1322,14 @@ def file_outcomes(
 ) -> tuple[list[int], list[Outcome], list[Deduction]]:
     """The standings' inputs: every pair id, one ``Outcome`` per pair per counted table, and
     the deductions (TOURNAMENT_FILE.md "Penalties": only ``deduction`` changes scores)."""
-    rules = spec.rules
     outcomes: list[Outcome] = []
     for round_spec in spec.rounds:
         if after_round is not None and round_spec.number > after_round:
             break
+        # Each stage's tables by its rules; a knockout places, it gives no standings points.
+        rules = spec.rules.for_stage(round_spec.stage)
+        if spec.rules.stage(round_spec.stage).kind == "knockout":
+            continue
         for table in round_spec.tables:
             if not counts(round_spec, table):
                 continue
@@ -1019,16 +1348,36 @@ def file_outcomes(
     return [pair.id for pair in spec.pairs], outcomes, deductions
 
 
+def file_team_numbers(spec: TournamentSpec) -> tuple[dict[int, str], dict[int, int]]:
+    """The teams' numbers as the standings see them (``scoring.results.TeamField``: 1…T in the
+    file's order): ``(code by number, team number by pair id)``."""
+    codes = {k: team.id for k, team in enumerate(spec.teams, start=1)}
+    team_of = {pair: k for k, team in enumerate(spec.teams, start=1) for pair in team.pairs}
+    return codes, team_of
+
+
 def standings_from_file(
-    spec: TournamentSpec, after_round: int | None = None
+    spec: TournamentSpec, after_round: int | None = None, *, teams: bool = False
 ) -> tuple[int, tuple[StandingRow, ...]]:
-    """``(after_round, rows)``; by default after the last finished round."""
+    """``(after_round, rows)``; by default after the last finished round. ``teams``: the team
+    standings of a team event (rows' ``pair`` = the team's number, ``file_team_numbers``)."""
     if after_round is None:
         after_round = last_finished_round(spec)
-    pairs, outcomes, deductions = file_outcomes(spec, after_round)
+    entrants, outcomes, deductions = file_outcomes(spec, after_round)
     rules = spec.rules
+    if teams:
+        codes, team_of = file_team_numbers(spec)
+        number_of = {code: k for k, code in codes.items()}
+        byes = {
+            r.number: number_of[r.bye_team]
+            for r in spec.rounds
+            if r.bye_team is not None and r.status != "draft" and r.number <= after_round
+        }
+        entrants = list(codes)
+        outcomes = team_outcomes(outcomes, team_of, rules, byes)
+        deductions = team_deductions(deductions, team_of)
     rows = compute_standings(
-        pairs, outcomes, deductions, rules.tiebreaks, rules.seed or 0, after_round
+        entrants, outcomes, deductions, rules.tiebreaks, rules.seed or 0, after_round
     )
     return after_round, rows
 
@@ -1051,14 +1400,22 @@ STANDINGS_FIELDS = (
 
 
 def standings_payload(
-    tournament: str, after_round: int, rows: Iterable[StandingRow]
+    tournament: str,
+    after_round: int,
+    rows: Iterable[StandingRow],
+    team_codes: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
-    """What ``standings --json`` prints (TOURNAMENT_FILE.md "Command line")."""
+    """What ``standings --json`` prints (TOURNAMENT_FILE.md "Command line"). With
+    ``team_codes`` (team number → the file's team id) the rows are a team event's team rows:
+    ``"team"`` (the team id) in place of ``"pair"`` (TOURNAMENT_FILE.md "Team events")."""
     out = []
     for row in rows:
         item: dict[str, Any] = {}
         for name in STANDINGS_FIELDS:
             value = getattr(row, name)
+            if name == "pair" and team_codes is not None:
+                item["team"] = team_codes[value]
+                continue
             item[name] = plain_number(value) if isinstance(value, float) else value
         out.append(item)
     return {"tournament": tournament, "after_round": after_round, "rows": out}

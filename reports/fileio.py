@@ -25,6 +25,7 @@ from django.utils.text import slugify
 
 from reports.fileformat import (
     FileProblem,
+    GameSpec,
     PairSpec,
     PenaltySpec,
     RoundSpec,
@@ -39,11 +40,12 @@ from reports.fileformat import (
 from rules.events import parse_event
 from rules.levels import LOWEST
 from scoring.engine import Start
-from scoring.facts import MatchFacts, tokens_by_table
+from scoring.facts import MatchFacts, games_by_table, split_games, tokens_by_table
 from scoring.models import Penalty, TableEvent, Via
 from tournaments.models import (
     PAIR_CODE_ALPHABET,
     PAIR_CODE_LENGTH,
+    Game,
     Pair,
     Player,
     Round,
@@ -60,7 +62,7 @@ BATCH = 2000
 
 
 def _unique_codes(count: int) -> list[str]:
-    """``count`` distinct pair codes (the database keeps them unique per tournament)."""
+    """``count`` distinct pair or captain codes (the database keeps them unique per tournament)."""
     import secrets
 
     codes: set[str] = set()
@@ -146,10 +148,23 @@ def _write(spec: TournamentSpec, slug: str, user: Any) -> Tournament:
         ],
         batch_size=BATCH,
     )
+    team_pk: dict[str, int] = {}
     if spec.teams:
+        captain_codes = _unique_codes(len(spec.teams))
         teams = Team.objects.bulk_create(
-            [Team(tournament=tournament, code=t.id, name=t.name) for t in spec.teams]
+            [
+                Team(
+                    tournament=tournament,
+                    code=t.id,
+                    name=t.name,
+                    unit_id=unit_pk[t.unit] if t.unit is not None else None,
+                    status=t.status,
+                    captain_code=code,
+                )
+                for t, code in zip(spec.teams, captain_codes, strict=True)
+            ]
         )
+        team_pk = {team.code: team.pk for team in teams}
         through = Team.pairs.through
         through.objects.bulk_create(
             [
@@ -164,8 +179,10 @@ def _write(spec: TournamentSpec, slug: str, user: Any) -> Tournament:
             Round(
                 tournament=tournament,
                 number=r.number,
+                stage=r.stage,
                 status=r.status,
                 seed=r.seed,
+                bye_team_id=team_pk[r.bye_team] if r.bye_team is not None else None,
                 published_at=now if r.status != Round.Status.DRAFT else None,
                 finished_at=now if r.finished else None,
             )
@@ -197,16 +214,34 @@ def _write(spec: TournamentSpec, slug: str, user: Any) -> Tournament:
     actor_id = actor.pk if actor is not None else None
     seats: list[tuple[Any, ...]] = []
     events: list[tuple[Any, ...]] = []
+    games: list[Game] = []
     for table, t in zip(tables, sources, strict=True):
         if t.is_bye:
             seats.append((table.round_id, table.pk, table.ns_id, Seat.Direction.BYE.value))
             continue
         seats.append((table.round_id, table.pk, table.ns_id, Seat.Direction.NS.value))
         seats.append((table.round_id, table.pk, table.ew_id, Seat.Direction.EW.value))
+        table_events = list(t.events)
+        # A best-of-n match: one event list, games 2 … as rows marking where each begins.
+        for number, game in enumerate((t.games or ())[1:], start=2):
+            start = game.start or Start()
+            games.append(
+                Game(
+                    table_id=table.pk,
+                    number=number,
+                    first_position=len(table_events),
+                    start_ns=start.ns,
+                    start_ew=start.ew,
+                    end_kind=game.end.kind if game.end else "",
+                    end_side=game.end.side.value if game.end else "",
+                )
+            )
+            table_events.extend(game.events)
         events.extend(
             (table.pk, position, event.token, actor_id, Via.IMPORT.value, stamp)
-            for position, event in enumerate(t.events)
+            for position, event in enumerate(table_events)
         )
+    Game.objects.bulk_create(games, batch_size=BATCH)
     _insert(Seat, ("round", "table", "pair", "direction"), seats)
     _insert(
         TableEvent,
@@ -253,6 +288,8 @@ def _table_row(
             ns_id=pair_pk[t.bye],  # type: ignore[index]
             ew=None,
             entry_status=Table.EntryStatus.CONFIRMED,
+            group=t.group,
+            slot=t.slot,
         )
     entry = r.entry_of(t)
     entered = entry in (Table.EntryStatus.ENTERED, Table.EntryStatus.CONFIRMED)
@@ -275,6 +312,8 @@ def _table_row(
         confirmed_via=Table.Via.IMPORT if confirmed else "",
         confirmed_at=now if confirmed else None,
         match=t.match,
+        group=t.group,
+        slot=t.slot,
     )
 
 
@@ -341,14 +380,27 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
         .values_list("team_id", "pair_id")
     ):
         members[team_id].append(number_of[pair_id])
-    teams = tuple(
-        TeamSpec(code, name, tuple(members[pk]))
-        for pk, code, name in Team.objects.filter(tournament_id=t_id)
+    team_rows = list(
+        Team.objects.filter(tournament_id=t_id)
         .order_by("pk")
-        .values_list("pk", "code", "name")
+        .values_list("pk", "code", "name", "unit_id", "status")
     )
+    teams = tuple(
+        TeamSpec(
+            code,
+            name,
+            tuple(members[pk]),
+            unit_code[unit_id] if unit_id is not None else None,
+            status,
+        )
+        for pk, code, name, unit_id, status in team_rows
+    )
+    team_code = {pk: code for pk, code, *_ in team_rows}
 
     tokens = tokens_by_table(TableEvent.objects.filter(table__round__tournament_id=t_id))
+    game_rows = games_by_table(Game.objects.filter(table__round__tournament_id=t_id))
+    rules = tournament.rules
+    stage_of = dict(Round.objects.filter(tournament_id=t_id).values_list("pk", "stage"))
     tables_of: dict[int, list[TableSpec]] = defaultdict(list)
     table_number: dict[int, int | None] = {}
     for row in (
@@ -367,29 +419,62 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
             "end_side",
             "entry_status",
             "match",
+            "group",
+            "slot",
         )
     ):
         pk, round_id, number, is_bye, ns, ew, start_ns, start_ew, end_kind, end_side = row[:10]
-        entry, match = row[10:]
+        entry, match, group, slot = row[10:]
         if is_bye:
-            tables_of[round_id].append(TableSpec(None, None, None, bye=number_of[ns]))
+            tables_of[round_id].append(
+                TableSpec(None, None, None, bye=number_of[ns], group=group, slot=slot)
+            )
             table_number[pk] = None
             continue
         facts = MatchFacts.from_columns(start_ns, start_ew, end_kind, end_side, tokens.get(pk, ()))
-        # The file leaves a default start out (TOURNAMENT_FILE.md).
-        start = None if facts.start == Start(LOWEST, LOWEST) else facts.start
-        events = tuple(parse_event(token) for token in facts.tokens)
+        games = None
+        stage = rules.stage(stage_of[round_id])
+        if stage.kind == "knockout" and stage.games > 1:
+            games = tuple(_game_spec(game) for game in split_games(facts, game_rows.get(pk, [])))
+            if (
+                not facts.tokens
+                and not game_rows.get(pk)
+                and facts.start == Start()
+                and not facts.end
+            ):
+                games = ()  # nothing played yet
+            facts = split_games(facts, game_rows.get(pk, []))[0]
+        first = _game_spec(facts)
         tables_of[round_id].append(
             TableSpec(
-                number, number_of[ns], number_of[ew], events, start, facts.end, None, match, entry
+                number,
+                number_of[ns],
+                number_of[ew],
+                first.events,
+                first.start,
+                first.end,
+                None,
+                match,
+                entry,
+                None,
+                group,
+                slot,
+                games,
             )
         )
         table_number[pk] = number
     rounds = tuple(
-        RoundSpec(number, status, tuple(tables_of[pk]), seed)
-        for pk, number, status, seed in Round.objects.filter(tournament_id=t_id)
+        RoundSpec(
+            number,
+            status,
+            tuple(tables_of[pk]),
+            seed,
+            team_code[bye_team] if bye_team is not None else None,
+            stage,
+        )
+        for pk, number, status, seed, bye_team, stage in Round.objects.filter(tournament_id=t_id)
         .order_by("number")
-        .values_list("pk", "number", "status", "seed")
+        .values_list("pk", "number", "status", "seed", "bye_team_id", "stage")
     )
     penalties = tuple(
         PenaltySpec(
@@ -419,6 +504,13 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
         )
     )
     return TournamentSpec(tournament.name, tournament.rules, units, pairs, teams, rounds, penalties)
+
+
+def _game_spec(facts: MatchFacts) -> GameSpec:
+    """One game's (or a plain table's) facts as the file writes them: a default start left
+    out (TOURNAMENT_FILE.md)."""
+    start = None if facts.start == Start(LOWEST, LOWEST) else facts.start
+    return GameSpec(tuple(parse_event(token) for token in facts.tokens), start, facts.end)
 
 
 def export_tournament(tournament: Tournament) -> dict[str, Any]:

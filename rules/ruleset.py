@@ -14,20 +14,21 @@ per-tournament setting with seed 003's defaults).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Real
 from typing import Any
 
 from .errors import Problem, RuleSetError
 from .levels import LOWEST, PAST_ACE
 from .limits import SEED_MAX
+from .stages import Stage, default_stage, parse_stages
 
 EVENTS = ("pairs", "teams")
 ROUND_FORMATS = ("deals", "game", "timed", "timed_deals")
 A_RULES = ("continue", "reset_to_2")
 SAME_UNIT = ("avoid", "allow")
 ROUND1 = ("lot", "seeding")
-TEAM_SCORING = ("sum_jcf", "sum_levels")
+TEAM_SCORING = ("sum_jcf", "sum_levels", "sum_cf")  # RULES.md §6, scoring.teams
 A_FAIL_COUNTS = ("deal", "stage")  # RULES.md §1 "Failed attempts at A"
 A_PASSES = ("partner_2_or_3", "double_only")  # RULES.md §1 "How A is passed"
 TIES = ("draw", "extra_deal")  # RULES.md §2 "Level tie"
@@ -244,6 +245,32 @@ class RuleSet:
     penalty_authority: tuple[tuple[str, str], ...] = tuple(DEFAULT_PENALTY_AUTHORITY.items())
     # Which of a_pass / a_fail_count / tie the file gave even at their default (round trip).
     written: frozenset[str] = frozenset()
+    # RULES.md §8: the stages as the file gave them; () = one Swiss stage of ``rounds`` rounds.
+    stages: tuple[Stage, ...] = ()
+
+    @property
+    def stage_list(self) -> tuple[Stage, ...]:
+        """Every stage, the implicit single Swiss stage when the file gives none."""
+        return self.stages or (default_stage(self.rounds),)
+
+    def stage(self, number: int) -> Stage:
+        """Stage ``number`` (1-based)."""
+        return self.stage_list[number - 1]
+
+    def for_stage(self, number: int) -> RuleSet:
+        """The rules a table of stage ``number`` is scored by: the stage's own round format,
+        deals per round and tie rule (a knockout breaks a level tie by the extra deal unless it
+        says otherwise, RULES.md §2), everything else the tournament's."""
+        if not self.stages:
+            return self
+        stage = self.stage(number)
+        tie = stage.tie or ("extra_deal" if stage.kind == "knockout" else self.tie)
+        return replace(
+            self,
+            round_format=stage.round_format or self.round_format,
+            deals_per_round=stage.deals_per_round or self.deals_per_round,
+            tie=tie,
+        )
 
     @property
     def forfeit(self) -> Award:
@@ -289,6 +316,7 @@ class RuleSet:
             "a_pass",
             "tie",
             "penalty_authority",
+            "stages",
         }
         for key in data:
             if key not in known:
@@ -433,6 +461,11 @@ class RuleSet:
                 else:
                     authority[kind] = role
 
+        stages: tuple[Stage, ...] = ()
+        if "stages" in data:
+            stages, stage_problems = parse_stages(data["stages"], ROUND_FORMATS, TIES)
+            problems.extend(stage_problems)
+
         if problems:
             raise RuleSetError(problems)
         return cls(
@@ -457,6 +490,7 @@ class RuleSet:
             team_scoring=team_scoring,
             penalty_authority=tuple(authority.items()),
             written=written,
+            stages=stages,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -500,6 +534,8 @@ class RuleSet:
             value = getattr(self, key)
             if key in self.written or value != default:
                 data[key] = value
+        if self.stages:
+            data["stages"] = [stage.to_dict() for stage in self.stages]
         if self.round1 != "lot":
             data["round1"] = self.round1
         if self.team_scoring != "sum_jcf":

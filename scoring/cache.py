@@ -56,22 +56,28 @@ from scoring.models import Penalty
 from scoring.results import (
     COUNTED_ROUNDS,
     ScoredTable,
+    TeamField,
     confirmed_table_versions,
     deductions_from_db,
     pair_numbers,
     scored_tables,
     standings_criteria,
+    team_byes,
+    team_field,
 )
 from scoring.standings import (
     Deduction,
     Outcome,
     StandingRow,
+    StandingsSetup,
     StandingsState,
     advance,
+    collector_paused,
     standings_setup,
     state_after,
 )
-from tournaments.models import Pair, Round, Table, Tournament
+from scoring.teams import team_deductions, team_outcomes, team_round_outcomes
+from tournaments.models import Pair, Round, Table, Team, Tournament
 
 STANDINGS_CACHE_SECONDS = 24 * 3600
 # A recomputation holding the lock longer than this is presumed dead (50,000 pairs take ~6 s).
@@ -97,22 +103,26 @@ class CompactStandings(Sequence[StandingRow]):
     ~1.5 ms (the tuple of slotted frozen dataclasses: ~70 ms and ~60 ms CPU).
 
     ``as_of``: when they were computed; ``current``: False for the previous standings served
-    while newer ones are being computed. Equal to any sequence of the same rows.
+    while newer ones are being computed; ``key``: the cache entry they were read from or stored
+    under (None if not cached), which names these exact rows — a page may cache what it renders
+    from them under it. Equal to any sequence of the same rows.
     """
 
-    __slots__ = ("as_of", "columns", "current")
+    __slots__ = ("as_of", "columns", "current", "key")
 
     def __init__(
         self,
         columns: Sequence[Sequence[Any]],
         as_of: datetime | None = None,
         current: bool = True,
+        key: str | None = None,
     ) -> None:
         if len(columns) != len(_FIELDS):
             raise ValueError("one column per StandingRow field")
         self.columns = tuple(columns)
         self.as_of = as_of
         self.current = current
+        self.key = key
 
     @classmethod
     def from_rows(
@@ -191,7 +201,9 @@ class StandingsSource:
     adds the round and ``key`` the version. ``versions[r]`` is the digest of what the
     standings after round r (r = 0…``after_round``) depend on, ``versions[-1]`` being
     ``version``; ``base`` the digest of the settings and registered pairs alone (what a kept
-    scored table depends on besides its own version)."""
+    scored table depends on besides its own version). ``teams``: the team standings of a team
+    event (RULES.md §6, ``scoring.teams``) rather than its pairs' (their scope and kept states
+    are their own; the scored tables are shared)."""
 
     tournament_id: int
     home: str
@@ -200,14 +212,20 @@ class StandingsSource:
     versions: tuple[str, ...]
     base: str
     tables: tuple[tuple[int, int], ...] = ()  # (round number, its table count) per counted round
+    teams: bool = False
 
     @property
     def version(self) -> str:
         return self.versions[-1]
 
     @property
+    def view(self) -> str:
+        """Where this view's entries live: the tournament, and ``:teams`` for team standings."""
+        return f"{self.home}:teams" if self.teams else self.home
+
+    @property
     def scope(self) -> str:
-        return f"{self.home}:{self.after_round}"
+        return f"{self.view}:{self.after_round}"
 
     @property
     def key(self) -> str:
@@ -236,10 +254,16 @@ def _digest(value: object) -> str:
 
 
 def standings_source(
-    tournament_id: int, created: datetime, settings: dict[str, Any], after_round: int | None
+    tournament_id: int,
+    created: datetime,
+    settings: dict[str, Any],
+    after_round: int | None,
+    *,
+    teams: bool = False,
 ) -> StandingsSource:
     """The source of the standings after ``after_round`` (None: the latest counted round) with
-    its versions as the database has it now (three queries, four for the latest round)."""
+    its versions as the database has it now (three queries, four for the latest round; one more
+    for ``teams``: the teams and their pairs)."""
     after = after_round
     if after is None:  # the latest counted round
         counted = Round.objects.filter(tournament_id=tournament_id, status__in=COUNTED_ROUNDS)
@@ -258,7 +282,14 @@ def standings_source(
         count=Count("pk"), last=Max("pk")
     )
     rounds = round_versions(tournament_id, after)
-    base = (json.dumps(settings, sort_keys=True, default=str), (pairs["count"], pairs["last"]))
+    base: tuple[Any, ...] = (
+        json.dumps(settings, sort_keys=True, default=str),
+        (pairs["count"], pairs["last"]),
+    )
+    if teams:  # which pair plays for which team, and the teams' order (their numbers)
+        members = Team.pairs.through.objects.filter(team__tournament_id=tournament_id)
+        figures = members.aggregate(Count("pk"), Max("pk"), Sum("team_id"), Sum("pair_id"))
+        base = (*base, "teams", tuple(figures.values()))
     # The standings after round r depend on the rounds 1…r and their deductions (and those
     # without a round, number 0): a change in round r leaves the versions before r alone.
     versions = tuple(
@@ -277,8 +308,9 @@ def standings_source(
         after,
         RuleSet.from_dict(settings),
         versions,
-        _digest(base),
+        _digest(base[:2]),
         tuple((number, count) for number, _, count, _, _ in rounds),
+        teams,
     )
 
 
@@ -328,7 +360,7 @@ def _keep(pointer: str, key: str, value: Any) -> None:
 
 
 def _state_pointer(source: StandingsSource, number: int) -> str:
-    return f"standings-state:{source.home}:{number}"
+    return f"standings-state:{source.view}:{number}"
 
 
 def _state_key(source: StandingsSource, number: int) -> str:
@@ -384,16 +416,51 @@ def round_outcomes(
     return list(outcomes), len(tables)
 
 
+class _Entrants:
+    """Who the standings of ``source`` rank: the registered pairs, or for team standings the
+    teams (``scoring.results.TeamField``), with what turns pair outcomes and deductions into
+    theirs (``scoring.teams``: the two tables of a match combined, the team byes)."""
+
+    def __init__(self, source: StandingsSource) -> None:
+        self.source = source
+        self.field: TeamField | None = None
+        self.byes: dict[int, int] = {}
+        if source.teams:
+            self.field = team_field(source.tournament_id)
+            self.byes = team_byes(source.tournament_id, self.field, source.after_round)
+
+    def setup(self) -> StandingsSetup:
+        rules = self.source.rules
+        ids = self.field.numbers if self.field else pair_numbers(self.source.tournament_id)
+        return standings_setup(ids, standings_criteria(rules), rules.seed or 0)
+
+    def outcomes(self, pair_outcomes: list[Outcome], before: int) -> list[Outcome]:
+        """Every round's outcomes before round ``before`` (the cold start)."""
+        if self.field is None:
+            return pair_outcomes
+        byes = {number: team for number, team in self.byes.items() if number < before}
+        return team_outcomes(pair_outcomes, self.field.team_of, self.source.rules, byes)
+
+    def round_outcomes(self, number: int, pair_outcomes: list[Outcome]) -> list[Outcome]:
+        if self.field is None:
+            return pair_outcomes
+        return team_round_outcomes(
+            number, pair_outcomes, self.field.team_of, self.source.rules, self.byes.get(number)
+        )
+
+    def deductions(self, deductions: list[Deduction]) -> list[Deduction]:
+        return deductions if self.field is None else team_deductions(deductions, self.field.team_of)
+
+
 def _cold_state(
-    source: StandingsSource,
+    source: StandingsSource, entrants: _Entrants | None = None
 ) -> tuple[StandingsState, list[ScoredTable], list[Deduction]]:
     """The state after round ``after_round - 1`` from every confirmed table and deduction (the
     full computation), with the scored tables and the deductions of round ``after_round``."""
+    entrants = entrants or _Entrants(source)
     after = source.after_round
     rules = source.rules
-    setup = standings_setup(
-        pair_numbers(source.tournament_id), standings_criteria(rules), rules.seed or 0
-    )
+    setup = entrants.setup()
     earlier: list[Outcome] = []
     last: list[ScoredTable] = []
     for table in scored_tables(source.tournament_id, rules, after):
@@ -401,8 +468,8 @@ def _cold_state(
             last.append(table)
         else:
             earlier.extend(table.outcomes)
-    deductions = deductions_from_db(source.tournament_id)
-    state = state_after(setup, earlier, deductions, after - 1)
+    deductions = entrants.deductions(deductions_from_db(source.tournament_id))
+    state = state_after(setup, entrants.outcomes(earlier, after), deductions, after - 1)
     return state, last, [d for d in deductions if d.round == after]
 
 
@@ -412,18 +479,17 @@ def standings_state(source: StandingsSource) -> StandingsState:
     frozen), and the standings after round r are that state advanced with round r's outcomes
     (its tables scored once per version, see ``round_outcomes``) and deductions. With no
     usable kept state (a cold start, a correction or deduction in an earlier round, a new
-    pair, other settings) the state after r − 1 is computed from everything and kept."""
+    pair, other settings) the state after r − 1 is computed from everything and kept. Team
+    standings (``source.teams``) take the same path, the pair outcomes of each round combined
+    into the teams' (``_Entrants``)."""
     after = source.after_round
     found = kept_state(source, after)
     if found is not None:
         return found
+    entrants = _Entrants(source)
     if after == 0:
-        setup = standings_setup(
-            pair_numbers(source.tournament_id),
-            standings_criteria(source.rules),
-            source.rules.seed or 0,
-        )
-        state = state_after(setup, (), deductions_from_db(source.tournament_id), 0)
+        deductions = entrants.deductions(deductions_from_db(source.tournament_id))
+        state = state_after(entrants.setup(), (), deductions, 0)
         _keep_state(source, state)
         return state
     before = kept_state(source, after - 1)
@@ -432,9 +498,9 @@ def standings_state(source: StandingsSource) -> StandingsState:
         before, scored, deductions = _cold_state(source)
         _keep_state(source, before)
     else:
-        deductions = deductions_from_db(source.tournament_id, after)
+        deductions = entrants.deductions(deductions_from_db(source.tournament_id, after))
     outcomes, confirmed = round_outcomes(source, after, scored)
-    state = advance(before, outcomes, deductions)
+    state = advance(before, entrants.round_outcomes(after, outcomes), deductions)
     if confirmed == dict(source.tables).get(after, 0):
         # Round r complete (every table confirmed): its state serves round r + 1. Not kept
         # at each confirmation before that (~6 ms to store at 10,000 pairs, never read).
@@ -444,8 +510,11 @@ def standings_state(source: StandingsSource) -> StandingsState:
 
 def compute(source: StandingsSource) -> CompactStandings:
     """The standings of ``source``: the one computation behind the cache (``standings_state``,
-    incremental when it can be)."""
-    return CompactStandings.from_columns(standings_state(source).columns(), as_of=timezone.now())
+    incremental when it can be), with the garbage collector paused throughout (the reading
+    and scoring of a cold start make a million short-lived objects: ``collector_paused``)."""
+    with collector_paused():
+        columns = standings_state(source).columns()
+    return CompactStandings.from_columns(columns, as_of=timezone.now())
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,13 +526,14 @@ def _entry(key: str, current: bool = True) -> CompactStandings | None:
     if stored is None:
         return None
     columns, as_of = stored
-    return CompactStandings(columns, as_of, current)
+    return CompactStandings(columns, as_of, current, key)
 
 
 def _store(source: StandingsSource, standings: CompactStandings) -> None:
     """Keep ``standings`` under their key and as the scope's latest, dropping the entry they
     replace (one entry per tournament and round stays, besides the ones being replaced)."""
     cache.set(source.key, (standings.columns, standings.as_of), STANDINGS_CACHE_SECONDS)
+    standings.key = source.key
     latest = f"standings-latest:{source.scope}"
     replaced = cache.get(latest)
     cache.set(latest, source.key, STANDINGS_CACHE_SECONDS)
@@ -513,10 +583,18 @@ def recompute(source: StandingsSource, provisional: bool = False) -> CompactStan
 
 
 def cached_standings(
-    tournament: Any, after_round: int | None = None, *, provisional: bool = False
+    tournament: Any,
+    after_round: int | None = None,
+    *,
+    provisional: bool = False,
+    teams: bool = False,
 ) -> CompactStandings:
     """The standings after ``after_round`` (default: the latest published or finished round),
     from CONFIRMED tables only plus byes and deductions.
+
+    ``teams``: the team standings of a team event (RULES.md §6): the rows' ``pair`` is then the
+    team's number (``scoring.results.TeamField``: 1…T in registration order). Without it, the
+    pairs' standings — in a team event, the pair ranking inside it (the second view).
 
     By default exact as the database is now (one query when cached: the results version).
     Pages pass ``provisional=True``: they go by the ``results_version`` of ``tournament`` as
@@ -534,12 +612,13 @@ def cached_standings(
             "results_version", "created_at", "settings"
         ).get(pk=tournament.pk)
     after = "latest" if after_round is None else after_round
-    pointer = f"standings-at:{tournament.pk}:{created.timestamp():.6f}:{version}:{after}"
+    view = ":teams" if teams else ""
+    pointer = f"standings-at:{tournament.pk}:{created.timestamp():.6f}{view}:{version}:{after}"
     key = cache.get(pointer)
     found = _entry(key) if key is not None else None
     if found is not None:
         return found
-    source = standings_source(tournament.pk, created, settings, after_round)
+    source = standings_source(tournament.pk, created, settings, after_round, teams=teams)
     found = _entry(source.key)
     if found is None:
         found = recompute(source, provisional)

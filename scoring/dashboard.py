@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,11 +24,19 @@ from django.db.models import (
 
 from rules.errors import RuleError
 from rules.ruleset import RuleSet
-from scoring.facts import FACT_COLUMNS, MatchFacts, score_table, tokens_by_table
+from scoring.facts import (
+    FACT_COLUMNS,
+    MatchFacts,
+    games_by_table,
+    score_games,
+    score_table,
+    split_games,
+    tokens_by_table,
+)
 from scoring.models import Penalty, TableEvent
 from scoring.penalties import Escalation, escalation_from_counts
 from scoring.sheet import TableStatus, match_finished
-from tournaments.models import Pair, Player, Round, Table
+from tournaments.models import Game, Pair, Player, Round, Table
 from tournaments.wording import penalty_kind_label
 
 PROBLEMS_CACHE_SECONDS = 600
@@ -43,6 +51,18 @@ def is_problem(entry_status: str, facts: MatchFacts, rules: RuleSet) -> bool:
     except RuleError:
         return True
     return entry_status in ("entered", "confirmed") and not match_finished(result, rules)
+
+
+def is_match_problem(
+    entry_status: str, games: Sequence[MatchFacts], rules: RuleSet, best_of: int
+) -> bool:
+    """``is_problem`` for a knockout table: a game the engine refuses, or a sheet marked
+    entered/confirmed whose match is not decided."""
+    try:
+        series = score_games(games, rules, best_of, closed=False)
+    except RuleError:
+        return True
+    return entry_status in ("entered", "confirmed") and series.winner is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +132,22 @@ def round_problems(rnd: Round, rules: RuleSet, overview: RoundOverview) -> dict[
         "pk", "entry_status", *FACT_COLUMNS
     )
     tokens = tokens_by_table(TableEvent.objects.filter(table__round=rnd))
+    # RULES.md §8: a table is scored by its stage's rules; a knockout table game by game.
+    stage = rules.stage(rnd.stage) if rules.stages else None
+    knockout = stage is not None and stage.kind == "knockout"
+    games = games_by_table(Game.objects.filter(table__round=rnd)) if knockout else {}
+    rules = rules.for_stage(rnd.stage)
     problems: dict[int, str] = {}
     for pk, entry_status, *columns in rows:
         facts = MatchFacts.from_columns(*columns, tokens=tokens.get(pk, ()))
-        if is_problem(entry_status, facts, rules):
+        if knockout:
+            assert stage is not None
+            problem = is_match_problem(
+                entry_status, split_games(facts, games.get(pk, [])), rules, stage.games
+            )
+        else:
+            problem = is_problem(entry_status, facts, rules)
+        if problem:
             if entry_status in (TableStatus.CONFIRMED, TableStatus.ENTERED):
                 problems[pk] = entry_status
             elif facts.has_facts:

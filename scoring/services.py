@@ -33,13 +33,17 @@ from django.utils import timezone
 from rules.errors import RuleError
 from rules.events import Event, EventKind, Side, parse_event
 from rules.ruleset import RuleSet
+from rules.stages import Stage
 from scoring.corrections import Edit, apply_edit
 from scoring.engine import End, MatchResult, Start
 from scoring.facts import (
+    GAME_COLUMNS,
     MatchFacts,
     end_of,
+    score_games,
     score_table,
     snapshot,
+    split_games,
     start_of,
     table_facts,
     table_tokens,
@@ -58,8 +62,9 @@ from scoring.penalty_records import (
     require_authority,
 )
 from scoring.results import COUNTED_ROUNDS
+from scoring.series import Series
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError, from_rule_error
-from tournaments.models import AuditEntry, Pair, Round, Table, Tournament
+from tournaments.models import AuditEntry, Game, Pair, Round, Table, Tournament
 from tournaments.permissions import CORRECTION_ROLES, RESULT_ROLES, has_role, require_role
 from tournaments.services import account, audit, bump_results_version
 
@@ -68,12 +73,96 @@ from .models import Penalty, Signoff, TableEvent, Via
 # --------------------------------------------------------------------------------------------
 # Reading a table (the facts → the engine: ``scoring.facts``)
 
+# The start/end columns a game row shares with its table (``tournaments.models.Game``).
+GAME_FIELDS = ("start_ns", "start_ew", "end_kind", "end_side")
 
-def _score(rules: RuleSet, facts: MatchFacts, complete: bool) -> MatchResult:
+
+def _stage_rules(locked: Table) -> tuple[RuleSet, Stage]:
+    """The rules a table is scored by (its stage's, ``RuleSet.for_stage``) and its stage."""
+    rules = locked.round.tournament.rules
+    return rules.for_stage(locked.round.stage), rules.stage(locked.round.stage)
+
+
+def _game_rows(locked: Table) -> list[tuple[int, int, int, str, str]]:
+    return list(locked.games.order_by("number").values_list(*GAME_COLUMNS))  # type: ignore[arg-type]
+
+
+def _series(locked: Table, facts: MatchFacts, closed: bool) -> Series:
+    """A knockout table's match so far, game by game (RULES.md §8); raises the engine's error."""
+    rules, stage = _stage_rules(locked)
+    return score_games(split_games(facts, _game_rows(locked)), rules, stage.games, closed)
+
+
+def _score(locked: Table, facts: MatchFacts, complete: bool) -> MatchResult:
+    """Score a table's facts by its stage's rules. A knockout table is scored game by game
+    (``scoring.series``); complete, its match must be decided (a level tie needs the extra
+    deal, a best of three its second win). Returns the (last) game's result."""
+    rules, stage = _stage_rules(locked)
     try:
-        return score_table(facts, rules, complete=complete)
+        if stage.kind != "knockout":
+            return score_table(facts, rules, complete=complete)
+        series = _series(locked, facts, complete)
     except RuleError as exc:
         raise from_rule_error(exc) from exc
+    if complete and series.winner is None:
+        raise ServiceError("match_not_decided", games=len(series.games), best_of=stage.games)
+    return series.games[-1]
+
+
+def _next_game_if_due(locked: Table, facts: MatchFacts) -> None:
+    """Before an event at a best-of-n knockout table: when the current game is over and the
+    match is not, the event opens the next game (game 2 starts from 2 : 2); when the match is
+    decided, nothing may follow."""
+    _rules, stage = _stage_rules(locked)
+    if stage.kind != "knockout" or stage.games == 1:
+        return
+    try:
+        series = _series(locked, facts, closed=False)
+    except RuleError as exc:
+        raise from_rule_error(exc) from exc
+    if series.winner is not None:
+        raise ServiceError("match_decided")
+    if series.next_game is not None:
+        Game.objects.create(table=locked, number=series.next_game, first_position=len(facts.tokens))
+
+
+def start_game(
+    table: Table | TableAt,
+    user: Any,
+    expected_version: int | None,
+    via: str = Via.REFEREE,
+    *,
+    pair: Pair | int | None = None,
+) -> Table:
+    """Close the current game of a best-of-n knockout match and open the next one — for a
+    timed game, which only the referee ends (a game over by 过A or its deals opens the next
+    by itself at the next event). The current game must have a winner."""
+    with transaction.atomic():
+        locked = _lock_table(table)
+        pair = _own_pair(locked, pair)
+        _check_actor(locked, user, via)
+        _check_version(locked, expected_version)
+        _require_open_for_entry(locked)
+        _check_table_party(locked, via, pair)
+        _rules, stage = _stage_rules(locked)
+        if stage.kind != "knockout" or stage.games == 1:
+            raise ServiceError("not_best_of")
+        facts = table_facts(locked)
+        try:
+            series = _series(locked, facts, closed=False)
+            if series.next_game is None and series.winner is None:
+                # A timed game: closing it decides it (its facts must be complete).
+                series = _series(locked, facts, closed=True)
+        except RuleError as exc:
+            raise from_rule_error(exc) from exc
+        if series.winner is not None:
+            raise ServiceError("match_decided")
+        if series.next_game is None:
+            raise ServiceError("game_not_decided", game=len(series.games))
+        Game.objects.create(table=locked, number=series.next_game, first_position=len(facts.tokens))
+        fields = {"entry_status": Table.EntryStatus.OPEN}
+        _cas(locked, **_touched_by(locked, user, fields))
+    return locked
 
 
 # --------------------------------------------------------------------------------------------
@@ -212,8 +301,8 @@ def enter_event(
                 raise from_rule_error(exc) from exc
         _check_event_authority(locked, event, user, via)
         new_tokens = [*tokens, event.token]
-        rules = locked.round.tournament.rules
-        _score(rules, facts.with_tokens(new_tokens), complete=False)
+        _next_game_if_due(locked, facts)
+        _score(locked, facts.with_tokens(new_tokens), complete=False)
         before = snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         TableEvent.objects.create(
@@ -260,6 +349,12 @@ def undo_last_event(
         _require_open_for_entry(locked)
         _check_table_party(locked, via, pair)
         tokens = table_tokens(locked)
+        empty_game = locked.games.filter(first_position__gte=len(tokens)).order_by("-number")
+        if _stage_rules(locked)[1].kind == "knockout" and empty_game.exists():
+            # The last game has no event yet: undo opens the game before it again.
+            empty_game.first().delete()  # type: ignore[union-attr]
+            _cas(locked, **_touched_by(locked, user, {"entry_status": Table.EntryStatus.OPEN}))
+            return locked
         if not tokens:
             raise ServiceError("no_events")
         last = parse_event(tokens[-1], len(tokens) - 1)
@@ -375,15 +470,27 @@ def _change_start_or_end(
         _require_open_for_entry(locked)
         facts = table_facts(locked)
         tokens = facts.tokens
-        rules = locked.round.tournament.rules
+        _rules, stage = _stage_rules(locked)
+        games = _game_rows(locked) if stage.kind == "knockout" else []
+        if games:
+            # A best-of-n match: the start or end is the current game's (the last game row).
+            facts = split_games(facts, games)[-1]
         start = facts.start if start is _UNCHANGED else start
         end = facts.end if end is _UNCHANGED else end
-        _score(rules, MatchFacts(start, end, tokens), complete=False)
         chief_override = False
-        if locked_after_events and tokens and start != facts.start:
+        if locked_after_events and facts.tokens and start != facts.start:
+            # Lateness is locked once a deal is entered (issue 15); the chief may change it.
             if not has_role(user, locked.round.tournament, *CORRECTION_ROLES):
                 raise ServiceError("start_locked")
             chief_override = True
+        if games:
+            current = locked.games.order_by("-number").first()
+            assert current is not None
+            game_fields = {k: fields.pop(k) for k in list(fields) if k in GAME_FIELDS}
+            Game.objects.filter(pk=current.pk).update(**game_fields)
+            _score(locked, table_facts(locked), complete=False)
+        else:
+            _score(locked, MatchFacts(start, end, tokens), complete=False)
         before = snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         fields = dict(fields)
@@ -426,10 +533,9 @@ def mark_entered(
         _check_table_party(locked, via, pair)
         if locked.entry_status != Table.EntryStatus.OPEN:
             raise ServiceError("table_not_open")
-        rules = locked.round.tournament.rules
         facts = table_facts(locked)
         tokens = facts.tokens
-        _score(rules, facts, complete=True)
+        _score(locked, facts, complete=True)
         before = snapshot(locked, tokens)
         fields: dict[str, Any] = {
             "entry_status": Table.EntryStatus.ENTERED,
@@ -460,8 +566,7 @@ def _enterer_ids(locked: Table) -> set[int]:
 def _confirm(locked: Table, user: Any, via: str, pair: Pair | None = None) -> None:
     facts = table_facts(locked)
     tokens = facts.tokens
-    rules = locked.round.tournament.rules
-    _score(rules, facts, complete=True)
+    _score(locked, facts, complete=True)
     before = snapshot(locked, tokens)
     _cas(
         locked,
@@ -602,10 +707,12 @@ def _correct(
             raise ServiceError("table_is_bye")
         if locked.entry_status != Table.EntryStatus.CONFIRMED:
             raise ServiceError("table_not_confirmed")
+        if _stage_rules(locked)[1].kind == "knockout" and locked.games.exists():
+            # A best-of-n match is corrected game by game at the desk (issue 14 follow-up).
+            raise ServiceError("correct_games_unsupported")
         old = table_facts(locked)
         facts = corrected(old)
-        rules = locked.round.tournament.rules
-        _score(rules, facts, complete=True)
+        _score(locked, facts, complete=True)
         before = snapshot(locked, old.tokens)
         TableEvent.objects.filter(table=locked).delete()
         TableEvent.objects.bulk_create(

@@ -8,7 +8,8 @@ database.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -18,7 +19,7 @@ from rules.events import Side, deal_from_places
 from rules.levels import PAST_ACE, level_label
 from rules.ruleset import RuleSet
 from scoring.engine import MatchResult, Step, extra_deal_allowed
-from scoring.facts import MatchFacts, score_table
+from scoring.facts import MatchFacts, score_games, score_table
 from tournaments.messages import describe_rule_error
 from tournaments.models import AuditEntry
 from tournaments.wording import (
@@ -117,6 +118,7 @@ class Sheet:
     error: str  # the engine's refusal of the stored events (a "problem" table), else ""
     passed_a: str = ""  # "NS" / "EW" once a side passed A (no 判负 any more)
     extra_deal_next: bool = False  # the levels are tied: the next deal is the extra deal
+    match: MatchState | None = None  # a knockout match played best of n (RULES.md §8)
 
     @property
     def events(self) -> int:
@@ -130,6 +132,95 @@ class Sheet:
 
 
 TIMED_FORMATS = ("timed", "timed_deals")
+
+
+@dataclass(frozen=True, slots=True)
+class GameLine:
+    """One game of a best-of-n match on the sheet: its final levels and winner."""
+
+    number: int
+    ns_level: str
+    ew_level: str
+    winner: str  # "NS" / "EW" / "" while the game goes on
+    winner_label: str
+
+
+@dataclass(frozen=True, slots=True)
+class MatchState:
+    """Where a best-of-n knockout match stands (RULES.md §8, 三局两胜): the game being played,
+    the games each side has won, who leads, every game so far."""
+
+    best_of: int
+    game: int  # the game the sheet's rows belong to (the current one)
+    ns_games: int
+    ew_games: int
+    leader: str  # "NS" / "EW" / "" (level)
+    leader_label: str
+    winner: str  # the match's winner once decided, else ""
+    games: tuple[GameLine, ...]
+    status_line: str
+
+
+def build_match_sheet(
+    games: Sequence[MatchFacts], rules: RuleSet, best_of: int, *, with_rows: bool = True
+) -> Sheet:
+    """The sheet of a knockout table (``rules``: the stage's): the current game's rows and
+    levels (game 2 starts from 2 : 2) and the match so far (``MatchState``). When a game is
+    over and the match is not, the sheet is not finished: the next deal opens the next game.
+    A match in one game (best of 1) shows the same, with its winner decided by the extra deal
+    on a level tie."""
+    current = games[-1] if games else MatchFacts.from_columns()
+    sheet = build_sheet(current, rules, with_rows=with_rows)
+    try:
+        series = score_games(games or (current,), rules, best_of, closed=False)
+    except RuleError as error:
+        return replace(sheet, error=sheet.error or rule_error_message(error))
+    lines = tuple(
+        GameLine(
+            number,
+            _level(result.table_ns_level),
+            _level(result.table_ew_level),
+            "" if winner is None else winner.value,
+            side_label(winner) if winner is not None else "",
+        )
+        for number, (result, winner) in enumerate(
+            zip(series.games, series.winners, strict=True), start=1
+        )
+    )
+    ns_games, ew_games = series.wins(Side.NS), series.wins(Side.EW)
+    leader = series.leader
+    if series.winner is not None:
+        status = _("%(side)s %(won)s : %(lost)s 胜出") % {
+            "side": side_label(series.winner),
+            "won": max(ns_games, ew_games),
+            "lost": min(ns_games, ew_games),
+        }
+    elif series.next_game is not None:
+        status = _("第%(game)s局结束，下一副开始第%(next)s局（从2 : 2打起）") % {
+            "game": len(series.games),
+            "next": series.next_game,
+        }
+    else:
+        status = ""
+    state = MatchState(
+        best_of=best_of,
+        game=len(series.games),
+        ns_games=ns_games,
+        ew_games=ew_games,
+        leader="" if leader is None else leader.value,
+        leader_label=side_label(leader) if leader is not None else _("平"),
+        winner="" if series.winner is None else series.winner.value,
+        games=lines,
+        status_line=status,
+    )
+    decided = series.winner is not None
+    return replace(
+        sheet,
+        match=state,
+        finished=decided,
+        closable=decided,
+        status_line=status or sheet.status_line,
+    )
 
 
 def _level(level: int) -> str:

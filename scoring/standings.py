@@ -61,9 +61,11 @@ seen only whole numbers and one that has seen a fraction agree on every whole to
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import gc
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import groupby, repeat
+from itertools import chain, groupby, repeat
 from operator import add, eq, is_, itemgetter, sub
 from typing import Any, cast
 
@@ -112,6 +114,7 @@ __all__ = [
     "StandingsState",
     "StandingsUsageError",
     "advance",
+    "collector_paused",
     "compute_standings",
     "initial_state",
     "lot_number",
@@ -354,7 +357,8 @@ def state_after(
     """The standings after ``after_round`` from every outcome and deduction (the cold start):
     ``initial_state`` advanced round by round. Every outcome and deduction is checked, those of
     later rounds too, with the errors of ``compute_standings``."""
-    return _states(setup, outcomes, deductions, after_round)[-1]
+    with collector_paused():
+        return _states(setup, outcomes, deductions, after_round)[-1]
 
 
 def compute_standings(
@@ -372,7 +376,8 @@ def compute_standings(
     if after_round < 0:
         raise StandingsError("bad_round", round=after_round)
     setup = standings_setup(pairs, criteria, seed)
-    return state_after(setup, outcomes, deductions, after_round).rows()
+    with collector_paused():
+        return state_after(setup, outcomes, deductions, after_round).rows()
 
 
 def standings_by_round(
@@ -388,8 +393,31 @@ def standings_by_round(
     if last_round < 0:
         raise StandingsError("bad_round", round=last_round)
     setup = standings_setup(pairs, criteria, seed)
-    states = _states(setup, outcomes, deductions, last_round)
-    return {state.after_round: state.rows() for state in states[1:]}
+    with collector_paused():
+        states = _states(setup, outcomes, deductions, last_round)
+        return {state.after_round: state.rows() for state in states[1:]}
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while standings are built (then restored).
+
+    A build makes hundreds of thousands of tuples and lists (columns, keys, the outcomes a
+    caller reads) that either outlive it or die by reference counting; it makes no reference
+    cycles, which are all the collector is for. Left running, it starts a collection every
+    700 new containers, and as most of them survive it walks every object of the process
+    again and again: a cold start at 10,000 pairs × 9 rounds ran ~15 full collections, at
+    50,000 pairs the collector took ~20 % of the chain (docs/benchmarks.md). Paused only if it
+    was running (nested uses, or a caller that paused it, are left alone); a thread that
+    starts meanwhile only finds it paused for a while."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome]) -> RoundFigures:
@@ -406,8 +434,16 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
         ordered: Sequence[Outcome] = sorted(outcomes, key=_pair_of)
     except TypeError:
         ordered = outcomes
-    # One visit to each outcome (they lie scattered in memory once sorted): transposed.
-    _, pairs, opponents, kinds, results, cf, jcf, ld, up = map(list, zip(*ordered, strict=True))
+    # One visit to each outcome (they lie scattered in memory once sorted), its fields copied
+    # into one flat list, then a column is every ninth entry. (``zip(*ordered)`` would hold one
+    # iterator per outcome and visit every outcome once per field: at 100,000 outcomes a round,
+    # nine passes through memory out of the processor's cache, and 100,000 objects for the
+    # garbage collector.)
+    flat: list[Any] = list(chain.from_iterable(ordered))
+    width = len(Outcome._fields)
+    if len(flat) != width * m:
+        raise TypeError("outcomes must be Outcome tuples")
+    _, pairs, opponents, kinds, results, cf, jcf, ld, up = (flat[k::width] for k in range(width))
     try:
         everyone = m == n and pairs == list(setup.entrants)  # each once: a finished round
         mine: list[int] = list(range(n)) if everyone else _indices(setup, pairs)

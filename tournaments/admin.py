@@ -124,8 +124,8 @@ class PlayerAdmin(ReadOnlyAdmin):
 
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
-    list_display = ("code", "name", "tournament")
-    list_filter = ("tournament",)
+    list_display = ("code", "name", "unit", "status", "tournament")
+    list_filter = ("status", "tournament")
     search_fields = ("code", "name", "pairs__players__name")
     filter_horizontal = ("pairs",)
 

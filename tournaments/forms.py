@@ -255,6 +255,7 @@ class SettingsForm(forms.Form):
         choices=(
             ("sum_jcf", _("两对级差分相加")),
             ("sum_levels", _("先合计两桌级差，再换算级差分")),
+            ("sum_cf", _("两桌各自计场分和级差分")),
         ),
         help_text=_("仅用于团体赛。"),
     )

@@ -71,6 +71,16 @@ MESSAGES: dict[str, Any] = {
     "pair_status_unchanged": _("该对状态未改变"),
     "duplicate_team": _("队代码“%(id)s”重复"),
     "pair_in_two_teams": _("第%(id)s对已属于队“%(other)s”"),
+    "team_size": _("每队须有两到三对（这里有 %(count)s 对）"),
+    "unknown_team": _("队“%(id)s”不存在"),
+    "two_team_byes": _("每轮最多一个轮空队"),
+    "bye_team_plays": _("轮空队“%(id)s”本轮不能再有对局"),
+    "pair_bye_in_team_event": _("团体赛中不能单独轮空一对（第%(id)s对），轮空的是整队（bye_team）"),
+    "bad_match_table": _("第%(match)s场团体赛应在第2m−1和2m桌（m为场次）"),
+    "match_one_table": _("第%(match)s场团体赛只有一桌，应有两桌"),
+    "match_not_crossed": _(
+        "第%(match)s场的两桌应由两队交叉就座（一队的两对一桌坐南北、一桌坐东西）"
+    ),
     "registration_refused": _("报名表有 %(count)s 处问题，未导入"),
     # Staff accounts and check-in (tournaments.staff, tournaments.checkin)
     "account_count": _("账号数应为1到%(max)s"),
@@ -97,7 +107,26 @@ MESSAGES: dict[str, Any] = {
     "rounds_complete": _("已达到计划轮数（%(rounds)s轮）"),
     "not_enough_pairs": _("参赛对不足，无法编排"),
     "too_few_pairs": _("参赛对不足，无法编排"),
-    "teams_not_supported": _("团体赛的编排尚未支持"),
+    "not_enough_teams": _("参赛队不足，无法编排"),
+    "team_cannot_field": _("队“%(team)s”不足两对可以出场，请先调整该队或将其退赛"),
+    "same_team": _("请选择两个不同的队"),
+    "team_not_in_round": _("队“%(team)s”不在本轮编排中"),
+    "team_rematch": _("队“%(a)s”与队“%(b)s”已经交手过，两队最多相遇一次"),
+    "team_same_unit": _("队“%(a)s”与队“%(b)s”属于同一单位"),
+    "team_had_bye": _("队“%(team)s”已轮空过（第%(first_round)s轮），每队最多轮空一次"),
+    "swap_whole_teams": _("团体赛只能整队调换（出场的两对由出场名单决定）"),
+    # Line-ups (出场名单, RULES.md §6)
+    "bad_captain_code": _("队长密码不正确"),
+    "lineup_locked": _("第%(round)s轮已公布，出场名单不能再修改"),
+    "lineup_same_pair": _("南北与东西须是两个不同的参赛对"),
+    "lineup_pair_not_in_team": _("第%(pair)s对不属于队“%(team)s”"),
+    "lineup_pair_inactive": _("第%(pair)s对已退赛或被取消资格，不能出场"),
+    "team_withdrawn": _("队“%(team)s”已退赛"),
+    "team_status_unchanged": _("该队状态未改变"),
+    # Team standings (scoring.teams)
+    "bad_team_scoring": _("团体赛计分方式“%(method)s”无效"),
+    "pair_without_team": _("第%(pair)s对不属于任何队"),
+    "bad_team_match": _("第%(round)s轮队“%(team)s”的两桌对阵不成一场团体赛"),
     "round_not_draft": _("只能修改草稿状态的轮次"),
     "round_not_published": _("该轮尚未公布或已结束"),
     "bad_round_minutes": _("本轮时长应在1到%(max)s分钟之间"),
@@ -156,6 +185,48 @@ MESSAGES: dict[str, Any] = {
     "penalty_loss_after_past_a": _("已有一方过A，比赛已结束，不能再判负"),
     "nothing_played": _("本桌没有任何牌局，也没有结束方式（弃权、判负或迟交记分表）"),
     "penalty_authority_malformed": _("判罚权限应为 {判罚类别: 角色}"),
+    # Stages (RULES.md §8, TOURNAMENT_FILE.md "Stages")
+    "stages_malformed": _("阶段设置应为 1 到 %(max)s 个阶段的列表，每个阶段是一个对象"),
+    "stage_bad_value": _("第%(stage)s阶段：“%(key)s”的值“%(value)s”无效，可选：%(options)s"),
+    "stage_unknown_key": _("第%(stage)s阶段：未知的键“%(key)s”"),
+    "stage_missing_key": _("第%(stage)s阶段：缺少“%(key)s”"),
+    "stage_not_in_range": _(
+        "第%(stage)s阶段：“%(key)s”应为 %(min)s 到 %(max)s 之间的整数，而不是 %(value)s"
+    ),
+    "stage_first_entrants": _("第%(stage)s阶段是第一个阶段，参赛者为全部报名者，不能设“entrants”"),
+    "stage_after_knockout": _("第%(stage)s阶段：淘汰赛必须是最后一个阶段"),
+    "stage_knockout_draw": _(
+        "第%(stage)s阶段：淘汰赛不能有平局，级数相同时须加打一副（tie 应为 extra_deal）"
+    ),
+    "stage_repechage_unsupported": _("第%(stage)s阶段：附加赛（repechage）尚未支持"),
+    "stage_entrants_exceed_qualifiers": _(
+        "第%(stage)s阶段：参赛者 %(entrants)s 个，超过上一阶段的出线数 %(qualifiers)s"
+    ),
+    "stage_groups_too_small": _(
+        "第%(stage)s阶段：%(entrants)s 个参赛者不够分成 %(groups)s 个至少两人的小组"
+    ),
+    "stage_swiss_not_first": _("第%(stage)s阶段：瑞士移位只能是第一个阶段"),
+    "stages_complete": _("所有 %(stages)s 个阶段都已结束"),
+    "stage_too_few_entrants": _("第%(stage)s阶段只有 %(count)s 个参赛者，无法编排"),
+    "knockout_undecided": _("第%(round)s轮还有未决出胜负的对阵"),
+    "group_schedule_impossible": _("%(group)s组无法排出下一轮（剩余的对阵无法逐轮打完）"),
+    "match_not_decided": _(
+        "本场比赛尚未决出胜负（已打 %(games)s 局，%(best_of)s 局制；级数相同时须加打一副）"
+    ),
+    "match_decided": _("本场比赛已决出胜负，不能再有记录"),
+    "not_best_of": _("本桌不是多局制的淘汰赛"),
+    "game_not_decided": _("第%(game)s局尚未决出胜负"),
+    "game_after_match": _("比赛已决出胜负，不能再有第%(game)s局"),
+    "correct_games_unsupported": _("多局制比赛的成绩更正尚未支持"),
+    "not_in_stage": _("本轮所在阶段不用“%(key)s”（group 用于小组赛，slot 和 games 用于淘汰赛）"),
+    "games_instead": _("多局制淘汰赛的桌应在 games 中逐局给出“%(key)s”"),
+    "stage_out_of_order": _("阶段不能倒退（这里是第%(value)s阶段，前一轮已是第%(last)s阶段）"),
+    "no_knockout_stage": _("本赛事没有淘汰赛阶段"),
+    "bad_stage": _("阶段 %(stage)s 无效（本赛事共 %(stages)s 个阶段）"),
+    "stage_is_knockout": _("第%(stage)s阶段是淘汰赛，没有积分排名，请查看对阵表（bracket）"),
+    "stage_qualify_too_many": _(
+        "第%(stage)s阶段：每组出线 %(qualify)s 个，应少于小组人数 %(size)s"
+    ),
     "too_many_deals": _("超过本轮规定的 %(limit)s 副"),
     "too_few_deals": _("本轮须打满 %(required)s 副，只有 %(deals)s 副"),
     "game_not_finished": _("计局制比赛须打到一方过A（现有 %(deals)s 副）"),
@@ -242,6 +313,7 @@ SETTING_NAMES: dict[str, Any] = {
     "seed": _("随机种子"),
     "round1": _("第一轮编排"),
     "team_scoring": _("团体计分"),
+    "stages": _("阶段"),
     "settings": _("赛事设置"),
 }
 

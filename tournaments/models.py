@@ -216,13 +216,39 @@ class Player(models.Model):
 
 
 class Team(models.Model):
-    """A team (复式/团体, RULES.md §6) fielding two of its pairs per match."""
+    """A team (队, 复式/团体, RULES.md §6) of two or three pairs of one unit.
+
+    ``code`` is the team's ``id`` in the tournament file (TOURNAMENT_FILE.md "Team events");
+    ``captain_code`` is the captain's secret, like a pair's ``code``: it lets the captain set the
+    team's line-up (``LineUp``) without an account. ``pairs`` keep the order they were registered
+    in (the through table's id): the default line-up is the first two active pairs in that order.
+    A withdrawn team is not paired from the next round on; its results so far stand.
+    """
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", _("参赛")
+        WITHDRAWN = "withdrawn", _("退赛")
 
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="teams", verbose_name=_("赛事")
     )
     code = models.CharField(_("队代码"), max_length=32)
     name = models.CharField(_("队名"), max_length=100)
+    unit = models.ForeignKey(
+        Unit,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="teams",
+        verbose_name=_("单位"),
+    )
+    status = models.CharField(
+        _("状态"), max_length=16, choices=Status.choices, default=Status.ACTIVE
+    )
+    # Secret: shown to the captain only (registration slip), never on public pages.
+    captain_code = models.CharField(
+        _("队长密码"), max_length=PAIR_CODE_LENGTH, default=new_pair_code
+    )
     pairs = models.ManyToManyField(Pair, related_name="teams", blank=True, verbose_name=_("参赛对"))
 
     class Meta:
@@ -231,10 +257,20 @@ class Team(models.Model):
         ordering = ["tournament", "code"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "code"], name="team_code_unique"),
+            models.UniqueConstraint(
+                fields=["tournament", "captain_code"], name="team_captain_code_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=["active", "withdrawn"]), name="team_status_valid"
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name or self.code
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == self.Status.ACTIVE
 
 
 def new_entry_token() -> str:
@@ -254,6 +290,9 @@ class Round(models.Model):
         Tournament, on_delete=models.CASCADE, related_name="rounds", verbose_name=_("赛事")
     )
     number = models.PositiveIntegerField(_("轮次"))
+    # RULES.md §8: the stage (阶段) the round belongs to, 1-based (``RuleSet.stage_list``);
+    # rounds are numbered through the whole event.
+    stage = models.PositiveSmallIntegerField(_("阶段"), default=1)
     status = models.CharField(
         _("状态"), max_length=16, choices=Status.choices, default=Status.DRAFT
     )
@@ -261,6 +300,16 @@ class Round(models.Model):
     seed = models.BigIntegerField(_("随机种子"), null=True, blank=True)
     # The engine's summary of a generated draw: bye reasons, same-unit meetings, total gap.
     draw_info = models.JSONField(_("编排说明"), default=dict, blank=True)
+    # Team events (RULES.md §6): the team that sits out this round (轮空), scored as two forfeit
+    # wins. A pairs event's bye is a bye ``Table`` instead (one pair, no opponent).
+    bye_team = models.ForeignKey(
+        Team,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="bye_rounds",
+        verbose_name=_("轮空队"),
+    )
     created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
     published_at = models.DateTimeField(_("公布时间"), null=True, blank=True)
     finished_at = models.DateTimeField(_("结束时间"), null=True, blank=True)
@@ -277,6 +326,8 @@ class Round(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["tournament", "number"], name="round_number_unique"),
             models.CheckConstraint(condition=Q(number__gte=1), name="round_number_positive"),
+            models.UniqueConstraint(fields=["tournament", "bye_team"], name="round_team_bye_once"),
+            models.CheckConstraint(condition=Q(stage__gte=1), name="round_stage_positive"),
             models.CheckConstraint(
                 condition=Q(status__in=["draft", "published", "finished"]),
                 name="round_status_valid",
@@ -288,7 +339,13 @@ class Round(models.Model):
 
 
 class Table(models.Model):
-    """One table of a round: the match's facts (start, end, state). Events live in scoring."""
+    """One table of a round: the match's facts (start, end, state). Events live in scoring.
+
+    In a team event (RULES.md §6) ``match`` is the team match the table belongs to: match *m*
+    is played at tables 2m − 1 (甲) and 2m (甲1), the two teams seated crossed — team X's
+    line-up pair sits NS at table 2m − 1 and its other pair EW at table 2m. Pairs events leave
+    ``match`` empty.
+    """
 
     class EndKind(models.TextChoices):
         NONE = "", _("正常")
@@ -371,7 +428,13 @@ class Table(models.Model):
         _("确认方式"), max_length=16, choices=Via.choices, default="", blank=True
     )
     confirmed_at = models.DateTimeField(_("确认时间"), null=True, blank=True)
+    # Team events: match m = tables 2m − 1 and 2m (a check constraint keeps the numbering).
     match = models.PositiveIntegerField(_("团体赛场次"), null=True, blank=True)
+    # RULES.md §8: a round-robin table's group (小组) "A", "B" …; "" outside a group stage.
+    group = models.CharField(_("小组"), max_length=8, default="", blank=True)
+    # A knockout table's place in its round's bracket, 1-based from the top (the winners of
+    # slots 2k − 1 and 2k meet in slot k of the next round); the third-place match is slot 0.
+    slot = models.PositiveIntegerField(_("对阵位置"), null=True, blank=True)
     # The engine's reasons for this table in the draft: [{"code": ..., "params": {...}}].
     reasons = models.JSONField(_("编排理由"), default=list, blank=True)
 
@@ -404,6 +467,12 @@ class Table(models.Model):
                 condition=Q(entry_status__in=["open", "entered", "confirmed"]),
                 name="table_entry_status_valid",
             ),
+            models.CheckConstraint(
+                condition=Q(match__isnull=True)
+                | Q(number=models.F("match") * 2 - 1)
+                | Q(number=models.F("match") * 2),
+                name="table_match_tables",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -418,6 +487,55 @@ class Table(models.Model):
     @property
     def is_confirmed(self) -> bool:
         return self.entry_status == self.EntryStatus.CONFIRMED
+
+
+class Game(models.Model):
+    """Game 2, 3 … of a knockout match played best of n (RULES.md §8, 三局两胜).
+
+    Game 1 is the table itself (its start, end and first events), so a best-of-1 match and
+    every Swiss or group table need no row here. A game's events are the table's events from
+    ``first_position`` on, up to the next game's: one event list per table, one scoring engine
+    per game (``scoring.facts.table_games`` splits them). Game 2 starts from 2 : 2.
+    """
+
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="games", verbose_name=_("桌")
+    )
+    number = models.PositiveSmallIntegerField(_("局次"))
+    # The position (``TableEvent.position``) of this game's first event.
+    first_position = models.PositiveIntegerField(_("首条记录序号"))
+    start_ns = models.PositiveSmallIntegerField(_("南北起始级"), default=2)
+    start_ew = models.PositiveSmallIntegerField(_("东西起始级"), default=2)
+    end_kind = models.CharField(
+        _("结束方式"), max_length=16, choices=Table.EndKind.choices, default="", blank=True
+    )
+    end_side = models.CharField(
+        _("责任方"), max_length=2, choices=Table.Side.choices, default="", blank=True
+    )
+
+    class Meta:
+        verbose_name = _("局")
+        verbose_name_plural = _("局")
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="game_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=2), name="game_number_from_two"),
+            models.CheckConstraint(
+                condition=(Q(end_kind="") & Q(end_side=""))
+                | (
+                    Q(end_kind__in=["forfeit", "penalty_loss", "late_sheet"])
+                    & Q(end_side__in=["NS", "EW"])
+                ),
+                name="game_end_consistent",
+            ),
+            models.CheckConstraint(
+                condition=Q(start_ns__gte=2, start_ns__lte=14, start_ew__gte=2, start_ew__lte=14),
+                name="game_start_levels_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} #{self.number}"
 
 
 class Seat(models.Model):
@@ -451,6 +569,54 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.round} {self.table.number} {self.direction} {self.pair.number}"
+
+
+class LineUp(models.Model):
+    """A team's line-up (出场名单) for one round (RULES.md §6): which two of its pairs play.
+
+    ``ns`` sits North–South and ``ew`` East–West, at the two different tables of the team's
+    match (match m = tables 2m − 1 and 2m; the match's first team has its NS pair at 2m − 1 and
+    its EW pair at 2m, the other team the reverse — "甲桌的南北与甲1桌的东西互为队友"). Without a
+    row the team fields its default line-up, its first two active pairs in registration order
+    (``tournaments.lineups``). Keyed by the round's number, not the round, so a captain can
+    choose before the draw is made; written only by ``tournaments.lineups.set_lineup``, which
+    refuses once round ``round_number`` is published (the published tables are then the record).
+    """
+
+    team = models.ForeignKey(
+        Team, on_delete=models.CASCADE, related_name="lineups", verbose_name=_("队")
+    )
+    round_number = models.PositiveIntegerField(_("轮次"))
+    ns = models.ForeignKey(
+        Pair, on_delete=models.CASCADE, related_name="+", verbose_name=_("南北出场")
+    )
+    ew = models.ForeignKey(
+        Pair, on_delete=models.CASCADE, related_name="+", verbose_name=_("东西出场")
+    )
+    set_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("设置人"),
+    )
+    # "captain" when set with the captain's code (no account), "" when by an account.
+    set_via = models.CharField(_("设置方式"), max_length=16, blank=True)
+    set_at = models.DateTimeField(_("设置时间"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("出场名单")
+        verbose_name_plural = _("出场名单")
+        ordering = ["team", "round_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "round_number"], name="lineup_once_per_round"),
+            models.CheckConstraint(condition=~Q(ns=models.F("ew")), name="lineup_two_pairs"),
+            models.CheckConstraint(condition=Q(round_number__gte=1), name="lineup_round_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team} {self.round_number}: {self.ns_id}/{self.ew_id}"
 
 
 class AuditQuerySet(models.QuerySet):
@@ -495,6 +661,8 @@ class AuditEntry(models.Model):
         ASSIGN_TABLES = "assign_tables", _("分配桌号")
         CHECK_IN = "check_in", _("签到")
         APPEAL = "appeal", _("申诉")
+        LINEUP = "lineup", _("出场名单")
+        TEAM_STATUS = "team_status", _("队状态")
         START_CLOCK = "start_clock", _("开始本轮")
 
     tournament = models.ForeignKey(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -148,16 +149,36 @@ def create_tournament(
     return tournament
 
 
+def _only_later_stages_change(old: RuleSet, new: RuleSet, started: int) -> bool:
+    """RULES.md §8 / issue 14: a stage is editable until it starts. True when ``new`` changes
+    ``old``'s stages, and only those after the first ``started`` (the others are kept as they
+    were, and every other setting too)."""
+
+    def rest(rules: RuleSet) -> RuleSet:
+        seed = old.seed if rules.seed is None else rules.seed  # no seed given keeps the old one
+        return replace(rules, stages=(), rounds=None, written=frozenset(), seed=seed)
+
+    if rest(old) != rest(new) or old.stages == new.stages:
+        return False
+    if len(new.stage_list) < started:
+        return False
+    return old.stage_list[:started] == new.stage_list[:started]
+
+
 def update_settings(tournament: Tournament, settings: dict[str, Any], user: Any) -> Tournament:
-    """Replace the settings; refused once a round has been published (results would change)."""
+    """Replace the settings; once a round has been published (results would change) only the
+    stages that have not started may still change (RULES.md §8)."""
     from tournaments.models import Round
 
     require_role(user, tournament, *REGISTRATION_ROLES)
     rules = _validated_settings(settings)
     with transaction.atomic():
         locked = _lock_tournament(tournament)
-        if Round.objects.filter(tournament=locked).exclude(status=Round.Status.DRAFT).exists():
-            raise ServiceError("settings_locked")
+        played = Round.objects.filter(tournament=locked).exclude(status=Round.Status.DRAFT)
+        if played.exists():
+            started = max(Round.objects.filter(tournament=locked).values_list("stage", flat=True))
+            if not _only_later_stages_change(locked.rules, rules, started):
+                raise ServiceError("settings_locked")
         before = locked.settings
         data = rules.to_dict()
         if rules.seed is None:
@@ -333,25 +354,53 @@ def _pair_snapshot(pair: Pair) -> dict[str, Any]:
     }
 
 
-def _set_pair_status(pair: Pair, status: str, user: Any, reason: str, roles: Iterable[str]) -> Pair:
-    require_role(user, pair.tournament, *roles)
+def set_status(
+    record: Any,
+    status: str,
+    user: Any,
+    reason: str,
+    roles: Iterable[str],
+    *,
+    action: str,
+    unchanged: ServiceError,
+    name: tuple[str, Any],
+) -> Any:
+    """Change the ``status`` of a pair or team (``record``): locked, refused with ``unchanged``
+    when the status is already ``status``, audited as ``action`` with ``name`` = (key, value) naming
+    the record in the entry. The one status change of ``withdraw_pair`` … and of
+    ``tournaments.lineups.set_team_status``."""
+    require_role(user, record.tournament, *roles)
     with transaction.atomic():
-        locked = Pair.objects.select_for_update().get(pk=pair.pk)
+        locked = type(record).objects.select_for_update().get(pk=record.pk)
         if locked.status == status:
-            raise ServiceError("pair_status_unchanged")
+            raise unchanged
         before = locked.status
         locked.status = status
         locked.save(update_fields=["status"])
+        key, value = name
         audit(
             locked.tournament_id,
-            "pair_status",
+            action,
             user,
-            before={"pair": locked.number, "status": before},
-            after={"pair": locked.number, "status": status},
+            before={key: value, "status": before},
+            after={key: value, "status": status},
             reason=reason,
         )
-    pair.status = status
+    record.status = status
     return locked
+
+
+def _set_pair_status(pair: Pair, status: str, user: Any, reason: str, roles: Iterable[str]) -> Pair:
+    return set_status(
+        pair,
+        status,
+        user,
+        reason,
+        roles,
+        action="pair_status",
+        unchanged=ServiceError("pair_status_unchanged"),
+        name=("pair", pair.number),
+    )
 
 
 def withdraw_pair(pair: Pair, user: Any = None, reason: str = "") -> Pair:

@@ -21,13 +21,16 @@ from functools import wraps
 from typing import Any
 
 from django.conf import settings as django_settings
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_cache_control
+from django.utils.safestring import mark_safe
 from django.utils.translation import check_for_language, get_language
 
 from guandan_tourney.redirects import safe_next
@@ -73,8 +76,6 @@ def public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
             response = view(request, tournament=tournament, **kwargs)
             patch_cache_control(response, private=True, max_age=0)
             return response
-        from django.core.cache import cache
-
         raw = "|".join(
             (
                 str(tournament.pk),
@@ -356,13 +357,16 @@ def _standings_context(
         index = rows.first_index(mine)
         if index is not None:
             page = str(index // per_page + 1)
-    data = StandingsData(tournament, rows, mine)
     rules = tournament.rules
     criteria = ("cf", *rules.tiebreaks)
-    table = StandingsTable(data, criteria, per_page=per_page, page=page or 1)
+
+    def table() -> StandingsTable:
+        data = StandingsData(tournament, rows, mine)
+        return StandingsTable(data, criteria, per_page=per_page, page=page or 1)
+
     return {
         "tournament": tournament,
-        "table": table,
+        "table_html": _standings_table_html(request, rows, table, cacheable=not mine),
         "rounds": rounds,
         "after": after,
         "latest": latest,
@@ -372,6 +376,38 @@ def _standings_context(
         "criteria": criteria,
         "standings": rows,
     }
+
+
+# How long a rendered page of the standings table is kept: as long as a public page (the names
+# and units in it may change without a new results version, as the page cache already allows).
+STANDINGS_TABLE_SECONDS = PUBLIC_CACHE_SECONDS
+
+
+def _standings_table_html(
+    request: HttpRequest,
+    rows: CompactStandings,
+    table: Callable[[], StandingsTable],
+    cacheable: bool,
+) -> str:
+    """One page of the standings table (``tournaments/_standings_table.html``), rendered once
+    for every visitor of the same standings (issue 18).
+
+    The page cache (``public_page``) is keyed by the tournament's results version, which every
+    confirmation changes; the table is keyed by the standings it shows (``rows.key``, the
+    version of their inputs), the request's path and query (the pager's links) and the
+    language. So after a confirmation in round 9 the standings after round 8 — the default
+    while round 9 is played — are not read again, and their names are not queried again: only
+    the page around them is rendered. Not cached when the page marks the visitor's own pair
+    (``cacheable`` False) or the standings are in no cache entry."""
+    if not cacheable or rows.key is None:
+        return render_to_string("tournaments/_standings_table.html", {"table": table()}, request)
+    raw = "|".join((rows.key, get_language() or "", request.get_full_path()))
+    key = "standings-table:" + hashlib.sha256(raw.encode()).hexdigest()
+    html: str | None = cache.get(key)
+    if html is None:
+        html = render_to_string("tournaments/_standings_table.html", {"table": table()}, request)
+        cache.set(key, html, STANDINGS_TABLE_SECONDS)
+    return mark_safe(html)  # noqa: S308 (the template's own escaped output)
 
 
 @public_page
@@ -420,7 +456,9 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
         )
         if entry["confirmed"]:
             try:
-                result = score_table(table_facts(table), rules)
+                # Each stage's tables by its rules (RULES.md §8); a knockout match of several
+                # games is not one match here (its page is the bracket's).
+                result = score_table(table_facts(table), rules.for_stage(table.round.stage))
             except Exception:  # a bad record must not break a public page
                 entry["confirmed"] = False
                 history.append(entry)

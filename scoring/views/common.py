@@ -13,10 +13,10 @@ from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 
 from rules.ruleset import RuleSet
-from scoring.facts import table_facts
+from scoring.facts import table_facts, table_games
 from scoring.models import TableEvent
 from scoring.once import once, recall_table, remember_table
-from scoring.sheet import Sheet, build_sheet
+from scoring.sheet import Sheet, build_match_sheet, build_sheet
 from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import Player, Round, Table, Tournament
 
@@ -54,7 +54,14 @@ def _table(tournament: Tournament, number: int, table_number: int) -> Table:
 
 
 def _sheet_of(table: Table, rules: RuleSet, *, with_rows: bool = True) -> Sheet:
-    return build_sheet(table_facts(table), rules, with_rows=with_rows)
+    """The table's sheet by its stage's rules (``RuleSet.for_stage``); a knockout table game by
+    game (``scoring.sheet.build_match_sheet``)."""
+    stage = table.round.stage
+    staged = rules.for_stage(stage)
+    if rules.stages and rules.stage(stage).kind == "knockout":
+        games = table_games(table)
+        return build_match_sheet(games, staged, rules.stage(stage).games, with_rows=with_rows)
+    return build_sheet(table_facts(table), staged, with_rows=with_rows)
 
 
 def _can_change(table: Table) -> bool:

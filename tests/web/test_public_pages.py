@@ -306,3 +306,47 @@ def test_standings_ignore_a_sort_parameter(played: Round, client_as: Any, sort: 
     sorted_ = client_as("anonymous").get(url, {"sort": sort})
     assert sorted_.status_code == 200
     assert _tags(plain).count('id="pair-') == _tags(sorted_.content.decode()).count('id="pair-')
+
+
+@pytest.mark.django_db
+def test_standings_table_rendered_once_per_standings(
+    round1: Round, cast: dict[str, Any], client_as: Any, monkeypatch: Any
+) -> None:
+    """Issue 18: a confirmation changes the results version (the page around the table is
+    rendered again) but not the standings after the round before, whose table — names queried,
+    rows formatted — is kept; standings that did change, or a page marking the visitor's own
+    pair, are rendered afresh."""
+    from reports.tables import StandingsData
+    from tests.db.conftest import NS_WINS, play_table
+
+    built: list[int] = []
+    enrich = StandingsData._enrich
+
+    def counting(self: StandingsData, rows: Any) -> Any:
+        built.append(len(rows))
+        return enrich(self, rows)
+
+    monkeypatch.setattr(StandingsData, "_enrich", counting)
+    slug = round1.tournament.slug
+    url = reverse("public:standings", args=[slug])
+    client = client_as("anonymous")
+    tables = list(Table.objects.filter(round=round1, is_bye=False).order_by("number"))
+
+    def table_html(path: str) -> str:
+        html = client.get(path).content.decode()
+        return html[html.index('<table class="standings') : html.index("</table>")]
+
+    first = table_html(url)  # after round 0: round 1 is in play
+    assert len(built) == 1
+    play_table(tables[0], NS_WINS, cast["referee"], cast["chief"])
+    assert table_html(url) == first and len(built) == 1  # same standings, table kept
+    after1 = table_html(url + "?after=1")
+    assert len(built) == 2 and after1 != first
+    play_table(tables[1], NS_WINS, cast["referee"], cast["chief"])
+    assert table_html(url + "?after=1") != after1 and len(built) == 3  # standings changed
+    table_html(url + "?pair=1")
+    assert len(built) == 4
+    play_table(tables[2], NS_WINS, cast["referee"], cast["chief"])
+    table_html(url + "?pair=1")  # the visitor's own pair marked: never kept
+    assert len(built) == 5
+    assert table_html(url) == first and len(built) == 5

@@ -17,7 +17,7 @@ from rules.events import Side
 from scoring import penalties
 from scoring import services as scoring_services
 from scoring.engine import Start
-from scoring.facts import table_facts
+from scoring.facts import score_games, table_facts, table_games
 from tournaments.models import Round, Table
 
 FOUL_REASONS = ("越序出牌", "出牌后收回", "看同伴的牌", "暗示同伴")
@@ -43,7 +43,9 @@ def play_table(
     """Enter a realistic match at ``table`` (all of it, or its first ``deals`` deals) and, unless
     ``enter_only`` or partial, mark it entered and have ``confirmer`` confirm it."""
     tournament = table.round.tournament
-    rules = tournament.rules
+    rules = tournament.rules.for_stage(table.round.stage)  # the stage's format, deals, tie
+    if tournament.rules.stage(table.round.stage).kind == "knockout":
+        return play_knockout_table(table, rng, enterer, confirmer, seed=seed)
     ns, ew = table.ns.number, table.ew.number
     chance = strength(_skill(ns, seed), _skill(ew, seed))
     facts = table_facts(table)
@@ -75,6 +77,39 @@ def play_table(
     if not enter_only:
         table = scoring_services.confirm_table(table, confirmer, table.version)
     return table
+
+
+def play_knockout_table(
+    table: Table, rng: random.Random, enterer: Any, confirmer: Any, *, seed: int = 0
+) -> Table:
+    """A knockout match (RULES.md §8) played game by game through the services: each game to
+    过A or its deals (the next game opens by itself at its first deal, from 2 : 2), the extra
+    deal when a game ends level, until one side has won ``best_of // 2 + 1`` games; then
+    entered and confirmed. Plain deals only (no incidents). Timed knockouts are not simulated."""
+    tournament = table.round.tournament
+    stage = tournament.rules.stage(table.round.stage)
+    rules = tournament.rules.for_stage(table.round.stage)
+    chance = strength(_skill(table.ns.number, seed), _skill(table.ew.number, seed))
+    for _game in range(stage.games):
+        played = play_match(rng, rules, chance, incidents=False)
+        tokens = list(played.events) or complete_match(rng, rules, [], None, chance)
+        for token in tokens:
+            table = scoring_services.enter_event(table, token, enterer, table.version)
+        series = _series_of(table, rules, stage.games)
+        if series.winners and series.winners[-1] is None:
+            # RULES.md §2 "Level tie": one extra deal from the current levels decides the game.
+            extra = ("NS" if rng.random() < chance else "EW") + str(rng.choice((1, 2, 3)))
+            table = scoring_services.enter_event(table, extra, enterer, table.version)
+            series = _series_of(table, rules, stage.games)
+        if series.winner is not None:
+            break
+    table = scoring_services.mark_entered(table, enterer, table.version)
+    return scoring_services.confirm_table(table, confirmer, table.version)
+
+
+def _series_of(table: Table, rules: Any, best_of: int) -> Any:
+    fresh = Table.objects.get(pk=table.pk)
+    return score_games(table_games(fresh), rules, best_of, closed=False)
 
 
 def record_penalties(

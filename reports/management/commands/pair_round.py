@@ -2,7 +2,14 @@
 
 Pairs the next round (round 1 by lot, later rounds Swiss from confirmed results) through
 ``pairing.services.generate_round`` as a draft, and publishes it with ``--publish``.
-``--json`` prints ``{"round", "tables": [{"table", "ns", "ew"}], "bye": pair_id or null}``.
+``--json`` prints ``{"round", "tables": [{"table", "ns", "ew"}], "bye": pair_id or null}``;
+for a team event ``{"round", "matches": [{"match", "teams": [x, y], "tables": [{"table", "ns",
+"ew"}, …]}], "bye_team": team_id or null}`` (TOURNAMENT_FILE.md "Team events"), the tables
+seated from the teams' line-ups.
+With stages (TOURNAMENT_FILE.md "Stages") it pairs the next round of the current stage (a new
+stage begins when the previous one is finished) and prints ``"stage"`` too; a group table
+carries ``"group"``, a knockout table ``"slot"``, and ``"byes"`` lists every bye of a round
+that has several (groups of odd size, a knockout's first round).
 """
 
 from __future__ import annotations
@@ -36,15 +43,34 @@ class Command(PlainCommand):
                 rnd = pairing_services.publish_round(rnd)
         except ServiceError as error:
             raise refusal(error) from None
+        if tournament.rules.event == "teams":
+            self.team_round(rnd, options)
+            return
         rows = list(
             Table.objects.filter(round=rnd)
             .order_by("number")
-            .values_list("number", "is_bye", "ns__number", "ew__number")
+            .values_list("number", "is_bye", "ns__number", "ew__number", "group", "slot")
         )
-        tables = [{"table": n, "ns": ns, "ew": ew} for n, is_bye, ns, ew in rows if not is_bye]
-        bye = next((ns for _n, is_bye, ns, _ew in rows if is_bye), None)
+        tables = []
+        for n, is_bye, ns, ew, group, slot in rows:
+            if is_bye:
+                continue
+            table: dict[str, Any] = {"table": n, "ns": ns, "ew": ew}
+            if group:
+                table["group"] = group
+            if slot is not None:
+                table["slot"] = slot
+            tables.append(table)
+        byes = [ns for _n, is_bye, ns, *_rest in rows if is_bye]
+        bye = byes[0] if byes else None
+        staged = bool(tournament.rules.stages)
         if options["as_json"]:
-            payload = {"round": rnd.number, "tables": tables, "bye": bye}
+            payload: dict[str, Any] = {"round": rnd.number}
+            if staged:
+                payload["stage"] = rnd.stage
+            payload.update({"tables": tables, "bye": bye})
+            if staged and len(byes) > 1:
+                payload["byes"] = byes
             self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=1))
             return
         status = gettext("已公布") if options["publish"] else gettext("草稿")
@@ -54,6 +80,30 @@ class Command(PlainCommand):
                 gettext("第%(t)s桌  南北 %(ns)s  东西 %(ew)s")
                 % {"t": table["table"], "ns": table["ns"], "ew": table["ew"]}
             )
-        if bye is not None:
-            lines.append(gettext("轮空  %(pair)s") % {"pair": bye})
+        if staged:
+            lines[0] += " " + gettext("第%(n)s阶段") % {"n": rnd.stage}
+        for pair in byes:
+            lines.append(gettext("轮空  %(pair)s") % {"pair": pair})
+        self.stdout.write("\n".join(lines))
+
+    def team_round(self, rnd: Any, options: dict[str, Any]) -> None:
+        payload = pairing_services.round_matches(rnd)
+        if options["as_json"]:
+            self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=1))
+            return
+        status = gettext("已公布") if options["publish"] else gettext("草稿")
+        lines = [gettext("第%(n)s轮（%(status)s）") % {"n": rnd.number, "status": status}]
+        for match in payload["matches"]:
+            x, y = match["teams"]
+            lines.append(
+                gettext("第%(m)s场  %(x)s 对 %(y)s") % {"m": match["match"], "x": x, "y": y}
+            )
+            for table in match["tables"]:
+                lines.append(
+                    "  "
+                    + gettext("第%(t)s桌  南北 %(ns)s  东西 %(ew)s")
+                    % {"t": table["table"], "ns": table["ns"], "ew": table["ew"]}
+                )
+        if payload["bye_team"] is not None:
+            lines.append(gettext("轮空队  %(team)s") % {"team": payload["bye_team"]})
         self.stdout.write("\n".join(lines))

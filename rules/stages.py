@@ -1,0 +1,233 @@
+"""An event's stages (阶段) as validated, immutable values (RULES.md §8, TOURNAMENT_FILE.md
+"Stages").
+
+The ``stages`` setting is a list; each stage is ``swiss`` (a number of Swiss rounds),
+``round_robin`` (groups, every entrant meets every other once) or ``knockout`` (single
+elimination, best of 1/3/5). A stage may override the tournament's ``round_format``,
+``deals_per_round`` and ``tie``, and has its own correction deadline (RULES.md §7,
+``correction_minutes``). Its entrants are every registration (the first stage) or the
+qualifiers of the previous stage: the top ``entrants`` of its ranking, or, after a round-robin
+stage, the top ``qualify`` of each group; ``per_unit`` caps the entrants of one unit.
+
+Only keys the file gave are kept (``None`` = not given), so ``to_dict`` writes back exactly what
+was read; the effective values (defaults filled in) are the properties. ``parse_stages`` returns
+the stages and the problems (``rules.errors.Problem``, setting ``stages.<k>``, every message
+naming the stage) and never raises.
+
+Pure: the standard library only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import Problem
+
+STAGE_KINDS = ("swiss", "round_robin", "knockout")
+GROUP_SEEDINGS = ("snake", "lot")  # RULES.md §8: snake seeding from the ranking, or by lot
+BRACKET_SEEDINGS = ("bracket", "lot")  # standard bracket order, or a draw before every round
+BEST_OF = (1, 3, 5)
+MAX_STAGES = 10
+MAX_STAGE_NUMBER = 100_000  # rounds, groups, entrants: far beyond any event, inside every column
+
+# The keys each kind accepts, in the order ``to_dict`` writes them.
+_COMMON = ("round_format", "deals_per_round", "tie", "correction_minutes")
+_KEYS: dict[str, tuple[str, ...]] = {
+    "swiss": ("kind", "rounds", "entrants", "per_unit", *_COMMON),
+    "round_robin": ("kind", "groups", "qualify", "seeding", "entrants", "per_unit", *_COMMON),
+    "knockout": (
+        "kind",
+        "entrants",
+        "per_unit",
+        "seeding",
+        "best_of",
+        "third_place",
+        "repechage",
+        *_COMMON,
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One stage as the file gave it (``None``: not given; the properties give the effective
+    value)."""
+
+    kind: str
+    rounds: int | None = None  # swiss
+    groups: int | None = None  # round_robin: the number of groups
+    qualify: int | None = None  # round_robin: the top q of each group go on
+    entrants: int | None = None  # None: everyone (first stage) or every qualifier of the previous
+    per_unit: int | None = None  # at most this many entrants of one unit
+    seeding: str | None = None
+    best_of: int | None = None
+    third_place: bool | None = None
+    repechage: bool | None = None
+    round_format: str | None = None
+    deals_per_round: int | None = None
+    tie: str | None = None
+    correction_minutes: int | None = None
+
+    @property
+    def seeding_method(self) -> str:
+        """``snake``/``lot`` (groups) or ``bracket``/``lot`` (knockout); Swiss: ``swiss``."""
+        if self.seeding is not None:
+            return self.seeding
+        return {"round_robin": "snake", "knockout": "bracket"}.get(self.kind, "swiss")
+
+    @property
+    def games(self) -> int:
+        """Best of how many games (1 outside a knockout)."""
+        return self.best_of or 1
+
+    @property
+    def wins_needed(self) -> int:
+        """Games a side must win to take the match (三局两胜: 2)."""
+        return self.games // 2 + 1
+
+    @property
+    def plays_third_place(self) -> bool:
+        return bool(self.third_place)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's stage object: the keys given, in a fixed order."""
+        return {
+            key: getattr(self, key)
+            for key in _KEYS[self.kind]
+            if key == "kind" or getattr(self, key) is not None
+        }
+
+
+def default_stage(rounds: int | None) -> Stage:
+    """RULES.md §8: no ``stages`` setting is one Swiss stage of ``rounds`` rounds."""
+    return Stage("swiss", rounds=rounds)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_stages(
+    raw: Any, round_formats: tuple[str, ...], ties: tuple[str, ...]
+) -> tuple[tuple[Stage, ...], list[Problem]]:
+    """The ``stages`` setting checked: every problem found, each naming its stage (1-based)."""
+    problems: list[Problem] = []
+    if not isinstance(raw, list) or not raw or len(raw) > MAX_STAGES:
+        return (), [Problem("stages", "stages_malformed", {"max": MAX_STAGES})]
+    stages: list[Stage] = []
+    for index, item in enumerate(raw):
+        number = index + 1
+        where = f"stages.{number}"
+        if not isinstance(item, dict):
+            problems.append(Problem(where, "stages_malformed", {"max": MAX_STAGES}))
+            continue
+        kind = item.get("kind")
+        if kind not in STAGE_KINDS:
+            params = {"stage": number, "key": "kind", "value": kind, "options": STAGE_KINDS}
+            problems.append(Problem(where, "stage_bad_value", params))
+            continue
+        before = len(problems)
+        for key in item:
+            if key not in _KEYS[kind]:
+                problems.append(Problem(where, "stage_unknown_key", {"stage": number, "key": key}))
+
+        read = _Reader(item, number, problems)
+        stage = Stage(
+            kind,
+            rounds=read.count("rounds", required=kind == "swiss"),
+            groups=read.count("groups", required=kind == "round_robin"),
+            qualify=read.count("qualify"),
+            entrants=read.count("entrants", minimum=2),
+            per_unit=read.count("per_unit"),
+            seeding=read.option(
+                "seeding", GROUP_SEEDINGS if kind == "round_robin" else BRACKET_SEEDINGS
+            )
+            if kind != "swiss"
+            else None,
+            best_of=read.option("best_of", BEST_OF) if kind == "knockout" else None,
+            third_place=read.option("third_place", (True, False)) if kind == "knockout" else None,
+            repechage=read.option("repechage", (True, False)) if kind == "knockout" else None,
+            round_format=read.option("round_format", round_formats),
+            deals_per_round=read.count("deals_per_round"),
+            tie=read.option("tie", ties),
+            correction_minutes=read.count("correction_minutes", minimum=0),
+        )
+        if len(problems) == before:
+            problems.extend(_stage_problems(stage, number, stages))
+        stages.append(stage)
+    return tuple(stages), problems
+
+
+class _Reader:
+    """Reads one stage object's values, adding a problem for each wrong one."""
+
+    def __init__(self, item: dict[str, Any], number: int, problems: list[Problem]) -> None:
+        self.item, self.number, self.problems = item, number, problems
+        self.where = f"stages.{number}"
+
+    def count(self, key: str, required: bool = False, minimum: int = 1) -> int | None:
+        if key not in self.item:
+            if required:
+                params = {"stage": self.number, "key": key}
+                self.problems.append(Problem(self.where, "stage_missing_key", params))
+            return None
+        value = self.item[key]
+        if not _is_int(value) or not minimum <= value <= MAX_STAGE_NUMBER:
+            params = {"stage": self.number, "key": key, "value": value, "min": minimum}
+            params["max"] = MAX_STAGE_NUMBER
+            self.problems.append(Problem(self.where, "stage_not_in_range", params))
+            return None
+        return int(value)
+
+    def option(self, key: str, options: tuple[Any, ...]) -> Any:
+        if key not in self.item:
+            return None
+        value = self.item[key]
+        # True == 1: a boolean is an answer only where booleans are the options.
+        if value not in options or isinstance(value, bool) != isinstance(options[0], bool):
+            params = {"stage": self.number, "key": key, "value": value, "options": options}
+            self.problems.append(Problem(self.where, "stage_bad_value", params))
+            return None
+        return value
+
+
+def _stage_problems(stage: Stage, number: int, before: list[Stage]) -> list[Problem]:
+    """The rules between a stage and the stages before it (RULES.md §8)."""
+    where = f"stages.{number}"
+    problems: list[Problem] = []
+    if number == 1 and stage.entrants is not None:
+        # The first stage's entrants are every registration.
+        problems.append(Problem(where, "stage_first_entrants", {"stage": number}))
+    if number > 1 and stage.kind == "swiss":
+        # The Swiss engine pairs every active pair on the event's standings: the first stage.
+        problems.append(Problem(where, "stage_swiss_not_first", {"stage": number}))
+    if before and before[-1].kind == "knockout":
+        problems.append(Problem(where, "stage_after_knockout", {"stage": number}))
+    if stage.kind == "knockout" and stage.tie == "draw":
+        # RULES.md §2/§8: a knockout game cannot be a draw; a level tie is broken by the extra deal.
+        problems.append(Problem(where, "stage_knockout_draw", {"stage": number}))
+    if stage.repechage:
+        problems.append(Problem(where, "stage_repechage_unsupported", {"stage": number}))
+    previous = before[-1] if before else None
+    if previous is not None and previous.kind == "round_robin" and previous.groups:
+        qualifiers = previous.groups * (previous.qualify or 1)
+        if previous.qualify is None:
+            problems.append(
+                Problem(where, "stage_missing_key", {"stage": number - 1, "key": "qualify"})
+            )
+        elif stage.entrants is not None and stage.entrants > qualifiers:
+            params = {"stage": number, "entrants": stage.entrants, "qualifiers": qualifiers}
+            problems.append(Problem(where, "stage_entrants_exceed_qualifiers", params))
+    if stage.kind == "round_robin" and stage.groups and stage.entrants is not None:
+        if stage.entrants < 2 * stage.groups:
+            params = {"stage": number, "entrants": stage.entrants, "groups": stage.groups}
+            problems.append(Problem(where, "stage_groups_too_small", params))
+        elif stage.qualify is not None and stage.qualify >= stage.entrants // stage.groups:
+            params = {
+                "stage": number,
+                "qualify": stage.qualify,
+                "size": stage.entrants // stage.groups,
+            }
+            problems.append(Problem(where, "stage_qualify_too_many", params))
+    return problems

@@ -1,0 +1,96 @@
+"""A knockout match played best of n games (RULES.md §8, 三局两胜), decided from its games.
+
+Pure: the standard library, ``rules`` and the scoring engine. Each game is one ``MatchResult``
+of ``scoring.engine.score_match`` (the one engine: game 2 is scored like any match, from its own
+start, 2 : 2 by default); this module only says who won each game and the match.
+
+A game's winner (RULES.md §2, §8):
+- a forfeit, a loss by penalty: the result's winner (the other side);
+- a late scoresheet: the side that handed it in on time (the late side is scored a forfeit loss);
+- otherwise the higher level; a level tie is broken by the extra deal, and when that deal
+  leaves the levels equal (both at A, the winner's partner last) the side that won the extra
+  deal takes the game ("加打一副牌，决出胜负": the extra deal decides).
+A game with equal levels and no extra deal yet is not decided: the extra deal is still to be
+played (``scoring.engine.extra_deal_allowed``).
+
+The match is won by the first side to win ``best_of // 2 + 1`` games; no game may follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rules.errors import ScoringError
+from rules.events import Side, parse_event
+
+from .engine import MatchResult
+
+
+def game_winner(result: MatchResult) -> Side | None:
+    """The side that won a finished game, or None while it is undecided (see the module)."""
+    if result.late_sheet is not None:
+        return result.late_sheet.other
+    if result.winner is not None:
+        return result.winner
+    if result.extra_deal and result.events:
+        last = result.events[-1]
+        return (last if not isinstance(last, str) else parse_event(last)).side
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """A best-of-n match so far: each game's result and winner, the games won by each side."""
+
+    best_of: int
+    games: tuple[MatchResult, ...]
+    winners: tuple[Side | None, ...]  # by game; None: that game is not decided yet
+
+    @property
+    def wins_needed(self) -> int:
+        return self.best_of // 2 + 1
+
+    def wins(self, side: Side) -> int:
+        return sum(1 for winner in self.winners if winner is side)
+
+    @property
+    def winner(self) -> Side | None:
+        """The side that has won the match, or None while it goes on."""
+        for side in (Side.NS, Side.EW):
+            if self.wins(side) >= self.wins_needed:
+                return side
+        return None
+
+    @property
+    def leader(self) -> Side | None:
+        """Who leads the match (more games won); None when level."""
+        ns, ew = self.wins(Side.NS), self.wins(Side.EW)
+        return Side.NS if ns > ew else (Side.EW if ew > ns else None)
+
+    @property
+    def next_game(self) -> int | None:
+        """The number of the game that may be started now: the last game is decided and the
+        match is not; None otherwise."""
+        if self.winner is not None or (self.winners and self.winners[-1] is None):
+            return None
+        return len(self.games) + 1
+
+
+def decide_series(games: Sequence[MatchResult], best_of: int, last_complete: bool) -> Series:
+    """The match from its games in order (each scored complete but the last; ``last_complete``
+    says whether the last game is over — scored complete, or closed by the referee).
+
+    Every game but the last must be decided, and no game may follow the deciding one
+    (``ScoringError`` ``game_not_decided`` / ``game_after_match``, ``game`` 1-based)."""
+    winners: list[Side | None] = []
+    needed = best_of // 2 + 1
+    last = len(games)
+    for number, result in enumerate(games, start=1):
+        if any(winners.count(side) >= needed for side in (Side.NS, Side.EW)):
+            raise ScoringError("game_after_match", game=number)
+        if winners and winners[-1] is None:
+            raise ScoringError("game_not_decided", game=number - 1)
+        over = result.finished or number < last or last_complete
+        winners.append(game_winner(result) if over else None)
+    return Series(best_of, tuple(games), tuple(winners))
