@@ -477,12 +477,6 @@ def _change_start_or_end(
             facts = split_games(facts, games)[-1]
         start = facts.start if start is _UNCHANGED else start
         end = facts.end if end is _UNCHANGED else end
-        chief_override = False
-        if locked_after_events and facts.tokens and start != facts.start:
-            # Lateness is locked once a deal is entered (issue 15); the chief may change it.
-            if not has_role(user, locked.round.tournament, *CORRECTION_ROLES):
-                raise ServiceError("start_locked")
-            chief_override = True
         if games:
             current = locked.games.order_by("-number").first()
             assert current is not None
@@ -491,6 +485,13 @@ def _change_start_or_end(
             _score(locked, table_facts(locked), complete=False)
         else:
             _score(locked, MatchFacts(start, end, tokens), complete=False)
+        # After the engine's check (a bad level is "bad_start" first); a refusal rolls back.
+        chief_override = False
+        if locked_after_events and facts.tokens and start != facts.start:
+            # Lateness is locked once a deal is entered (issue 15); the chief may change it.
+            if not has_role(user, locked.round.tournament, *CORRECTION_ROLES):
+                raise ServiceError("start_locked")
+            chief_override = True
         before = snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         fields = dict(fields)
