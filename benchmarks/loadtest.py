@@ -10,7 +10,11 @@ What it does (issue 7 "Load"), bounded in time and in requests:
 3. plays ``LOAD_TABLES`` tables (500) through the real pages: odd tables at the table-side link
    (South taps 8 deals, submits, West confirms with the pair code), even tables on the referee
    pages (one referee enters and submits, a second referee confirms), ``LOAD_CONCURRENCY`` tables
-   at a time, while ``LOAD_PLAYERS`` (300) anonymous players poll the standings and "find my
+   at a time. ``LOAD_TAP`` says how a deal is tapped: ``mixed`` (default: half the tables of each
+   kind like a phone without script — the form's POST and the page it redirects to — and half
+   like the page's script of issue 16 — one POST answered in JSON, with a one-time key, every
+   fourth tap sent twice with the same key as a retry after a lost answer), ``json`` or ``form``;
+   while ``LOAD_PLAYERS`` (300) anonymous players poll the standings and "find my
    table" every ``LOAD_THINK`` (10) seconds or so;
 4. stops when every table is confirmed or after ``LOAD_SECONDS`` (600) or ``LOAD_MAX_REQUESTS``;
 5. reports requests per second, p50/p95/p99 per kind of request, errors (HTTP ≥ 400, transport
@@ -33,6 +37,7 @@ own temporary directory.
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import queue
 import random
@@ -92,6 +97,7 @@ class Config:
     concurrency: int = field(default_factory=lambda: env_int("LOAD_CONCURRENCY", 0))
     think: float = field(default_factory=lambda: env_float("LOAD_THINK", 10.0))
     max_requests: int = field(default_factory=lambda: env_int("LOAD_MAX_REQUESTS", 200_000))
+    tap: str = field(default_factory=lambda: os.environ.get("LOAD_TAP", "mixed"))
     db: str = field(default_factory=lambda: os.environ.get("LOAD_DB", "gt_load"))
     server: str = field(
         default_factory=lambda: os.environ.get(
@@ -103,6 +109,8 @@ class Config:
         self.pairs = self.pairs or max(1000, 2 * self.tables)
         self.tables = max(0, min(self.tables, self.pairs // 2))
         self.concurrency = self.concurrency or max(1, min(self.tables, 32))
+        if self.tap not in ("mixed", "json", "form"):
+            raise SystemExit(f"LOAD_TAP must be mixed, json or form, got {self.tap!r}")
         if not re.fullmatch(r"[a-z_][a-z0-9_]*", self.db):
             raise SystemExit(f"LOAD_DB must be a plain lower-case name, got {self.db!r}")
 
@@ -264,6 +272,7 @@ class TablePlan:
     mode: str  # "tableside" or "referee"
     enterer: int = 0  # referee indices
     confirmer: int = 0
+    json_taps: bool = False  # the page's script (issue 16) rather than the plain form
 
 
 def prepare(config: Config, env: dict[str, str]) -> tuple[str, list[TablePlan], list[str]]:
@@ -310,6 +319,7 @@ def prepare(config: Config, env: dict[str, str]) -> tuple[str, list[TablePlan], 
                 mode="tableside" if table.number % 2 else "referee",
                 enterer=enterer,
                 confirmer=(enterer + 1 + rng.randrange(REFEREES - 1)) % REFEREES,
+                json_taps=config.tap == "json" or (config.tap == "mixed" and table.number % 4 < 2),
             )
         )
     names = list(Player.objects.filter(pair__tournament=tournament).values_list("name", flat=True))
@@ -329,10 +339,12 @@ class Http:
         self.cookies: dict[str, str] = {}
 
     def request(
-        self, method: str, path: str, form: dict[str, Any] | None = None
+        self, method: str, path: str, form: dict[str, Any] | None = None, accept: str = ""
     ) -> tuple[int, dict[str, str], str]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         headers = {"Host": "127.0.0.1", "User-Agent": "guandan-loadtest"}
+        if accept:
+            headers["Accept"] = accept
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         body = None
@@ -369,11 +381,17 @@ class Recorder:
         self.stop = threading.Event()
 
     def call(
-        self, client: Http, kind: str, method: str, path: str, form: dict[str, Any] | None = None
+        self,
+        client: Http,
+        kind: str,
+        method: str,
+        path: str,
+        form: dict[str, Any] | None = None,
+        accept: str = "",
     ) -> tuple[int, dict[str, str], str]:
         start = time.perf_counter()
         try:
-            status, headers, text = client.request(method, path, form)
+            status, headers, text = client.request(method, path, form, accept)
         except OSError as error:
             self.error(kind, f"transport: {error}")
             raise
@@ -432,6 +450,45 @@ def _post(
     return _page(rec, client, pkind, page, need_version)
 
 
+def _tap_json(rec: Recorder, client: Http, path: str, token: str, version: int, twice: bool) -> int:
+    """A tap as the page's script sends it (issue 16): one POST with a one-time key, answered
+    with the new sheet in JSON; ``twice``: the same request again (a retry after a lost answer),
+    which must be answered with the first result and store nothing."""
+    form = {"token": token, "version": version, "once": secrets.token_urlsafe(18)}
+    answers = []
+    for _ in range(2 if twice else 1):
+        status, _, text = rec.call(client, "tap (JSON)", "POST", path, form, "application/json")
+        try:
+            body = json.loads(text)
+        except ValueError:
+            body = {}
+        if status != 200 or not body.get("ok"):
+            raise Refused(f"tap (JSON): HTTP {status} {body.get('code', '')}")
+        answers.append(body["state"])
+    if twice and answers[1]["tokens"] != answers[0]["tokens"]:
+        rec.error("tap (JSON)", f"a repeated key changed the sheet on {path}")
+        raise Refused("a repeated key changed the sheet")
+    return int(answers[0]["version"])
+
+
+def _tap(
+    rec: Recorder, client: Http, plan: TablePlan, page: str, k: int, token: str, version: int
+) -> int:
+    """Deal ``k`` of the plan's sheet: the page's script (JSON) or the plain form and its page."""
+    if plan.json_taps:
+        return _tap_json(rec, client, page + "event/", token, version, twice=k % 4 == 3)
+    version, _ = _post(
+        rec,
+        client,
+        "enter deal",
+        page + "event/",
+        {"token": token, "version": version},
+        page,
+        "table page",
+    )
+    return version
+
+
 def play_tableside(rec: Recorder, port: int, plan: TablePlan, saved: dict[int, list[str]]) -> None:
     south = Http(port)
     page = f"/table/{plan.token}/"
@@ -445,16 +502,8 @@ def play_tableside(rec: Recorder, port: int, plan: TablePlan, saved: dict[int, l
         page,
         "table page",
     )
-    for token in plan.sheet:
-        version, _ = _post(
-            rec,
-            south,
-            "enter deal",
-            page + "event/",
-            {"token": token, "version": version},
-            page,
-            "table page",
-        )
+    for k, token in enumerate(plan.sheet):
+        version = _tap(rec, south, plan, page, k, token, version)
         saved[plan.number].append(token)  # the server said: saved
     version, _ = _post(
         rec, south, "submit", page + "submit/", {"version": version}, page, "table page"
@@ -483,16 +532,8 @@ def play_referee(
     confirmer = clone(sessions[plan.confirmer])
     page = f"/t/{slug}/referee/round/1/table/{plan.number}/"
     version, _ = _page(rec, enterer, "table page", page)
-    for token in plan.sheet:
-        version, _ = _post(
-            rec,
-            enterer,
-            "enter deal",
-            page + "event/",
-            {"token": token, "version": version},
-            page,
-            "table page",
-        )
+    for k, token in enumerate(plan.sheet):
+        version = _tap(rec, enterer, plan, page, k, token, version)
         saved[plan.number].append(token)
     _post(rec, enterer, "submit", page + "submit/", {"version": version}, page, "table page")
     version, _ = _page(rec, confirmer, "table page", page)
@@ -756,6 +797,7 @@ def run(config: Config) -> dict[str, Any]:
                 "workers": config.workers,
                 "concurrency": config.concurrency,
                 "think_s": config.think,
+                "tap": config.tap,
                 "seconds_limit": config.seconds,
                 "redis": use_redis,
             },
@@ -813,7 +855,8 @@ def text_report(result: dict[str, Any]) -> str:
     c, v = result["config"], result["verification"]
     lines = [
         f"{c['pairs']} pairs, {c['tables']} tables × 8 deals, {c['players']} players polling "
-        f"every ~{c['think_s']:g}s, gunicorn {c['workers']} workers, redis={c['redis']}",
+        f"every ~{c['think_s']:g}s, gunicorn {c['workers']} workers, redis={c['redis']}, "
+        f"taps {c.get('tap', 'form')}",
         f"{result['requests']} requests in {result['elapsed_s']}s = "
         f"{result['requests_per_s']} req/s; server CPU {result['app_cpu_s']}s (gunicorn) + "
         f"{result['db_cpu_s']}s (PostgreSQL) = {cpu_ms(result)} ms per request; "
@@ -850,7 +893,11 @@ def render_markdown(result: dict[str, Any]) -> str:
         "confirm through the real pages (odd tables: the table-side link, South enters and West "
         "confirms with the pair code; even tables: the referee pages, one referee enters and "
         f"another confirms), {c['concurrency']} tables at a time, while {c['players']} players "
-        f'poll the standings and "find my table" every ~{c["think_s"]:g} s.',
+        f'poll the standings and "find my table" every ~{c["think_s"]:g} s. Taps '
+        f"(`LOAD_TAP={c.get('tap', 'form')}`): `mixed` is half the tables like a phone without "
+        "script (the form's POST and the page it redirects to), half like the page's script "
+        "(issue 16: one POST answered in JSON with a one-time key, every fourth tap sent twice "
+        "with the same key, as a retry after a lost answer).",
         "",
         f"- {result['requests']} requests in {result['elapsed_s']} s: "
         f"**{result['requests_per_s']} requests/s** on this machine, whose other work left us "

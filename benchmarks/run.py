@@ -34,6 +34,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("benchmarks.stages", "a staged event end to end: Swiss, groups, knockout (issue 14)"),
     ("benchmarks.web_tournaments", "web pages at size"),
     ("benchmarks.web_scoring", "referee dashboard at size"),
+    ("benchmarks.web_tap", "one deal tap: form and page against JSON; the sheet's weight"),
     ("benchmarks.reports", "printing and exports"),
     ("benchmarks.loadtest", "load test (from the last `make loadtest`)"),
 )

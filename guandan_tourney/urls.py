@@ -19,4 +19,5 @@ urlpatterns = [
     path("", include("scoring.urls.penalties")),  # referees: penalties
     path("", include("scoring.urls.appeals")),  # chief referees and organizers: appeals
     path("", include("scoring.urls.tableside")),  # players at the table: the secret link
+    path("", include("scoring.urls.offline")),  # the score sheet's offline shell (rules, sw.js)
 ]

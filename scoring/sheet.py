@@ -13,13 +13,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from rules.errors import RuleError
-from rules.events import Side, deal_from_places
+from rules.events import Side, deal_from_places, parse_event
 from rules.levels import PAST_ACE, level_label
 from rules.ruleset import RuleSet
 from scoring.engine import MatchResult, Step, extra_deal_allowed
 from scoring.facts import MatchFacts, score_games, score_table
+from scoring.rules_data import tap_tokens
 from tournaments.messages import describe_rule_error
 from tournaments.models import AuditEntry
 from tournaments.wording import (
@@ -132,6 +134,22 @@ class Sheet:
 
 
 TIMED_FORMATS = ("timed", "timed_deals")
+
+# The sheet's notes and status lines, worded once: ``_a_note`` and ``sheet_from_result`` use them,
+# and ``sheet_words`` hands them to the page's offline sheet (static/js/sheet-rules.js).
+NOTES = {
+    "reset_stage": gettext_noop("%(side)s第%(n)s次上台打A被推翻，回到2"),
+    "fail_stage": gettext_noop("%(side)s第%(n)s次上台打A被推翻"),
+    "reset": gettext_noop("%(side)s打A%(n)s次未过，回到2"),
+    "past_ace": gettext_noop("过A"),
+    "attempt": gettext_noop("%(side)s打A"),
+}
+STATUS = {
+    "passed_a": gettext_noop("%(side)s过A，比赛结束"),
+    "extra_played": gettext_noop("加打一副后比赛结束"),
+    "extra_next": gettext_noop("双方级数相同：加打一副决定胜负"),
+    "all_played": gettext_noop("%(n)s副已打完"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,20 +269,20 @@ def _a_note(step: Step, result: MatchResult, stage_failures: dict[Side, int]) ->
         count = stage_failures[failure]
         if reset is not None:
             stage_failures[reset] = 0
-            return _("%(side)s第%(n)s次上台打A被推翻，回到2") % {
+            return _(NOTES["reset_stage"]) % {
                 "side": side_label(reset),
                 "n": count,
             }
-        return _("%(side)s第%(n)s次上台打A被推翻") % {"side": side_label(failure), "n": count}
+        return _(NOTES["fail_stage"]) % {"side": side_label(failure), "n": count}
     if reset is not None:
-        return _("%(side)s打A%(n)s次未过，回到2") % {
+        return _(NOTES["reset"]) % {
             "side": side_label(reset),
             "n": result.a_attempts,
         }
     if step.event.is_deal and max(step.ns_level, step.ew_level) == PAST_ACE:
-        return _("过A")
+        return _(NOTES["past_ace"])
     if step.attempt_at_a is not None:
-        return _("%(side)s打A") % {"side": side_label(step.attempt_at_a)}
+        return _(NOTES["attempt"]) % {"side": side_label(step.attempt_at_a)}
     return ""
 
 
@@ -320,13 +338,13 @@ def sheet_from_result(
         # RULES.md §2 "Late scoresheet": the play stands, the late side is scored a forfeit loss.
         status = _("%(side)s迟交记分表（按弃权记分）") % {"side": side_label(result.late_sheet)}
     elif result.passed_a is not None:
-        status = _("%(side)s过A，比赛结束") % {"side": side_label(result.passed_a)}
+        status = _(STATUS["passed_a"]) % {"side": side_label(result.passed_a)}
     elif result.extra_deal:
-        status = _("加打一副后比赛结束")
+        status = _(STATUS["extra_played"])
     elif extra_next:
-        status = _("双方级数相同：加打一副决定胜负")
+        status = _(STATUS["extra_next"])
     elif all_played:
-        status = _("%(n)s副已打完") % {"n": result.deals_played}
+        status = _(STATUS["all_played"]) % {"n": result.deals_played}
     else:
         status = events_note
     leader = "" if result.winner is None else result.winner.value
@@ -372,6 +390,67 @@ def build_sheet(facts: MatchFacts, rules: RuleSet, *, with_rows: bool = True) ->
         except RuleError:
             partial = score_table(MatchFacts.from_columns(), rules)
         return sheet_from_result(partial, rules, error=message, with_rows=with_rows)
+
+
+def sheet_state(sheet: Sheet, facts: MatchFacts, version: int) -> dict[str, Any]:
+    """The sheet as JSON, for a tap's answer and the page's offline outbox (issue 16): what the
+    page shows (already worded, as in ``Sheet``), plus the facts the page replays its waiting
+    taps on (``tokens`` from ``start``) and the table's ``version`` the next tap must carry."""
+    return {
+        "version": version,
+        "start": [facts.start.ns, facts.start.ew],
+        "ended": facts.end is not None,
+        "tokens": list(facts.tokens),
+        "rows": [
+            {
+                "number": row.number,
+                "deal_number": row.deal_number,
+                "kind": row.kind,
+                "token": row.token,
+                "description": row.description,
+                "level_played": row.level_played,
+                "on_stage": row.on_stage,
+                "ns_level": row.ns_level,
+                "ew_level": row.ew_level,
+                "note": row.note,
+            }
+            for row in sheet.rows
+        ],
+        "ns_level": sheet.ns_level,
+        "ew_level": sheet.ew_level,
+        "recorded_ns_level": sheet.recorded_ns_level,
+        "recorded_ew_level": sheet.recorded_ew_level,
+        "next_level": sheet.next_level,
+        "on_stage": sheet.on_stage,
+        "deals": sheet.deals,
+        "deals_label": sheet.deals_label,
+        "jc": sheet.jc,
+        "leader": sheet.leader,
+        "leader_label": sheet.leader_label,
+        "finished": sheet.finished,
+        "closable": sheet.closable,
+        "status_line": sheet.status_line,
+        "ns_jcf": sheet.ns_jcf,
+        "ew_jcf": sheet.ew_jcf,
+        "ns_cf": sheet.ns_cf,
+        "ew_cf": sheet.ew_cf,
+        "error": sheet.error,
+        "extra_deal_next": sheet.extra_deal_next,
+    }
+
+
+def sheet_words() -> dict[str, Any]:
+    """The words the page's offline sheet needs, in the active language, from the same
+    catalogue as the server's sheet (``NOTES``, ``STATUS``, ``tournaments.wording``)."""
+    return {
+        "levels": {str(level): _level(level) for level in range(2, PAST_ACE + 1)},
+        "sides": {"NS": side_label("NS"), "EW": side_label("EW"), "": side_label(None)},
+        "draw": _("平"),
+        "extra_deal": _(EXTRA_DEAL),
+        "describe": {token: describe_event(parse_event(token)) for token in tap_tokens()},
+        "notes": {key: _(text) for key, text in NOTES.items()},
+        "status": {key: _(text) for key, text in STATUS.items()},
+    }
 
 
 def rule_error_message(error: RuleError) -> str:

@@ -4,20 +4,24 @@ table (reads only) and turning a refusal into a message."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django import forms
 from django.contrib import messages
 from django.db.models import Prefetch, QuerySet
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from rules.ruleset import RuleSet
-from scoring.facts import table_facts, table_games
+from scoring.facts import MatchFacts, table_facts, table_games
 from scoring.models import TableEvent
 from scoring.once import once, recall_table, remember_table
-from scoring.sheet import Sheet, build_match_sheet, build_sheet
-from tournaments.errors import ConflictError, ServiceError
+from scoring.services import TableAt
+from scoring.sheet import Sheet, build_match_sheet, build_sheet, sheet_state
+from scoring.views.offline import rules_version
+from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.models import Player, Round, Table, Tournament
 
 
@@ -64,6 +68,18 @@ def _sheet_of(table: Table, rules: RuleSet, *, with_rows: bool = True) -> Sheet:
     return build_sheet(table_facts(table), staged, with_rows=with_rows)
 
 
+def _sheet_and_facts(table: Table, rules: RuleSet) -> tuple[Sheet, MatchFacts]:
+    """The table's sheet (``_sheet_of``) and the facts it shows: the table's, or a knockout
+    match's current game (what the page's script replays its waiting taps on)."""
+    stage = table.round.stage
+    if rules.stages and rules.stage(stage).kind == "knockout":
+        games = table_games(table)
+        sheet = build_match_sheet(games, rules.for_stage(stage), rules.stage(stage).games)
+        return sheet, games[-1] if games else table_facts(table)
+    facts = table_facts(table)
+    return build_sheet(facts, rules.for_stage(stage)), facts
+
+
 def _can_change(table: Table) -> bool:
     return table.round.status == Round.Status.PUBLISHED and not table.is_confirmed
 
@@ -90,3 +106,81 @@ def _once_table(request: HttpRequest, action: str, write: Callable[[], Table]) -
     """Run a table write at most once per the form's one-time key (hidden field ``once``,
     generated when the page was rendered): a repeat gets the first result, not a second row."""
     return once(request.POST.get("once") or None, action, write, remember_table, recall_table)
+
+
+# --------------------------------------------------------------------------------------------
+# Taps answered in JSON (issue 16): the page updates in place and keeps an outbox
+
+
+def wants_json(request: HttpRequest) -> bool:
+    """A tap sent by the page's script (static/js/live-sheet.js) asks for the new sheet as
+    JSON; a plain form post (no JavaScript) gets the redirect as before."""
+    return request.headers.get("Accept", "").startswith("application/json")
+
+
+def sheet_answer(table: Table, status: int = 200, **extra: Any) -> JsonResponse:
+    """The table's sheet as JSON (``scoring.sheet.sheet_state``) with its entry status."""
+    sheet, facts = _sheet_and_facts(table, table.round.tournament.rules)
+    state = sheet_state(sheet, facts, table.version)
+    body = {"ok": status == 200, "entry_status": table.entry_status, "state": state, **extra}
+    return JsonResponse(body, status=status, json_dumps_params={"ensure_ascii": False})
+
+
+def tap_json(
+    request: HttpRequest,
+    form: forms.Form,
+    at: TableAt,
+    write: Callable[[TableAt, Any], Table],
+) -> JsonResponse:
+    """One tap, answered with the new sheet (200). A refusal names its code and sentence and
+    carries the table as it is now, so the page can show both versions: 409 when somebody else
+    changed the table meanwhile (the version), 403 when this user or link may not enter, 422 for
+    any other refusal; 400 for a malformed request. The write is the same service call as the
+    form's (``write``), behind the same one-time key: a repeated key gets the first result."""
+    key = request.POST.get("once", "")
+    if not form.is_valid():
+        message = next((str(e) for errors in form.errors.values() for e in errors), "")
+        return JsonResponse(
+            {"ok": False, "code": "invalid", "message": message, "key": key},
+            status=400,
+            json_dumps_params={"ensure_ascii": False},
+        )
+    try:
+        table = write(at, form)
+    except Table.DoesNotExist:
+        raise Http404 from None
+    except ServiceError as error:
+        current = (
+            Table.objects.select_related("round__tournament", "ns", "ew")
+            .filter(**dict(at.lookup))
+            .first()
+        )
+        if current is None:
+            raise Http404 from None
+        status = 409 if isinstance(error, ConflictError) else 422
+        if isinstance(error, ForbiddenError):
+            status = 403
+        return sheet_answer(current, status, code=error.code, message=error.message, key=key)
+    return sheet_answer(table, key=key)
+
+
+def live_sheet(
+    request: HttpRequest,
+    table: Table,
+    sheet: Sheet,
+    event_url: str,
+) -> dict[str, Any]:
+    """What the page's script needs (templates/scoring/_live_sheet.html): the sheet as the tap
+    answers give it, where to post taps, and the rules as data for this tournament."""
+    tournament = table.round.tournament
+    rules = tournament.rules
+    facts = table_facts(table)  # the events the page prefetched
+    if rules.stages and rules.stage(table.round.stage).kind == "knockout":
+        facts = (table_games(table) or [facts])[-1]  # the current game's
+    return {
+        "state": sheet_state(sheet, facts, table.version),
+        "event_url": event_url,
+        "rules_url": reverse("offline:sheet_rules", args=[tournament.slug])
+        + f"?v={rules_version(tournament.rules)}",
+        "store": request.path,
+    }

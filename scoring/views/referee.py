@@ -78,6 +78,9 @@ from scoring.views.common import (
     _service_message,
     _sheet_of,
     _table,
+    live_sheet,
+    tap_json,
+    wants_json,
 )
 from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
@@ -426,6 +429,10 @@ def table_page(
             "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
             "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
             "once": new_once_key(),
+            # Instant taps and the outbox (issue 16), wherever the referee may enter.
+            "live": live_sheet(request, obj, sheet, _table_urls(tournament, obj)["event"])
+            if changeable
+            else None,
         },
     )
 
@@ -501,22 +508,22 @@ def _table_action(
 def table_event(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
-    """One tap of the grid (or a 本副判负 button, ``lose:NS``): append the event."""
-    return _table_action(
-        request,
-        tournament,
-        number,
-        table,
-        EventForm,
-        lambda t, f: _once_table(
+    """One tap of the grid (or a 本副判负 button, ``lose:NS``): append the event. The page's
+    script asks for JSON (the new sheet); a plain form post is redirected to the sheet."""
+
+    def write(t: TableAt, f: Any) -> Table:
+        return _once_table(
             request,
             "table_event",
             lambda: enter_event(
                 t, f.cleaned_data["event"], request.user, f.cleaned_data["version"], Via.REFEREE
             ),
-        ),
-        "",
-    )
+        )
+
+    if wants_json(request):
+        at = TableAt.desk(tournament, number, table)
+        return tap_json(request, EventForm(request.POST), at, write)
+    return _table_action(request, tournament, number, table, EventForm, write, "")
 
 
 @require_POST

@@ -47,6 +47,9 @@ from scoring.views.common import (
     _service_message,
     _sheet_of,
     _tables_qs,
+    live_sheet,
+    tap_json,
+    wants_json,
 )
 from tournaments import throttle
 from tournaments.errors import ServiceError
@@ -163,6 +166,12 @@ def tableside(request: HttpRequest, table: Table) -> HttpResponse:
             "identify_form": PairCodeForm(
                 initial={"version": table.version}, auto_id="identify_%s"
             ),
+            # Instant taps and the outbox (issue 16), while this phone's pair may enter.
+            "live": live_sheet(
+                request, table, sheet, reverse("tableside:tableside_event", args=[token])
+            )
+            if open_
+            else None,
         },
     )
 
@@ -231,11 +240,14 @@ def _tableside_write(
     action: str,
     call: Callable[[HttpRequest, str, TableAt, Any], Any],
     success: str | Promise,
+    *,
+    json: bool = False,
 ) -> Callable[..., HttpResponse]:
     """A table-side POST that does not load the table: the service reads it once, locked, by
     the link (``TableAt.link``: a match table of a published round), at most once per the
     page's one-time key. When there is none — or the form is invalid, which needs no service —
-    the link is resolved as the page does it: 404, or 410 for a finished round."""
+    the link is resolved as the page does it: 404, or 410 for a finished round. ``json``: the
+    page's script may ask for the new sheet as JSON instead of the redirect (issue 16)."""
 
     def view(request: HttpRequest, token: str) -> HttpResponse:
         form = form_class(request.POST)
@@ -243,6 +255,8 @@ def _tableside_write(
         def write(t: TableAt, f: Any) -> Any:
             return _once_table(request, action, lambda: call(request, token, t, f))
 
+        if json and wants_json(request):
+            return tap_json(request, form, TableAt.link(token), write)
         try:
             if not form.is_valid():
                 _tableside_table(token)
@@ -270,6 +284,7 @@ tableside_event = _tableside_write(
         pair=_link_pair_id(request, token),
     ),
     "",
+    json=True,
 )
 tableside_undo = _tableside_write(
     VersionForm,

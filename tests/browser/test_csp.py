@@ -52,6 +52,9 @@ def test_pages_run_under_the_policy(desktop_page: Any, login_as: Any) -> None:
     page.get_by_label("本方对号密码").fill(table.ns.code)  # South proves itself (issue 11)
     page.get_by_test_id("identify").click()
     page.get_by_test_id("tap-NS3").click()
+    # The tap is answered in place (issue 16): wait for the page's buttons to follow before the
+    # test writes to the database itself (SQLite's shared in-memory database locks).
+    page.get_by_test_id("undo").wait_for()
     login_as(page, chief)
     page.goto(f"/t/{slug}/referee/round/{rnd.number}/table/{table.number}/")
     asked: list[str] = []

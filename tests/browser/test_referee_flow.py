@@ -67,6 +67,8 @@ def test_referee_enters_eight_deals_and_another_confirms(
             f"document.querySelector('[data-testid=deals]').textContent === '{number}/8'"
         )
     assert "8副已打完" in page.get_by_test_id("status-line").inner_text()
+    # The tap updates the sheet at once; the page's buttons follow the server's answer (issue 16).
+    page.get_by_test_id("submit").wait_for()
     assert page.get_by_test_id("tap-NS3").count() == 0
     screenshot(page, "referee-4-eight-deals")
 

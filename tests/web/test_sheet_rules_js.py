@@ -1,0 +1,167 @@
+"""Issue 16: the page's offline sheet (static/js/sheet-rules.js over the table of
+scoring/rules_data.py) equals the server's sheet (scoring.sheet.sheet_state) for random deal
+sequences, under several rule sets and both languages — levels, who is on stage, the deal count,
+级差, 级差分, 场分, every row and its note — and refuses exactly the taps the server refuses.
+
+Runs the JavaScript under the machine's node (v20); skipped, visibly, without it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.utils import translation
+
+from rules.errors import RuleError
+from rules.ruleset import RuleSet
+from scoring.facts import MatchFacts, score_table
+from scoring.rules_data import rules_data, tap_tokens
+from scoring.sheet import build_sheet, sheet_state, sheet_words
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "static" / "js" / "sheet-rules.js"
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is missing: the JS sheet is untested")
+
+RULE_SETS = {
+    "default": RuleSet(),
+    "reset_to_2": RuleSet(a_rule="reset_to_2", a_attempts=2, deals_per_round=30),
+    "stage": RuleSet(a_rule="reset_to_2", a_attempts=3, a_fail_count="stage", round_format="timed"),
+    "double_only": RuleSet(a_pass="double_only", round_format="game"),
+    "extra_deal": RuleSet(tie="extra_deal", deals_per_round=4),
+    "timed_deals": RuleSet(round_format="timed_deals", deals_per_round=6),
+}
+STARTS = ((2, 2), (3, 2), (2, 4))
+# What the page compares (the facts and the version are the server's own business).
+SHOWN = ("version", "start", "ended", "tokens")
+
+RUNNER = """
+const rules = require(process.argv[process.argv.length - 1]);
+const cases = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = cases.items.map(function (c) {
+  try {
+    return {sheet: rules.compute(cases.data[c.rules], cases.words, c.start, c.tokens)};
+  } catch (e) {
+    if (e instanceof rules.Refused) return {refused: e.code};
+    throw e;
+  }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _server(rules: RuleSet, start: tuple[int, int], tokens: list[str]) -> dict[str, Any]:
+    facts = MatchFacts.from_columns(start[0], start[1], "", "", tokens)
+    state = sheet_state(build_sheet(facts, rules), facts, 0)
+    return {key: value for key, value in state.items() if key not in SHOWN}
+
+
+def _accepted(rules: RuleSet, start: tuple[int, int], tokens: list[str]) -> str | None:
+    """None when the server would take this sequence, else the engine's refusal code."""
+    try:
+        score_table(MatchFacts.from_columns(start[0], start[1], "", "", tokens), rules)
+    except RuleError as error:
+        return error.code
+    return None
+
+
+def _cases(seed: int, per_rules: int) -> list[dict[str, Any]]:
+    """Random tap sequences, each ending either where the match is over or with one tap the
+    server refuses."""
+    rng = random.Random(seed)
+    tokens_pool = tap_tokens()
+    items = []
+    for name, rules in RULE_SETS.items():
+        for _ in range(per_rules):
+            start = rng.choice(STARTS)
+            tokens: list[str] = []
+            while len(tokens) < 60:
+                # Lean on one side now and then so A is reached, attempted, failed and passed.
+                token = rng.choice(tokens_pool if rng.random() < 0.5 else tokens_pool[:3])
+                refused = _accepted(rules, start, [*tokens, token])
+                if refused:
+                    items.append(
+                        {
+                            "rules": name,
+                            "start": start,
+                            "tokens": [*tokens, token],
+                            "refused": refused,
+                        }
+                    )
+                    break
+                tokens.append(token)
+                items.append({"rules": name, "start": start, "tokens": list(tokens)})
+                if build_sheet(MatchFacts.from_columns(*start, "", "", tokens), rules).finished:
+                    # One tap more: the server refuses it (过A, the deals), so must the page.
+                    extra = [*tokens, rng.choice(tokens_pool)]
+                    refused = _accepted(rules, start, extra)
+                    assert refused, extra
+                    items.append(
+                        {"rules": name, "start": start, "tokens": extra, "refused": refused}
+                    )
+                    break
+    return items
+
+
+def _run_js(items: list[dict[str, Any]], words: dict[str, Any]) -> list[dict[str, Any]]:
+    data = {name: rules_data(rules) for name, rules in RULE_SETS.items()}
+    payload = json.dumps({"data": data, "words": words, "items": items})
+    done = subprocess.run(
+        [str(NODE), "-e", RUNNER, str(SCRIPT)],
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return list(json.loads(done.stdout))
+
+
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_the_page_computes_the_servers_sheet_for_random_deal_sequences(language: str) -> None:
+    items = _cases(seed=16, per_rules=40)
+    with translation.override(language):
+        words = sheet_words()
+        results = _run_js(items, words)
+        checked = refused = 0
+        for item, result in zip(items, results, strict=True):
+            where = f"{item['rules']} from {item['start']}: {' '.join(item['tokens'])}"
+            if "refused" in item:
+                assert result == {"refused": item["refused"]}, where
+                refused += 1
+                continue
+            rules = RULE_SETS[item["rules"]]
+            assert result["sheet"] == _server(rules, tuple(item["start"]), item["tokens"]), where
+            checked += 1
+    assert checked > 1000 and refused > 20  # the sequences reach far enough to mean something
+
+
+def test_the_sequences_reach_every_note_the_sheet_can_write() -> None:
+    """The random sequences are not all short: they pass A, fail at A, reset to 2 and play the
+    extra deal — so the comparison above covers the whole rule table."""
+    notes = set()
+    for item in _cases(seed=16, per_rules=40):
+        if "refused" in item:
+            continue
+        rules = RULE_SETS[item["rules"]]
+        sheet = _server(rules, tuple(item["start"]), item["tokens"])
+        notes.update(row["note"] for row in sheet["rows"])
+        notes.add(sheet["status_line"])
+    text = " ".join(notes)
+    for expected in ("过A", "打A", "回到2", "上台打A被推翻", "加打一副", "副已打完"):
+        assert expected in text, expected
+
+
+def test_a_token_outside_the_table_is_not_guessed() -> None:
+    """A referee's level award is not in the table: the page says it cannot compute rather than
+    inventing levels."""
+    out = _run_js(
+        [{"rules": "default", "start": [2, 2], "tokens": ["NS3", "adjust:NS+2"]}], sheet_words()
+    )
+    assert out == [{"sheet": None}]
