@@ -20,6 +20,10 @@ with ``DEBUG=0``, a long ``SECRET_KEY`` and ``ALLOWED_HOSTS`` set (tests/db/test
   ``SECURE_HSTS_INCLUDE_SUBDOMAINS``, ``SECURE_HSTS_PRELOAD``
 - ``NUM_PROXIES`` (reverse proxies in front that append to ``X-Forwarded-For``; default 0),
   ``LOGIN_FAILURES_*`` / ``PAIR_CODE_FAILURES_*`` (throttling, tournaments/throttle.py)
+- ``PUBLIC_BASE_URL`` (the address players' phones reach the site at, e.g.
+  ``https://score.example.org`` or ``http://192.168.1.10:8000`` on a venue LAN: every QR code and
+  printed link is built on it; unset, they use the host the organizer printed from, and the
+  print page warns). ``SITE_URL`` is its older name.
 - ``STATIC_ROOT``, ``TIME_ZONE``, ``LOG_LEVEL``
 """
 
@@ -86,6 +90,15 @@ if not DEBUG and not ALLOWED_HOSTS:
         "ALLOWED_HOSTS must be set when DEBUG is off (e.g. score.example.org)"
     )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+# Where players' phones reach the site (QR codes, printed links): ``reports.collect.public_base``.
+PUBLIC_BASE_URL = (
+    (os.environ.get("PUBLIC_BASE_URL", "") or os.environ.get("SITE_URL", "")).strip().rstrip("/")
+)
+if PUBLIC_BASE_URL and not PUBLIC_BASE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(
+        "PUBLIC_BASE_URL must start with http:// or https:// (e.g. https://score.example.org)"
+    )
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.urls import NoReverseMatch, reverse
@@ -66,6 +67,7 @@ from .rows import (
     PairInfo,
     PairingLine,
     PairingList,
+    PairSlip,
     PenaltyLine,
     PenaltyReport,
     RegistrationLine,
@@ -99,12 +101,36 @@ def pair_infos(tournament: Tournament) -> dict[int, PairInfo]:
     ):
         players[pair_id].append((position, name))
     infos = {}
-    for pk, number, unit_name, unit_code in Pair.objects.filter(tournament=tournament).values_list(
-        "pk", "number", "unit__name", "unit__code"
-    ):
+    rows = Pair.objects.filter(tournament=tournament).values_list(
+        "pk", "number", "unit__name", "unit__code", "code"
+    )
+    for pk, number, unit_name, unit_code, code in rows:
         names = tuple(name for _, name in sorted(players.get(pk, ())))
-        infos[pk] = PairInfo(number, unit_name or unit_code or "", names)
+        infos[pk] = PairInfo(number, unit_name or unit_code or "", names, code)
     return infos
+
+
+FIND_URL_NAME = "public:find"
+CHECKIN_URL_NAME = "tournaments:checkin_scan"
+
+
+def pair_slips(tournament: Tournament, base_url: str | None = None) -> list[PairSlip]:
+    """Every pair's slip in pair-number order (withdrawn pairs too: a slip is printed once, at
+    registration). The QR code opens "find my table" for the pair: its table, seat and
+    opponents in the round being played."""
+    base = site_url() if base_url is None else base_url.rstrip("/")
+    find = reverse(FIND_URL_NAME, args=[tournament.slug])
+    infos = sorted(pair_infos(tournament).values(), key=lambda info: info.number)
+    return [
+        PairSlip(
+            tournament.name,
+            info,
+            f"{base}{find}?q={info.number}",
+            # 签到: the desk scans the slip (``tournaments:checkin_scan``, issue 15 part A).
+            base + reverse(CHECKIN_URL_NAME, args=[tournament.slug, info.code]),
+        )
+        for info in infos
+    ]
 
 
 def get_round(tournament: Tournament, number: int | None) -> Round:
@@ -303,12 +329,42 @@ def _local(dt: Any) -> str:
 
 
 def site_url() -> str:
-    """Where the QR codes point when no request tells us (commands): ``SITE_URL``."""
+    """Where the QR codes point when no request tells us (commands): ``PUBLIC_BASE_URL`` (or
+    its older name ``SITE_URL``), else a local address."""
     return (
-        getattr(settings, "SITE_URL", "")
+        getattr(settings, "PUBLIC_BASE_URL", "")
+        or getattr(settings, "SITE_URL", "")
         or os.environ.get("SITE_URL", "")
         or "http://localhost:8000"
     ).rstrip("/")
+
+
+def public_base(request: Any | None = None) -> str:
+    """The base of every QR code and printed link (issue 15): ``PUBLIC_BASE_URL`` when set,
+    else the host the page was asked from (``request``), else ``site_url()``."""
+    configured = getattr(settings, "PUBLIC_BASE_URL", "")
+    if configured:
+        return str(configured).rstrip("/")
+    if request is not None:
+        return str(request.build_absolute_uri("/")).rstrip("/")
+    return site_url()
+
+
+# Addresses no phone at the venue reaches (0.0.0.0 is a listening address, not a place).
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "testserver")  # noqa: S104
+
+
+def public_base_problem() -> str:
+    """Why printed QR codes may not reach players' phones: "unset" (``PUBLIC_BASE_URL`` not
+    configured: the codes carry the printing computer's address), "local" (it names this
+    machine, which no phone reaches), or "" when it looks right."""
+    configured = str(getattr(settings, "PUBLIC_BASE_URL", "") or "")
+    if not configured:
+        return "unset"
+    host = (urlsplit(configured).hostname or "").lower()
+    if host in LOCAL_HOSTS or host.startswith("127.") or host.endswith(".localhost"):
+        return "local"
+    return ""
 
 
 def entry_path(token: str) -> str:
@@ -330,8 +386,10 @@ def score_sheets(
     round_number: int | None = None,
     filled: bool = False,
     base_url: str | None = None,
+    codes: bool = False,
 ) -> list[ScoreSheet]:
     """The round's score sheets, one per match table in table order (byes need none).
+    ``codes``: each pair's code on its half of the sheet.
 
     ``filled``: only the confirmed tables, each with its deal lines and result boxes (the
     record of what was entered); otherwise every table, blank.
@@ -374,6 +432,7 @@ def score_sheets(
                 result=summary,
                 confirmed=confirmed,
                 round_format=fmt,
+                codes=codes,
                 hint=PRINTED_SHEET_HINTS[rules.a_pass],
                 match_label=_match_label(t),
                 ns_team=teams.get(t.ns_id, ("", ""))[0],

@@ -26,6 +26,7 @@ class PairInfo:
     number: int
     unit: str = ""
     players: tuple[str, ...] = ()
+    code: str = ""  # the pair's code (对号密码), printed on its half of a score sheet
 
     @property
     def names(self) -> str:
@@ -86,6 +87,7 @@ class ScoreSheet:
     result: MatchSummary | None = None
     confirmed: str = ""  # "2026-11-29 14:05 裁判 王五" on a filled sheet
     round_format: str = ""  # "计副制 每轮8副" …
+    codes: bool = False  # print each pair's code on its half of the sheet
     # The rule hint above the deal grid (how A is passed, ``tournaments.wording``).
     hint: str = "上游方升级：对家二游 +3，三游 +2，末游 +1；A 必打，打 A 时对家二游或三游方可过 A"
     # Team events (RULES.md §6): "团体赛 第3场 甲桌（另一桌：第6桌）" and each side's team.
@@ -96,6 +98,18 @@ class ScoreSheet:
     @property
     def filled(self) -> bool:
         return self.result is not None
+
+
+@dataclass(frozen=True, slots=True)
+class PairSlip:
+    """One pair's slip (issue 15): what the pair is handed at registration — its number, players,
+    code (对号密码, proves the pair at the table, RULES.md §7) and a QR code of its "find my
+    table" page (``find_url``); ``checkin_url`` when the event checks pairs in by QR."""
+
+    tournament: str
+    pair: PairInfo
+    find_url: str
+    checkin_url: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from .stages import Stage, default_stage, parse_stages
 
 EVENTS = ("pairs", "teams")
 ROUND_FORMATS = ("deals", "game", "timed", "timed_deals")
+TIMED_FORMATS = ("timed", "timed_deals")  # 计时制 / 计时计副制: the referee closes the match
 A_RULES = ("continue", "reset_to_2")
 SAME_UNIT = ("avoid", "allow")
 ROUND1 = ("lot", "seeding")

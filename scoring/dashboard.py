@@ -10,7 +10,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet, Sum
+from django.db.models import (
+    Count,
+    Exists,
+    Max,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+)
 
 from rules.errors import RuleError
 from rules.ruleset import RuleSet
@@ -176,6 +186,35 @@ def _filtered_tables(
     elif show == "problem":
         tables = tables.filter(pk__in=list(problems))
     return tables.order_by("number")
+
+
+def desk_stamp(rnd: Round) -> str:
+    """What the desk's refresh compares (``static/js/desk.js``): it changes with every write to
+    a table of the round (each bumps ``Table.version``), every penalty recorded or withdrawn and
+    the round clock. One query whatever the round's size."""
+
+    def scalar(query: QuerySet[Any], value: Any) -> Any:
+        return Subquery(query.order_by().values("round").annotate(x=value).values("x")[:1])
+
+    tables = Table.objects.filter(round=OuterRef("pk"))
+    penalties = Penalty.objects.filter(round=OuterRef("pk"))
+    row = (
+        Round.objects.filter(pk=rnd.pk)
+        .annotate(
+            v=scalar(tables, Sum("version")),
+            n=scalar(tables, Count("id")),
+            p=scalar(penalties, Count("id")),
+            w=scalar(penalties, Count("withdrawn_at")),
+        )
+        .values_list("v", "n", "p", "w", "started_at", "minutes", "status")
+        .get()
+    )
+    version, n_tables, n_penalties, withdrawn, started, minutes, status = row
+    started_at = started.timestamp() if started else 0
+    return (
+        f"{n_tables or 0}.{version or 0}.{n_penalties or 0}.{withdrawn or 0}."
+        f"{started_at:.0f}.{minutes or 0}.{status}"
+    )
 
 
 def escalations_due(rnd: Round, pair_ids: Iterable[int] | None = None) -> dict[int, Escalation]:

@@ -16,6 +16,8 @@ from rules.errors import RuleError
 from rules.events import MAX_ADJUST, Event, EventKind, Side, parse_event
 from rules.levels import ACE, LOWEST, level_label
 from rules.progression import start_for_lateness
+from scoring.corrections import Edit
+from scoring.engine import End, Start
 from tournaments.bounds import BoundedIntegerField
 from tournaments.messages import describe_rule_error
 from tournaments.models import Pair
@@ -193,6 +195,77 @@ class CorrectionForm(VersionForm):
         data = super().clean()
         if data.get("end_kind") and not data.get("end_side"):
             raise forms.ValidationError(_("请选择弃权或判负的一方"), code="side_required")
+        return data
+
+
+class StartRoundForm(forms.Form):
+    """开始本轮 (``scoring.clock.start_round``): the round's length in a timed format."""
+
+    minutes = BoundedIntegerField(
+        label=_("本轮时长（分钟）"), min_value=1, max_value=600, required=False
+    )
+
+
+EDIT_CHOICES = [
+    ("replace", _("改为")),
+    ("insert", _("在此前插入")),
+    ("delete", _("删除")),
+    ("start", _("迟到起始级")),
+    ("end", _("结束方式")),
+]
+
+
+class EditForm(LatenessForm):
+    """裁判长更正 by one change on the sheet (issue 15, ``scoring.corrections.Edit``): the event
+    ``position`` (1-based, as the sheet numbers its lines) replaced by a tapped ``token``, a
+    tapped deal inserted before it, the line deleted, the lateness start (the lateness inputs
+    of the sheet) or the end changed; a reason is required (it goes into the audit log)."""
+
+    op = forms.ChoiceField(choices=EDIT_CHOICES)
+    position = BoundedIntegerField(min_value=1, max_value=10_000, required=False)
+    token = forms.CharField(max_length=24, required=False)
+    kind = forms.ChoiceField(label=_("结束方式"), choices=END_CHOICES, required=False)
+    side = forms.ChoiceField(label=_("责任方"), choices=[("", "—"), *SIDE_CHOICES], required=False)
+    reason = forms.CharField(
+        label=_("更正原因"), max_length=1000, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+    def clean_reason(self) -> str:
+        reason = self.cleaned_data["reason"].strip()
+        if not reason:
+            raise forms.ValidationError(_("请填写更正原因"), code="reason_required")
+        return reason
+
+    def clean(self) -> dict[str, Any]:
+        op = self.data.get("op")
+        if op != "start":  # the lateness inputs matter only for a start change
+            data = forms.Form.clean(self)
+        else:
+            data = super().clean()
+        if self.data.get("delete"):  # the sheet's delete button beside the tap grid
+            data["op"] = "delete"
+        op = data.get("op")
+        position = data.get("position")
+        if op in ("replace", "insert", "delete") and position is None:
+            raise forms.ValidationError(_("请选择要更正的记录"), code="position_required")
+        index = (position or 1) - 1
+        if op in ("replace", "insert"):
+            try:
+                token = parse_event(data.get("token") or "").token
+            except RuleError as error:
+                raise forms.ValidationError(_("无法识别的记录"), code=error.code) from None
+            data["edit"] = (Edit.replace if op == "replace" else Edit.insert)(index, token)
+        elif op == "delete":
+            data["edit"] = Edit.delete(index)
+        elif op == "start" and "start_ns" in data:
+            data["edit"] = Edit.new_start(Start(data["start_ns"], data["start_ew"]))
+        elif op == "end":
+            kind, side = data.get("kind") or "", data.get("side") or ""
+            if kind and not side:
+                raise forms.ValidationError(_("请选择弃权或判负的一方"), code="side_required")
+            data["edit"] = Edit.new_end(End(kind, Side(side)) if kind else None)
+        if "edit" not in data and not self.errors:  # never a valid form without its change
+            raise forms.ValidationError(_("请选择要更正的记录"), code="position_required")
         return data
 
 

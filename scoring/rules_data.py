@@ -35,10 +35,9 @@ from typing import Any
 from rules.events import Event, Side, deal_from_places, parse_event
 from rules.levels import PAST_ACE
 from rules.progression import LATENESS_START_LEVELS, TableState, apply_event, initial_state
-from rules.ruleset import RuleSet
+from rules.ruleset import TIMED_FORMATS, RuleSet
 
 FORMAT = 1
-TIMED_FORMATS = ("timed", "timed_deals")
 _SIDE_CODE = {None: 0, Side.NS: 1, Side.EW: 2}
 MOVES: tuple[Event, ...] = tuple(
     deal_from_places(side, place) for side in (Side.NS, Side.EW) for place in (2, 3, 4)

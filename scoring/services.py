@@ -34,6 +34,7 @@ from rules.errors import RuleError
 from rules.events import Event, EventKind, Side, parse_event
 from rules.ruleset import RuleSet
 from rules.stages import Stage
+from scoring.corrections import Edit, apply_edit
 from scoring.engine import End, MatchResult, Start
 from scoring.facts import (
     GAME_COLUMNS,
@@ -64,7 +65,7 @@ from scoring.results import COUNTED_ROUNDS
 from scoring.series import Series
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError, from_rule_error
 from tournaments.models import AuditEntry, Game, Pair, Round, Table, Tournament
-from tournaments.permissions import CORRECTION_ROLES, RESULT_ROLES, require_role
+from tournaments.permissions import CORRECTION_ROLES, RESULT_ROLES, has_role, require_role
 from tournaments.services import account, audit, bump_results_version
 
 from .models import Penalty, Signoff, TableEvent, Via
@@ -381,7 +382,11 @@ def undo_last_event(
 def set_start_levels(
     table: Table | TableAt, ns: int, ew: int, user: Any, expected_version: int | None
 ) -> Table:
-    """Lateness (RULES.md §2): the punctual side starts at 3 (0–5 min) or 4 (5–10 min)."""
+    """Lateness (RULES.md §2): the punctual side starts at 3 (0–5 min) or 4 (5–10 min).
+
+    Locked once a deal is entered (issue 15: a changed start silently re-scored every deal
+    played from it): then only the chief referee changes it, audited, and after the
+    confirmation as a correction (``correct_table``)."""
     return _change_start_or_end(
         table,
         user,
@@ -389,6 +394,7 @@ def set_start_levels(
         {"start_ns": ns, "start_ew": ew},
         AuditEntry.Action.SET_START,
         start=start_of(ns, ew),
+        locked_after_events=True,
     )
 
 
@@ -449,9 +455,12 @@ def _change_start_or_end(
     start: Start = _UNCHANGED,
     end: End | None = _UNCHANGED,
     authorise: Callable[[Table], None] | None = None,
+    locked_after_events: bool = False,
 ) -> Table:
     """Change a table's start levels or its end, checked by the engine against the events
-    already listed. An entered sheet goes back to open, audited (before/after)."""
+    already listed. An entered sheet goes back to open, audited (before/after).
+    ``locked_after_events``: refused once the table has an event, except to the chief referee,
+    whose change is audited whatever the sheet's state."""
     with transaction.atomic():
         locked = _lock_table(table)
         _check_actor(locked, user, Via.REFEREE)
@@ -476,6 +485,13 @@ def _change_start_or_end(
             _score(locked, table_facts(locked), complete=False)
         else:
             _score(locked, MatchFacts(start, end, tokens), complete=False)
+        # After the engine's check (a bad level is "bad_start" first); a refusal rolls back.
+        chief_override = False
+        if locked_after_events and facts.tokens and start != facts.start:
+            # Lateness is locked once a deal is entered (issue 15); the chief may change it.
+            if not has_role(user, locked.round.tournament, *CORRECTION_ROLES):
+                raise ServiceError("start_locked")
+            chief_override = True
         before = snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         fields = dict(fields)
@@ -484,7 +500,7 @@ def _change_start_or_end(
         if was_entered:
             fields["entry_status"] = Table.EntryStatus.OPEN
         _cas(locked, **_touched_by(locked, user, fields))
-        if was_entered:
+        if was_entered or chief_override:
             audit(
                 locked.round.tournament_id,
                 action,
@@ -634,11 +650,54 @@ def correct_result(
     reason: str,
     expected_version: int | None = None,
 ) -> Table:
-    """The chief referee replaces a confirmed table's whole result (events, start, end).
+    """The chief referee replaces a confirmed table's whole result (events, start, end): the
+    tournament file and the tests; the sheet corrects one change at a time (``correct_table``).
 
     Reason required; audited with before/after; the standings recompute (results version bump).
     RULES.md §5: 成绩更正不改变已公布的编排 — a later round already published is left as it is.
     """
+    new_start = _as_start(start)
+    kind, side_text = _as_end(end)
+    new_end = end_of(kind, side_text)
+    events = []
+    for position, token in enumerate(new_tokens):
+        try:
+            events.append(parse_event(token, position).token)
+        except RuleError as exc:
+            raise from_rule_error(exc) from exc
+    facts = MatchFacts(new_start, new_end, tuple(events))
+    return _correct(table, lambda _old: facts, user, reason, expected_version)
+
+
+def correct_table(
+    table: Table | TableAt,
+    edit: Edit,
+    user: Any,
+    reason: str,
+    expected_version: int | None = None,
+) -> Table:
+    """The chief referee corrects a confirmed table by one change on the sheet (issue 15):
+    deal 5 from 二游 to 三游, a deal inserted or deleted, the lateness start or the end changed
+    (``scoring.corrections.Edit``). The edit applies to the facts read under the lock; the rest
+    is ``correct_result``'s: the engine checks the whole corrected match, audited with the
+    reason, the standings recompute."""
+
+    def corrected(old: MatchFacts) -> MatchFacts:
+        try:
+            return MatchFacts(*apply_edit(old.start, old.end, old.tokens, edit))
+        except RuleError as exc:
+            raise from_rule_error(exc) from exc
+
+    return _correct(table, corrected, user, reason, expected_version)
+
+
+def _correct(
+    table: Table | TableAt,
+    corrected: Callable[[MatchFacts], MatchFacts],
+    user: Any,
+    reason: str,
+    expected_version: int | None,
+) -> Table:
     if not (reason or "").strip():
         raise ServiceError("reason_required")
     with transaction.atomic():
@@ -649,20 +708,13 @@ def correct_result(
             raise ServiceError("table_is_bye")
         if locked.entry_status != Table.EntryStatus.CONFIRMED:
             raise ServiceError("table_not_confirmed")
-        new_start = _as_start(start)
-        kind, side_text = _as_end(end)
-        new_end = end_of(kind, side_text)
-        events = []
-        for position, token in enumerate(new_tokens):
-            try:
-                events.append(parse_event(token, position).token)
-            except RuleError as exc:
-                raise from_rule_error(exc) from exc
         if _stage_rules(locked)[1].kind == "knockout" and locked.games.exists():
             # A best-of-n match is corrected game by game at the desk (issue 14 follow-up).
             raise ServiceError("correct_games_unsupported")
-        _score(locked, MatchFacts(new_start, new_end, tuple(events)), complete=True)
-        before = snapshot(locked, table_tokens(locked))
+        old = table_facts(locked)
+        facts = corrected(old)
+        _score(locked, facts, complete=True)
+        before = snapshot(locked, old.tokens)
         TableEvent.objects.filter(table=locked).delete()
         TableEvent.objects.bulk_create(
             TableEvent(
@@ -672,12 +724,14 @@ def correct_result(
                 entered_by=account(user),
                 entered_via=Via.REFEREE,
             )
-            for i, token in enumerate(events)
+            for i, token in enumerate(facts.tokens)
         )
+        kind = facts.end.kind if facts.end is not None else ""
+        side_text = str(facts.end.side) if facts.end is not None else ""
         _cas(
             locked,
-            start_ns=new_start.ns,
-            start_ew=new_start.ew,
+            start_ns=facts.start.ns,
+            start_ew=facts.start.ew,
             end_kind=kind,
             end_side=side_text,
         )
@@ -687,7 +741,7 @@ def correct_result(
             user,
             table=locked,
             before=before,
-            after=snapshot(locked, events),
+            after=snapshot(locked, facts.tokens),
             reason=reason.strip(),
         )
         bump_results_version(locked.round.tournament_id)

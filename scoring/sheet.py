@@ -18,7 +18,7 @@ from django.utils.translation import gettext_noop
 from rules.errors import RuleError
 from rules.events import Side, deal_from_places, parse_event
 from rules.levels import PAST_ACE, level_label
-from rules.ruleset import RuleSet
+from rules.ruleset import TIMED_FORMATS, RuleSet
 from scoring.engine import MatchResult, Step, extra_deal_allowed
 from scoring.facts import MatchFacts, score_games, score_table
 from scoring.rules_data import tap_tokens
@@ -26,6 +26,7 @@ from tournaments.messages import describe_rule_error
 from tournaments.models import AuditEntry
 from tournaments.wording import (
     EXTRA_DEAL,
+    audit_sentence,
     describe_event,
     end_label,
     place_label,
@@ -131,8 +132,6 @@ class Sheet:
             return str(self.deals)
         return f"{self.deals}/{self.max_deals}"
 
-
-TIMED_FORMATS = ("timed", "timed_deals")
 
 # The sheet's notes and status lines, worded once: ``_a_note`` and ``sheet_from_result`` use them,
 # and ``sheet_words`` hands them to the page's offline sheet (static/js/sheet-rules.js).
@@ -529,6 +528,13 @@ def describe_snapshot(snapshot: Any) -> str:
 
 
 def history_row(entry: AuditEntry) -> dict[str, Any]:
-    """One line of a table's history; "before" only when it differs from "after"."""
+    """One line of a table's history: the change in a sentence ("第5副：南北上游 对家二游 →
+    对家三游", ``tournaments.wording.audit_sentence``); else the snapshots in a short line,
+    "before" only when it differs from "after"."""
     before, after = describe_snapshot(entry.before), describe_snapshot(entry.after)
-    return {"entry": entry, "before": "" if before == after else before, "after": after}
+    return {
+        "entry": entry,
+        "sentence": audit_sentence(entry.action, entry.before, entry.after),
+        "before": "" if before == after else before,
+        "after": after,
+    }

@@ -131,6 +131,7 @@ MESSAGES: dict[str, Any] = {
     "bad_team_match": _("第%(round)s轮队“%(team)s”的两桌对阵不成一场团体赛"),
     "round_not_draft": _("只能修改草稿状态的轮次"),
     "round_not_published": _("该轮尚未公布或已结束"),
+    "bad_round_minutes": _("本轮时长应在1到%(max)s分钟之间"),
     "round_not_finishable": _("还有 %(count)s 桌成绩未确认，不能结束本轮"),
     "round_has_results": _("第%(round)s轮已有 %(count)s 桌录入了成绩，不能撤回公布"),
     "round_has_penalties": _("第%(round)s轮已有判罚记录，不能撤回公布"),
@@ -174,6 +175,8 @@ MESSAGES: dict[str, Any] = {
     "bad_once_key": _("表单已失效，请刷新页面后重试"),
     "no_table_for_pair": _("第%(pair)s对本轮没有对局，无法判负"),
     "reason_required": _("请填写更正原因"),
+    "bad_position": _("本桌没有这条记录，请刷新页面后重试"),
+    "start_locked": _("已录入牌局，迟到起始级已锁定；如需修改请找裁判长"),
     "bad_end": _("结束方式无效，应为 forfeit、penalty_loss 或 late_sheet 之一"),
     "bad_end_side": _("“%(value)s”无效，应为 ns 或 ew"),
     # The scoring engine (rules.errors.ScoringError codes, RULES.md §1–§2)

@@ -313,6 +313,10 @@ class Round(models.Model):
     created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
     published_at = models.DateTimeField(_("公布时间"), null=True, blank=True)
     finished_at = models.DateTimeField(_("结束时间"), null=True, blank=True)
+    # The round clock (issue 15, ``scoring.clock``): when play started (lateness counts from it,
+    # RULES.md §2) and, in 计时制 / 计时计副制, how many minutes the round lasts.
+    started_at = models.DateTimeField(_("开始时间"), null=True, blank=True)
+    minutes = models.PositiveSmallIntegerField(_("本轮时长（分钟）"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("轮次")
@@ -659,6 +663,7 @@ class AuditEntry(models.Model):
         APPEAL = "appeal", _("申诉")
         LINEUP = "lineup", _("出场名单")
         TEAM_STATUS = "team_status", _("队状态")
+        START_CLOCK = "start_clock", _("开始本轮")
 
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="audit_entries", verbose_name=_("赛事")

@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import django_tables2 as tables
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+
+from tournaments.wording import audit_sentence
 
 
 class AuditTable(tables.Table):
@@ -38,6 +41,17 @@ class AuditTable(tables.Table):
         return " ".join(parts) or "—"
 
     def render_change(self, record: Any) -> str:
+        """The change as a sentence of the user's language (``wording.audit_sentence``), the
+        stored data one click away (issue 15: the log showed raw JSON)."""
         from tournaments.templatetags.tourney import describe_change
 
-        return describe_change(record.before, record.after)
+        raw = describe_change(record.before, record.after, limit=2000)
+        sentence = audit_sentence(record.action, record.before, record.after)
+        if not sentence:
+            return raw
+        return format_html(
+            '{}<details class="raw"><summary>{}</summary><code>{}</code></details>',
+            sentence,
+            _("原始数据"),
+            raw,
+        )

@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 
 from rules.errors import RuleError
 from rules.events import PARTNER_PLACE_UPGRADE, Event, EventKind, parse_event
+from rules.levels import level_label
 from rules.ruleset import CRITERION_KEYS
 
 NO_ONE = "—"
@@ -322,3 +323,254 @@ def knockout_round_label(meetings: int, third_place: bool = False) -> str:
     if meetings == 2:
         return _("半决赛")
     return _("1/%(n)s 决赛") % {"n": meetings}
+
+
+# Audit entries as sentences (issue 15): the table history and the 操作日志 read
+# "第5副：南北上游 对家二游 → 对家三游", not the stored JSON (which stays one click away).
+
+PAIR_STATUSES = {
+    "active": gettext_noop("参赛"),
+    "withdrawn": gettext_noop("退赛"),
+    "disqualified": gettext_noop("取消资格"),
+}
+ROLES = {
+    "organizer": gettext_noop("组委会"),
+    "chief_referee": gettext_noop("裁判长"),
+    "referee": gettext_noop("裁判"),
+}
+
+
+def _deal_title(tokens: list[str], position: int) -> str:
+    """第5副 (the deal an event at ``position`` belongs to), or 第5条 for a level award, which
+    is not a deal (RULES.md §3)."""
+    deals = 0
+    for token in tokens[: position + 1]:
+        try:
+            deals += parse_event(str(token)).is_deal
+        except RuleError:
+            deals += 1
+    try:
+        is_deal = parse_event(str(tokens[position])).is_deal
+    except (RuleError, IndexError):
+        is_deal = True
+    if is_deal:
+        return _("第%(n)s副") % {"n": max(deals, 1)}
+    return _("第%(n)s条") % {"n": position + 1}
+
+
+def _event_words(token: str) -> str:
+    """A deal as the sheet says it, without the upgrade: "南北上游 对家二游"; other events as
+    ``event_text``."""
+    try:
+        event = parse_event(str(token))
+    except RuleError:
+        return str(token)
+    if event.kind is EventKind.DEAL:
+        return _("%(side)s上游 对家%(place)s") % {
+            "side": side_label(event.side),
+            "place": place_label(place_of_upgrade(event.upgrade)),
+        }
+    return describe_event(event, effect=False)
+
+
+def _replaced_words(old: str, new: str) -> str:
+    """The new event of a replaced one, short when only the partner's place changed: "南北上游
+    对家二游 → 对家三游"."""
+    try:
+        before, after = parse_event(str(old)), parse_event(str(new))
+    except RuleError:
+        return f"{_event_words(old)} → {_event_words(new)}"
+    if before.kind is after.kind is EventKind.DEAL and before.side is after.side:
+        partner = _("对家%(place)s") % {"place": place_label(place_of_upgrade(after.upgrade))}
+        return f"{_event_words(old)} → {partner}"
+    return f"{_event_words(old)} → {_event_words(new)}"
+
+
+def _levels_words(start: Any) -> str:
+    try:
+        return _("南北%(ns)s、东西%(ew)s") % {
+            "ns": level_label(int(start["ns"])),
+            "ew": level_label(int(start["ew"])),
+        }
+    except (KeyError, TypeError, ValueError, RuleError):
+        return NO_ONE
+
+
+def _end_words(end: Any) -> str:
+    if not isinstance(end, dict) or not end:
+        return _("正常结束")
+    ((kind, side),) = list(end.items())[:1]
+    return f"{side_label(str(side).upper())}{end_label(str(kind))}"
+
+
+def table_changes(before: Any, after: Any, *, undo: bool = False) -> list[str]:
+    """What changed between two snapshots of a table's facts (``scoring.facts.snapshot``), one
+    clause each: "第5副：南北上游 对家二游 → 对家三游", "在第3副前插入：东西上游 对家末游",
+    "删除第8副：南北上游 对家二游", "起始级：南北2、东西2 → 南北3、东西2", "结束方式：…"."""
+    from difflib import SequenceMatcher
+
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return []
+    changes = []
+    old = [str(t) for t in before.get("deals") or []]
+    new = [str(t) for t in after.get("deals") or []]
+    for op, i1, i2, j1, j2 in SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        if op == "replace" and i2 - i1 == j2 - j1:
+            for k in range(i2 - i1):
+                changes.append(
+                    _("%(where)s：%(what)s")
+                    % {
+                        "where": _deal_title(new, j1 + k),
+                        "what": _replaced_words(old[i1 + k], new[j1 + k]),
+                    }
+                )
+            continue
+        removed = _("撤销%(where)s：%(what)s") if undo else _("删除%(where)s：%(what)s")
+        for k in range(i1, i2):
+            changes.append(removed % {"where": _deal_title(old, k), "what": _event_words(old[k])})
+        for k in range(j1, j2):
+            if k == len(new) - 1 and k >= len(old) - (i2 - i1):
+                sentence = _("录入%(where)s：%(what)s")
+            else:
+                sentence = _("插入%(where)s：%(what)s")
+            changes.append(sentence % {"where": _deal_title(new, k), "what": _event_words(new[k])})
+    if before.get("start") != after.get("start") and after.get("start") is not None:
+        changes.append(
+            _("起始级：%(before)s → %(after)s")
+            % {"before": _levels_words(before.get("start")), "after": _levels_words(after["start"])}
+        )
+    if (before.get("end") or None) != (after.get("end") or None):
+        changes.append(
+            _("结束方式：%(before)s → %(after)s")
+            % {"before": _end_words(before.get("end")), "after": _end_words(after.get("end"))}
+        )
+    return changes
+
+
+def _join(parts: list[str], chinese: str, english: str) -> str:
+    """Clauses joined with the language's punctuation (no full-width marks in English)."""
+    return (chinese if (get_language() or "").startswith("zh") else english).join(parts)
+
+
+def _deals_count(snapshot: Any) -> int:
+    deals = snapshot.get("deals") if isinstance(snapshot, dict) else None
+    return len(deals) if isinstance(deals, list) else 0
+
+
+def _penalty_words(data: dict[str, Any]) -> str:
+    parts = [_("第%(n)s对") % {"n": data.get("pair")}, penalty_kind_label(str(data.get("kind")))]
+    if data.get("deal"):
+        parts.append(_("第%(n)s副") % {"n": data["deal"]})
+    if data.get("jcf") not in (None, ""):
+        parts.append(_("扣%(n)s级差分") % {"n": data["jcf"]})
+    if data.get("escalation"):
+        parts.append(_("累计升级"))
+    return " ".join(str(p) for p in parts)
+
+
+def _pair_words(data: dict[str, Any]) -> str:
+    players = data.get("players")
+    names = "、".join(str(p) for p in players) if isinstance(players, list) else ""
+    parts = [names or NO_ONE]
+    if data.get("unit"):
+        parts.append(_("单位 %(unit)s") % {"unit": data["unit"]})
+    if data.get("seeding"):
+        parts.append(_("种子 %(n)s") % {"n": data["seeding"]})
+    return " · ".join(parts)
+
+
+def _tables_words(tables: Any) -> str:
+    if not isinstance(tables, list):
+        return ""
+    words = []
+    for t in tables[:12]:
+        if not isinstance(t, dict):
+            continue
+        if t.get("bye"):
+            words.append(_("轮空：第%(ns)s对") % {"ns": t.get("ns")})
+        else:
+            words.append(
+                _("第%(t)s桌 %(ns)s–%(ew)s")
+                % {"t": t.get("table"), "ns": t.get("ns"), "ew": t.get("ew")}
+            )
+    if len(tables) > 12:
+        words.append("…")
+    return _join(words, "，", ", ")
+
+
+def _status(value: Any) -> str:
+    text = PAIR_STATUSES.get(str(value))
+    return _(text) if text else str(value)
+
+
+def _role(value: Any) -> str:
+    text = ROLES.get(str(value))
+    return _(text) if text else str(value)
+
+
+def _audit_sentence(action: str, before: Any, after: Any) -> str:
+    b = before if isinstance(before, dict) else {}
+    a = after if isinstance(after, dict) else {}
+    table_actions = ("enter_event", "undo_event", "set_start", "set_end", "correct")
+    if action in table_actions:
+        changes = table_changes(before, after, undo=action == "undo_event")
+        return _join(changes, "；", "; ")
+    if action in ("confirm", "mark_entered"):
+        by = a.get("by_pair")
+        n = _deals_count(a)
+        if action == "confirm":
+            text = _("确认成绩（%(n)s条记录）") % {"n": n}
+        else:
+            text = _("提交记分表（%(n)s条记录）") % {"n": n}
+        if isinstance(by, dict):
+            text += " · " + _("桌边：%(side)s第%(pair)s对") % {
+                "side": side_label(by.get("side")),
+                "pair": by.get("pair"),
+            }
+        return text
+    if action == "penalty":
+        if b and b.get("withdrawn") is False and a.get("withdrawn") is True:
+            return _("撤销判罚：%(what)s") % {"what": _penalty_words(a)}
+        return _penalty_words(a)
+    if action == "pair_status":
+        return _("第%(n)s对：%(before)s → %(after)s") % {
+            "n": a.get("pair", b.get("pair")),
+            "before": _status(b.get("status")),
+            "after": _status(a.get("status")),
+        }
+    if action in ("grant_role", "revoke_role"):
+        data = a or b
+        template = (
+            _("授予 %(user)s %(role)s角色")
+            if action == "grant_role"
+            else _("取消 %(user)s 的%(role)s角色")
+        )
+        return template % {"user": data.get("user"), "role": _role(data.get("role"))}
+    if action == "edit_pair":
+        return _("%(before)s → %(after)s") % {"before": _pair_words(b), "after": _pair_words(a)}
+    if action == "generate_round":
+        text = _("第%(round)s轮，%(n)s桌") % {"round": a.get("round"), "n": a.get("tables")}
+        if a.get("bye"):
+            text += " · " + _("轮空：第%(ns)s对") % {"ns": a["bye"]}
+        return text
+    if action == "swap_pairs":
+        return _tables_words(a.get("tables"))
+    if action == "delete_draft":
+        return _tables_words(b.get("tables"))
+    if action == "settings":
+        old, new = b.get("settings") or {}, a.get("settings") or {}
+        if isinstance(old, dict) and isinstance(new, dict):
+            keys = sorted(k for k in {*old, *new} if old.get(k) != new.get(k))
+            return _("修改：%(keys)s") % {"keys": ", ".join(keys)} if keys else ""
+    return ""
+
+
+def audit_sentence(action: str, before: Any, after: Any) -> str:
+    """An audit entry's change in a sentence of the active language; "" when there is nothing
+    to say beyond the action's name. Never fails: odd stored data gives a shorter sentence."""
+    try:
+        return _audit_sentence(action, before, after)
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError):
+        return ""

@@ -14,8 +14,9 @@ The QR code on a score sheet is encoded with reportlab's own encoder
 (``reportlab.graphics.barcode.qrencoder``, the engine of its QR widget) and drawn as one path of
 dark runs, which is an order of magnitude faster than building a widget drawing per sheet.
 
-The package: ``common`` (font, colours, text, QR code, canvas), ``scoresheets`` (the A4 form) and
-``lists`` (paginated tables: pairings, standings, penalties). Callers use the names below.
+The package: ``common`` (font, colours, text, QR code, canvas), ``scoresheets`` (the A4 form),
+``lists`` (paginated tables: pairings, standings, penalties) and ``slips`` (the pairs' code
+slips). Callers use the names below.
 """
 
 from reports.pdf.common import Progress, draw_qr, fit, qr_modules, qr_runs, text_width
@@ -32,6 +33,7 @@ from reports.pdf.lists import (
     standings_title,
 )
 from reports.pdf.scoresheets import SheetLayout, draw_scoresheet, render_scoresheets
+from reports.pdf.slips import draw_slip, render_slips
 from reports.pdf.stages import (
     KnockoutSheet,
     PrintedMatch,
@@ -50,6 +52,7 @@ __all__ = [
     "SheetLayout",
     "draw_qr",
     "draw_scoresheet",
+    "draw_slip",
     "fit",
     "pairings_by_pair",
     "pairings_by_table",
@@ -61,6 +64,7 @@ __all__ = [
     "render_penalties",
     "render_scoresheets",
     "render_sections",
+    "render_slips",
     "render_standings",
     "render_table",
     "standings_title",

@@ -58,6 +58,11 @@ DEAL_COLUMNS = (
 )  # the rest of the width is 备注 (remarks)
 RESULT_COLUMNS = (("", 66.0), ("终局级数", 92.0), ("级差", 70.0), ("级差分", 92.0), ("场分", 70.0))
 QR_SIZE = 78.0
+# RULES.md §7, as the phones do it (issue 15: the paper said "西家填写，北家核对").
+SHEET_FOOTER = (
+    "南家逐副录入（扫右上角二维码），西家用东西方对号密码确认；东家留存纸表核对。"
+    "每副牌结束后立即记录，成绩有误应在离座前提出。"
+)
 PAIR_LABEL_W = 54.0
 PAIR_ROW_H = 21.0
 GRID_HEADER_H = 22.0
@@ -132,7 +137,7 @@ def _draw_frame(c: Canvas, lay: SheetLayout, sheet: ScoreSheet, printed_at: str)
     left, top, width = lay.left, lay.top, lay.width
     half = width / 2
     if sheet.entry_url:
-        _text(c, lay.right - QR_SIZE / 2, top - QR_SIZE - 9, "扫码录入本桌成绩", 7, "center", MUTED)
+        _text(c, lay.right - QR_SIZE / 2, top - QR_SIZE - 9, "南家扫码录入", 7, "center", MUTED)
     _text(c, left, top - 46, f"第 {sheet.round_number} 轮", 13)
     if sheet.round_format:
         _text(c, left, top - 62, sheet.round_format, 9, color=MUTED)
@@ -213,7 +218,7 @@ def _draw_frame(c: Canvas, lay: SheetLayout, sheet: ScoreSheet, printed_at: str)
         c,
         left,
         MARGIN,
-        "西家填写，北家核对，东家留存副本核对；每副牌结束后立即记录。成绩有误应在离座前提出。",
+        SHEET_FOOTER,
         8,
         color=MUTED,
     )
@@ -237,6 +242,9 @@ def _draw_values(c: Canvas, lay: SheetLayout, sheet: ScoreSheet) -> None:
         x0 = left + i * half
         head = f"{side}  第 {pair.number} 对" + (f"  {team}" if team else "")
         _cell_text(c, x0, pair_top - row_h, half, row_h, fit(head, half - 8, 11), 11)
+        if sheet.codes and pair.code:
+            # The pair's code on its own half (issue 15), for the side that proves itself.
+            _text(c, x0 + half - 6, pair_top - row_h + 7, f"密码 {pair.code}", 9, "right", MUTED)
         value_w = half - label_w
         _cell_text(c, x0 + label_w, pair_top - 2 * row_h, value_w, row_h, pair.unit, 10.5, "left")
         for j in range(2):

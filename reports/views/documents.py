@@ -25,7 +25,7 @@ from tournaments.bounds import parse_int
 from tournaments.models import Pair, Round, Team, Tournament
 from tournaments.permissions import Role, organizer_required, role_required
 
-DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties")
+DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties", "slips")
 
 
 def _int(request: HttpRequest, name: str) -> int | None:
@@ -52,6 +52,7 @@ def document_filename(tournament: Tournament, document: str, **params: Any) -> s
         "standings": _("名次"),
         "final": _("最终排名"),
         "penalties": _("判罚记录"),
+        "slips": _("对号卡"),
     }
     parts = [tournament.slug]
     if params.get("round"):
@@ -68,10 +69,13 @@ def render_document(
     final: bool = False,
     base_url: str | None = None,
     progress: pdf.Progress | None = None,
+    codes: bool = False,
 ) -> bytes:
-    """One of the four PDFs (also used by ``manage.py print``). Raises ``ReportError``."""
+    """One of the PDFs (also used by ``manage.py print``). Raises ``ReportError``."""
+    if document == "slips":
+        return pdf.render_slips(collect.pair_slips(tournament, base_url))
     if document == "scoresheets":
-        sheets = collect.score_sheets(tournament, round_number, filled, base_url)
+        sheets = collect.score_sheets(tournament, round_number, filled, base_url, codes)
         if not sheets:
             raise collect.ReportError("no_filled_sheets" if filled else "no_sheets")
         return pdf.render_scoresheets(sheets, progress=progress, total=len(sheets))
@@ -99,6 +103,9 @@ def index(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "latest": rounds[-1].number if rounds else None,
             "pair_count": Pair.objects.filter(tournament=tournament).count(),
             "stage_kinds": {stage.kind for stage in tournament.rules.stages},
+            # The QR codes must reach players' phones (issue 15): say so when they may not.
+            "base_problem": collect.public_base_problem(),
+            "base_url": collect.public_base(request),
         },
     )
 
@@ -119,7 +126,8 @@ def download(request: HttpRequest, tournament: Tournament, document: str) -> Htt
             round_number,
             filled=filled,
             final=final,
-            base_url=request.build_absolute_uri("/"),
+            base_url=collect.public_base(request),
+            codes=_flag(request, "codes"),
         )
     except collect.ReportError as error:
         messages.error(request, error.message)

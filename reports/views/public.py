@@ -28,6 +28,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.utils.safestring import mark_safe
 from django.utils.translation import check_for_language, get_language
@@ -46,6 +47,7 @@ from reports.stages import (
 from reports.tables import STANDINGS_PER_PAGE, StandingsData, StandingsTable
 from rules.events import Side
 from scoring.cache import CompactStandings, cached_standings
+from scoring.clock import clock_of
 from scoring.facts import score_table, table_facts
 from scoring.matches import matches_of_team, team_matches
 from scoring.results import team_field
@@ -593,6 +595,13 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         items = list(StandingsData(tournament, standings_rows, set())[offset : offset + chunk])
     else:
         items = []
+    # The round clock of the round being played (计时制 / 计时计副制: time left, "最后一副").
+    now = timezone.now()
+    clock = (
+        clock_of(current, tournament.rules, now)
+        if current is not None and current.status == Round.Status.PUBLISHED
+        else None
+    )
     next_offset = offset + chunk if offset + chunk < total else 0
     next_url = (
         reverse("public:projector", args=[tournament.slug]) + f"?show={show}&offset={next_offset}"
@@ -611,6 +620,8 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "standings": standings_rows,
             "after": standings_at.after if standings_at else None,
             "pending": standings_at.pending if standings_at else None,
+            "clock": clock,
+            "clock_now": int(now.timestamp()),
         },
     )
     return _as_of(response, standings_rows)

@@ -15,6 +15,13 @@ urlpatterns = [
         views.round_dashboard,
         name="round_dashboard",
     ),
+    path(
+        "t/<slug:slug>/referee/round/<int:number>/state/",
+        views.round_state,
+        name="round_state",
+    ),
+    path("t/<slug:slug>/referee/round/<int:number>/jump/", views.jump_to_table, name="jump"),
+    path("t/<slug:slug>/referee/round/<int:number>/start/", views.round_start, name="round_start"),
     path(TABLE, views.table_page, name="table"),
     path(TABLE + "event/", views.table_event, name="table_event"),
     path(TABLE + "foul/", views.table_foul, name="table_foul"),

@@ -15,17 +15,27 @@ from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Count, Prefetch, Q, QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from rules.levels import PAST_ACE, level_label
+from scoring.clock import (
+    TIMED_FORMATS,
+    clock_of,
+    default_minutes,
+    lateness_suggestion,
+    round_clock,
+    start_round,
+)
 from scoring.dashboard import (
     _filtered_tables,
+    desk_stamp,
     escalations_due,
     round_overview,
     round_problems,
@@ -35,11 +45,13 @@ from scoring.dashboard import (
 from scoring.forms import (
     AwardForm,
     CorrectionForm,
+    EditForm,
     EndForm,
     EventForm,
     FoulForm,
     LatenessForm,
     PenaltyForm,
+    StartRoundForm,
     VersionForm,
 )
 from scoring.matches import team_matches
@@ -50,6 +62,7 @@ from scoring.services import (
     TableAt,
     confirm_table,
     correct_result,
+    correct_table,
     enter_event,
     enterer_ids,
     mark_entered,
@@ -58,7 +71,7 @@ from scoring.services import (
     start_game,
     undo_last_event,
 )
-from scoring.sheet import TIMED_FORMATS, TableStatus, history_row, table_status, tap_grid
+from scoring.sheet import TableStatus, history_row, table_status, tap_grid
 from scoring.views.common import (
     _can_change,
     _form_errors,
@@ -71,9 +84,11 @@ from scoring.views.common import (
     tap_json,
     wants_json,
 )
+from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.permissions import (
+    ROUND_ROLES,
     Role,
     chief_referee_required,
     has_role,
@@ -83,6 +98,7 @@ from tournaments.permissions import (
     role_required,
 )
 from tournaments.staff import assigned_range
+from tournaments.wording import event_text
 
 VIEW_ROLES = (Role.REFEREE, Role.ORGANIZER)  # organizers may watch; only referees enter
 # ``RuleSet.may_impose`` names the lowest role allowed (RULES.md §3 "Who may impose what");
@@ -210,6 +226,7 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
     if rules.event == "teams":  # the page's team matches, both tables each, combined
         numbers = {row["table"].match for row in rows if row["table"].match is not None}
         matches = team_matches(Table.objects.filter(round=rnd, match__in=numbers), rules)
+    may_start = has_role(request.user, tournament, *ROUND_ROLES)
     return render(
         request,
         "scoring/round_dashboard.html",
@@ -234,8 +251,79 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
             "penalty_form": PenaltyForm(
                 pairs=Pair.objects.none(), by_number=True, auto_id="penalty_%s"
             ),
+            "stamp": desk_stamp(rnd),
+            "jump_table": request.GET.get("table", ""),
+            **_clock_context(rnd, rules),
+            "may_start": may_start and rnd.status == Round.Status.PUBLISHED,
+            "start_form": StartRoundForm(
+                initial={"minutes": rnd.minutes or default_minutes(rnd, rules)}
+            )
+            if may_start
+            else None,
         },
     )
+
+
+def _clock_context(rnd: Round, rules: Any) -> dict[str, Any]:
+    """The round clock for a page (``scoring/_clock.html``, ``static/js/clock.js``)."""
+    now = timezone.now()
+    # Only while the round is played: a finished round's clock would only say "时间到".
+    playing = rnd.status == Round.Status.PUBLISHED
+    return {
+        "clock": clock_of(rnd, rules, now) if playing else round_clock(None, None, "", now),
+        "clock_now": int(now.timestamp()),
+        "timed": rules.round_format in TIMED_FORMATS,
+    }
+
+
+@role_required(*VIEW_ROLES)
+def round_state(request: HttpRequest, tournament: Tournament, number: int) -> JsonResponse:
+    """What the desk polls (``static/js/desk.js``): a stamp that changes with any write to the
+    round's tables, penalties or clock, and the clock. The desk reloads its list only when the
+    stamp moved, keeping the referee's filter and page (the same URL)."""
+    rnd = _round(tournament, number)
+    rnd.tournament = tournament
+    clock = clock_of(rnd, tournament.rules)
+    return JsonResponse({"stamp": desk_stamp(rnd), "clock": clock.as_json()})
+
+
+@role_required(*VIEW_ROLES)
+def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """The desk's "go to table" box: the table's sheet, or back to the desk with a message."""
+    rnd = _round(tournament, number)
+    wanted = parse_int(request.GET.get("table"), minimum=1)
+    if wanted is not None and Table.objects.filter(round=rnd, number=wanted, is_bye=False).exists():
+        return redirect("referee:table", tournament.slug, number, wanted)
+    messages.error(
+        request,
+        _("本轮没有第%(n)s桌") % {"n": wanted} if wanted is not None else _("请输入桌号"),
+    )
+    url = reverse("referee:round_dashboard", args=[tournament.slug, number])
+    show = request.GET.get("show")
+    return redirect(f"{url}?show={show}" if show in FILTERS else url)
+
+
+@require_POST
+@role_required(*ROUND_ROLES)
+def round_start(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """开始本轮: the round clock starts now (lateness counts from it; timed formats count down
+    ``minutes``)."""
+    rnd = _round(tournament, number)
+    rnd.tournament = tournament
+    form = StartRoundForm(request.POST)
+    if not form.is_valid():
+        _form_errors(request, form)
+    else:
+        minutes = (
+            form.cleaned_data["minutes"] if tournament.rules.round_format in TIMED_FORMATS else None
+        )
+        try:
+            start_round(rnd, request.user, minutes)
+        except ServiceError as error:
+            _service_message(request, error)
+        else:
+            messages.success(request, _("本轮已开始计时"))
+    return redirect("referee:round_dashboard", tournament.slug, number)
 
 
 def _page_links(page: Any) -> list[int | None]:
@@ -304,7 +392,8 @@ def table_page(
             if pair.pk in due:
                 suggestions.append({**suggestion_row(pair, due[pair.pk]), "side": side})
     tokens = " ".join(event.token for event in obj.events.all())
-    corrected = any(entry.action == AuditEntry.Action.CORRECT for entry in history)
+    corrections = [entry for entry in history if entry.action == AuditEntry.Action.CORRECT]
+    corrected = bool(corrections)
     status = table_status(
         obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet, corrected=corrected
     )
@@ -320,6 +409,8 @@ def table_page(
     if obj.match is not None:
         both = team_matches(Table.objects.filter(round=obj.round, match=obj.match), rules)
         match = both[0] if both else None
+    clock_context = _clock_context(obj.round, rules)
+    clock = clock_context["clock"]
     return render(
         request,
         "scoring/table.html",
@@ -350,7 +441,13 @@ def table_page(
             "suggestions": suggestions,
             "award_form": AwardForm(initial=version, auto_id="award_%s"),
             "foul_form": FoulForm(initial=version, auto_id="foul_%s"),
-            "lateness_form": LatenessForm(initial=version, auto_id="late_%s"),
+            "lateness_form": LatenessForm(
+                initial={**version, "minutes": clock.elapsed_minutes}, auto_id="late_%s"
+            ),
+            # Lateness is locked once a deal is entered; the chief referee may still change it.
+            "lateness_locked": bool(sheet.rows) and not chief,
+            "lateness_suggestion": lateness_suggestion(clock),
+            **clock_context,
             "end_form": EndForm(
                 initial={**version, "kind": obj.end_kind, "side": obj.end_side},
                 auto_id="end_%s",
@@ -358,6 +455,8 @@ def table_page(
             ),
             "correction_form": CorrectionForm(initial=version, auto_id="correct_%s"),
             "correction_tokens": tokens,
+            "last_correction": corrections[-1] if corrections else None,
+            **_fix_context(request, obj, sheet, chief),
             "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
             "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
             "once": new_once_key(),
@@ -367,6 +466,41 @@ def table_page(
             else None,
         },
     )
+
+
+def _fix_context(request: HttpRequest, table: Table, sheet: Any, chief: bool) -> dict[str, Any]:
+    """The chief referee's correction on the sheet (issue 15): ``?fix=5`` picks the sheet's
+    fifth line (one past the last: a deal added at the end); the page then offers the tap grid
+    to replace it or insert before it, and deleting it."""
+    if not (chief and table.is_confirmed):
+        return {"fixing": False}
+    fix = parse_int(request.GET.get("fix"), minimum=1, maximum=len(sheet.rows) + 1)
+    row = sheet.rows[fix - 1] if fix is not None and fix <= len(sheet.rows) else None
+    return {
+        "fixing": True,
+        "fix": fix,
+        "fix_row": row,
+        "fix_append": fix is not None and row is None,
+        "fix_grid": tap_grid(),
+        "fix_extra": [
+            (token, event_text(token)) for token in ("foul:NS", "foul:EW", "lose:NS", "lose:EW")
+        ],
+        "fix_url": reverse(
+            "referee:table", args=[table.round.tournament.slug, table.round.number, table.number]
+        ),
+        "edit_start_form": EditForm(
+            initial={"version": table.version, "op": "start"}, auto_id="fixstart_%s"
+        ),
+        "edit_end_form": EditForm(
+            initial={
+                "version": table.version,
+                "op": "end",
+                "kind": table.end_kind,
+                "side": table.end_side,
+            },
+            auto_id="fixend_%s",
+        ),
+    }
 
 
 def _table_action(
@@ -552,7 +686,25 @@ def table_confirm(
 def table_correct(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
-    """裁判长更正: replace a confirmed table's events, start and end, with a reason."""
+    """裁判长更正 with a reason: one change tapped on the sheet (``op``: a line replaced,
+    inserted or deleted, the lateness start or the end), or the whole result at once (the
+    events as tokens, start and end)."""
+    if "op" in request.POST:
+        return _table_action(
+            request,
+            tournament,
+            number,
+            table,
+            EditForm,
+            lambda t, f: correct_table(
+                t,
+                f.cleaned_data["edit"],
+                request.user,
+                f.cleaned_data["reason"],
+                f.cleaned_data["version"],
+            ),
+            _("成绩已更正，并记入日志"),
+        )
     return _table_action(
         request,
         tournament,

@@ -94,15 +94,15 @@ def test_referee_enters_eight_deals_and_another_confirms(
     tokens = TableEvent.objects.filter(table=table).order_by("position")
     assert [e.token for e in tokens] == DEALS
 
-    # The chief referee corrects the confirmed sheet, with a reason, visible in the history.
+    # The chief referee corrects the confirmed sheet by tapping deal 8, with a reason, visible in
+    # the history as a sentence (the whole correction flow: tests/browser/test_desk_flow.py).
     page.context.clear_cookies()
     login_as(page, chief)
     page.goto(f"/t/{slug}/referee/round/1/table/{table.number}/")
-    page.locator("#correct summary").click()
+    page.get_by_test_id("fix-8").click()
     corrected = [*DEALS[:-1], "NS3"]
-    page.locator("#correct textarea[name=tokens]").fill(" ".join(corrected))
-    page.get_by_label("更正原因").fill("第8副南北对家是二游，录成了三游")
-    page.get_by_test_id("correct").click()
+    page.get_by_test_id("fix-reason").fill("第8副南北对家是二游，录成了三游")
+    page.get_by_test_id("fix-tap-NS3").click()
     page.get_by_test_id("history").get_by_text("第8副南北对家是二游").wait_for()
     screenshot(page, "referee-8-corrected")
     tokens = TableEvent.objects.filter(table=table).order_by("position")

@@ -13,7 +13,7 @@ def test_pure_core_loads_no_django():
         "import rules.ruleset, rules.progression, rules.limits\n"
         "import scoring.engine, scoring.standings, scoring.criteria, scoring.ranking\n"
         "import scoring.rules_data\n"
-        "import scoring.teams\n"
+        "import scoring.teams, scoring.corrections\n"
         "import pairing.swiss, pairing.swiss_problem, pairing.swiss_fast, pairing.swiss_exact\n"
         "import pairing.matching, pairing.matching_lp, pairing.groups, pairing.knockout\n"
         "import scoring.series, rules.stages\n"

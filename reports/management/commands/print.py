@@ -22,7 +22,7 @@ from ._progress import ProgressBar
 
 
 class Command(BaseCommand):
-    help = _("打印记分表、对阵表、名次表或判罚记录（PDF）")
+    help = _("打印记分表、对阵表、名次表、判罚记录或对号卡（PDF）")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help=_("赛事的网址标识"))
