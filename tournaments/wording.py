@@ -550,11 +550,41 @@ def _audit_sentence(action: str, before: Any, after: Any) -> str:
         return template % {"user": data.get("user"), "role": _role(data.get("role"))}
     if action == "edit_pair":
         return _("%(before)s → %(after)s") % {"before": _pair_words(b), "after": _pair_words(a)}
+    if action == "generate_round" and a.get("matches") is not None:  # a team round
+        return _("第%(round)s轮，%(n)s场团体赛") % {"round": a.get("round"), "n": a.get("matches")}
     if action == "generate_round":
         text = _("第%(round)s轮，%(n)s桌") % {"round": a.get("round"), "n": a.get("tables")}
         if a.get("bye"):
             text += " · " + _("轮空：第%(ns)s对") % {"ns": a["bye"]}
         return text
+    if action == "check_in":
+        template = (
+            _("第%(n)s对签到（第%(round)s轮）") if a else _("撤销第%(n)s对的签到（第%(round)s轮）")
+        )
+        data = a or b
+        return template % {"n": data.get("pair"), "round": data.get("round")}
+    if action == "create_accounts":
+        accounts = a.get("accounts") or []
+        return _("%(n)s个%(role)s账号：%(users)s") % {
+            "n": len(accounts),
+            "role": _role(a.get("role")),
+            "users": ", ".join(str(x.get("user")) for x in accounts[:12]),
+        }
+    if action == "assign_tables":
+        if a.get("first") is None:
+            return _("%(user)s：不再限定桌号") % {"user": a.get("user")}
+        return _("%(user)s：第%(first)s–%(last)s桌") % {
+            "user": a.get("user"),
+            "first": a.get("first"),
+            "last": a.get("last"),
+        }
+    if action == "lineup":
+        return _("%(team)s队第%(round)s轮：南北第%(ns)s对，东西第%(ew)s对") % {
+            "team": a.get("team"),
+            "round": a.get("round"),
+            "ns": a.get("ns"),
+            "ew": a.get("ew"),
+        }
     if action == "swap_pairs":
         return _tables_words(a.get("tables"))
     if action == "delete_draft":

@@ -71,3 +71,27 @@ def test_penalty_kinds_and_table_states_have_words():
             assert wording.penalty_kind_label(kind) == str(label)
     for state in (*TableStatus.ORDER, TableStatus.BYE):
         assert wording.table_state_label(state)
+
+
+@pytest.mark.parametrize(
+    ("action", "before", "after", "zh", "en"),
+    [
+        ("check_in", None, {"pair": 7, "round": 1, "via": "qr"}, "第7对签到（第1轮）",
+         "Pair 7 checked in (round 1)"),
+        ("check_in", {"pair": 7, "round": 1}, None, "撤销第7对的签到（第1轮）",
+         "Check-in of pair 7 undone (round 1)"),
+        ("create_accounts", None, {"role": "referee", "accounts": [{"user": "r1"}, {"user": "r2"}]},
+         "2个裁判账号：r1, r2", "2 accounts (Referee): r1, r2"),
+        ("assign_tables", None, {"user": "r1", "first": 1, "last": 10}, "r1：第1–10桌",
+         "r1: tables 1–10"),
+        ("lineup", None, {"team": "A", "round": 2, "ns": 3, "ew": 4},
+         "A队第2轮：南北第3对，东西第4对", "Team A, round 2: pair 3 North–South, pair 4 East–West"),
+        ("generate_round", None, {"round": 3, "matches": 6, "seed": 1}, "第3轮，6场团体赛",
+         "Round 3, 6 team matches"),
+    ],
+)  # fmt: skip
+def test_staff_and_team_actions_read_as_sentences(action, before, after, zh, en):
+    with translation.override("zh-hans"):
+        assert wording.audit_sentence(action, before, after) == zh
+    with translation.override("en"):
+        assert wording.audit_sentence(action, before, after) == en
