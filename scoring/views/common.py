@@ -169,14 +169,16 @@ def live_sheet(
     table: Table,
     sheet: Sheet,
     event_url: str,
-) -> dict[str, Any]:
+) -> dict[str, Any] | None:
     """What the page's script needs (templates/scoring/_live_sheet.html): the sheet as the tap
     answers give it, where to post taps, and the rules as data for this tournament."""
     tournament = table.round.tournament
     rules = tournament.rules
-    facts = table_facts(table)  # the events the page prefetched
     if rules.stages and rules.stage(table.round.stage).kind == "knockout":
-        facts = (table_games(table) or [facts])[-1]  # the current game's
+        # A best-of-n match (games, the next game from 2 : 2) is not replayed by the page's
+        # offline sheet yet: its taps stay plain form posts (docs/offline.md, "Not yet").
+        return None
+    facts = table_facts(table)  # the events the page prefetched
     return {
         "state": sheet_state(sheet, facts, table.version),
         "event_url": event_url,
