@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from scoring.models import TableEvent
 from tests.db.conftest import build_tournament, next_round
@@ -45,9 +46,7 @@ def test_referee_enters_eight_deals_and_another_confirms(
 
     for number, token in enumerate(DEALS[:3], start=1):
         page.get_by_test_id(f"tap-{token}").click()
-        page.wait_for_function(
-            f"document.querySelector('[data-testid=deals]').textContent === '{number}/8'"
-        )
+        expect(page.get_by_test_id("deals")).to_have_text(f"{number}/8")
     # Sheet after three deals: NS 2→5, EW 2→4 (played at 5), NS 5→7 (played at 4).
     assert page.get_by_test_id("ns-level").inner_text() == "7"
     assert page.get_by_test_id("ew-level").inner_text() == "4"
@@ -56,16 +55,14 @@ def test_referee_enters_eight_deals_and_another_confirms(
 
     # A slip of the thumb, undone (the JS asks first).
     page.get_by_test_id("tap-EW1").click()
-    page.wait_for_function("document.querySelector('[data-testid=deals]').textContent === '4/8'")
+    expect(page.get_by_test_id("deals")).to_have_text("4/8")
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_test_id("undo").click()
-    page.wait_for_function("document.querySelector('[data-testid=deals]').textContent === '3/8'")
+    expect(page.get_by_test_id("deals")).to_have_text("3/8")
 
     for number, token in enumerate(DEALS[3:], start=4):
         page.get_by_test_id(f"tap-{token}").click()
-        page.wait_for_function(
-            f"document.querySelector('[data-testid=deals]').textContent === '{number}/8'"
-        )
+        expect(page.get_by_test_id("deals")).to_have_text(f"{number}/8")
     assert "8副已打完" in page.get_by_test_id("status-line").inner_text()
     # The tap updates the sheet at once; the page's buttons follow the server's answer (issue 16).
     page.get_by_test_id("submit").wait_for()

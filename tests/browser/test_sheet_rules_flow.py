@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from rules.ruleset import preset_settings
 from scoring.models import TableEvent
@@ -33,15 +34,13 @@ def test_deal_loss_and_the_extra_deal_on_a_phone(phone_page: Any, login_as: Any)
     page.get_by_text("犯规 / 本副判负 / 升级调整").click()
     page.once("dialog", lambda dialog: dialog.accept())  # "记录本副判负？…"
     page.get_by_test_id("lose-NS").click()
-    page.wait_for_function("document.querySelector('[data-testid=deals]').textContent === '1/8'")
+    expect(page.get_by_test_id("deals")).to_have_text("1/8")
     assert "南北本副判负（东西 +3）" in page.get_by_test_id("sheet").inner_text()
     assert page.get_by_test_id("ew-level").inner_text() == "5"
 
     for number, token in enumerate(TIED[1:], start=2):
         page.get_by_test_id(f"tap-{token}").click()
-        page.wait_for_function(
-            f"document.querySelector('[data-testid=deals]').textContent === '{number}/8'"
-        )
+        expect(page.get_by_test_id("deals")).to_have_text(f"{number}/8")
     assert (
         page.get_by_test_id("ns-level").inner_text() == page.get_by_test_id("ew-level").inner_text()
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from tests.db.conftest import build_tournament, next_round
 from tournaments.models import Table
@@ -28,9 +29,7 @@ def _table() -> Table:
 
 
 def _deals_are(page: Any, text: str) -> None:
-    page.wait_for_function(
-        f"document.querySelector('[data-testid=deals]').textContent === '{text}'"
-    )
+    expect(page.get_by_test_id("deals")).to_have_text(f"{text}")
 
 
 def test_south_enters_and_west_confirms_with_the_pair_code(

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
+from playwright.sync_api import expect
 
 from tests.web.team_event import team_rows, team_sheet
 from tournaments import services as tournament_services
@@ -40,9 +41,7 @@ def _tap(page: Any, slug: str, table: int) -> None:
     page.goto(f"/t/{slug}/referee/round/1/table/{table}/")
     for number, token in enumerate(DEALS, start=1):
         page.get_by_test_id(f"tap-{token}").click()
-        page.wait_for_function(
-            f"document.querySelector('[data-testid=deals]').textContent === '{number}/4'"
-        )
+        expect(page.get_by_test_id("deals")).to_have_text(f"{number}/4")
     page.get_by_test_id("submit").click()
     page.get_by_text("确认须由录入人以外的另一名裁判完成").wait_for()
 
