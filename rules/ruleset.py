@@ -258,6 +258,10 @@ class RuleSet:
         """Stage ``number`` (1-based)."""
         return self.stage_list[number - 1]
 
+    def is_knockout(self, number: int) -> bool:
+        """Whether stage ``number`` is a knockout (best-of-n games, RULES.md §8)."""
+        return bool(self.stages) and self.stage(number).kind == "knockout"
+
     def for_stage(self, number: int) -> RuleSet:
         """The rules a table of stage ``number`` is scored by: the stage's own round format,
         deals per round and tie rule (a knockout breaks a level tie by the extra deal unless it

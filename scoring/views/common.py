@@ -62,7 +62,7 @@ def _sheet_of(table: Table, rules: RuleSet, *, with_rows: bool = True) -> Sheet:
     game (``scoring.sheet.build_match_sheet``)."""
     stage = table.round.stage
     staged = rules.for_stage(stage)
-    if rules.stages and rules.stage(stage).kind == "knockout":
+    if rules.is_knockout(stage):
         games = table_games(table)
         return build_match_sheet(games, staged, rules.stage(stage).games, with_rows=with_rows)
     return build_sheet(table_facts(table), staged, with_rows=with_rows)
@@ -72,7 +72,7 @@ def _sheet_and_facts(table: Table, rules: RuleSet) -> tuple[Sheet, MatchFacts]:
     """The table's sheet (``_sheet_of``) and the facts it shows: the table's, or a knockout
     match's current game (what the page's script replays its waiting taps on)."""
     stage = table.round.stage
-    if rules.stages and rules.stage(stage).kind == "knockout":
+    if rules.is_knockout(stage):
         games = table_games(table)
         sheet = build_match_sheet(games, rules.for_stage(stage), rules.stage(stage).games)
         return sheet, games[-1] if games else table_facts(table)
@@ -174,7 +174,7 @@ def live_sheet(
     answers give it, where to post taps, and the rules as data for this tournament."""
     tournament = table.round.tournament
     rules = tournament.rules
-    if rules.stages and rules.stage(table.round.stage).kind == "knockout":
+    if rules.is_knockout(table.round.stage):
         # A best-of-n match (games, the next game from 2 : 2) is not replayed by the page's
         # offline sheet yet: its taps stay plain form posts (docs/offline.md, "Not yet").
         return None
