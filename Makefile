@@ -31,9 +31,13 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
+# The suite runs on every core (pytest-xdist); the browser flows share one worker, in order.
+# `make test XDIST=` runs it in one process.
+XDIST ?= -n auto --dist loadgroup
+
 test: setup browsers lint
 	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
 bench: setup
 	DEBUG=$${DEBUG:-1} $(PY) -m benchmarks.run

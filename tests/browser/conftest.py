@@ -47,6 +47,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if here in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.browser)
+            # Under pytest-xdist (`make test`: ``--dist loadgroup``) the browser flows run one
+            # after another on one worker, beside the rest of the suite on the others.
+            item.add_marker(pytest.mark.xdist_group("browser"))
             if not CHROMIUM.exists():
                 item.add_marker(skip)
 
