@@ -33,6 +33,11 @@ urlpatterns = [
     path("t/<slug:slug>/manage/staff/accounts/done/", views.staff_logins_done, name="staff_done"),
     path("t/<slug:slug>/manage/staff/assign/", views.staff_assign, name="staff_assign"),
     path("t/<slug:slug>/manage/staff/remove/", views.staff_remove, name="staff_remove"),
+    path(
+        "t/<slug:slug>/manage/staff/password/",
+        views.staff_reset_password,
+        name="staff_password",
+    ),
     path("t/<slug:slug>/manage/audit/", views.audit, name="audit"),
     path("t/<slug:slug>/manage/checkin/", views.checkin, name="checkin"),
     path("t/<slug:slug>/manage/checkin/withdraw/", views.checkin_withdraw, name="checkin_withdraw"),

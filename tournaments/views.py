@@ -497,6 +497,36 @@ def staff_remove(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 @organizer_required
 @require_POST
+def staff_reset_password(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """A lost password: a new one, shown once among the login slips like a new account's."""
+    from tournaments.staff import SESSION_KEY, reset_staff_password
+
+    form = StaffMemberForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("操作无效"))
+        return redirect("tournaments:staff", tournament.slug)
+    member = _member(tournament, form.cleaned_data["user_id"])
+    try:
+        login = reset_staff_password(tournament, member, request.user)
+    except ServiceError as error:
+        messages.error(request, _service_error_message(error))
+        return redirect("tournaments:staff", tournament.slug)
+    kept = dict(request.session.get(SESSION_KEY, {}))
+    earlier = [
+        slip for slip in kept.get(str(tournament.pk), []) if slip["username"] != login.username
+    ]
+    kept[str(tournament.pk)] = [*earlier, login.as_dict()]
+    request.session[SESSION_KEY] = kept
+    messages.success(
+        request,
+        _("已为 %(user)s 生成新密码，旧密码和已登录的设备都已失效，请打印登录条交给本人")
+        % {"user": login.username},
+    )
+    return redirect(reverse("tournaments:staff", args=[tournament.slug]) + "#new-logins")
+
+
+@organizer_required
+@require_POST
 def staff_revoke(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     from django.contrib.auth import get_user_model
 
