@@ -216,13 +216,7 @@ def remove_staff(tournament: Tournament, member: Any, user: Any) -> bool:
             or member.chief_refereed_tournaments.exists()
             or member.refereed_tournaments.exists()
         )
-        deactivate = not (
-            elsewhere
-            or member.is_superuser
-            or member.is_staff
-            or member.user_permissions.exists()
-            or member.groups.exists()
-        )
+        deactivate = not (elsewhere or _has_site_powers(member))
         if deactivate and member.is_active:
             member.is_active = False
             member.save(update_fields=["is_active"])
@@ -234,6 +228,16 @@ def remove_staff(tournament: Tournament, member: Any, user: Any) -> bool:
             after={"user": member.get_username(), "deactivated": deactivate},
         )
     return deactivate
+
+
+def _has_site_powers(member: Any) -> bool:
+    """An administrator, or an account given a site permission or group."""
+    return bool(
+        member.is_superuser
+        or member.is_staff
+        or member.user_permissions.exists()
+        or member.groups.exists()
+    )
 
 
 def reset_staff_password(tournament: Tournament, member: Any, user: Any) -> Login:
@@ -260,13 +264,7 @@ def reset_staff_password(tournament: Tournament, member: Any, user: Any) -> Logi
             .exclude(organizers=user)
             .exists()
         )
-        privileged = (
-            member.organized_tournaments.exists()
-            or member.is_superuser
-            or member.is_staff
-            or member.user_permissions.exists()
-            or member.groups.exists()
-        )
+        privileged = member.organized_tournaments.exists() or _has_site_powers(member)
         if privileged or staff_elsewhere or not member.is_active:
             raise ServiceError("cannot_reset_password", user=member.get_username())
         password = new_password()

@@ -441,6 +441,16 @@ def _member(tournament: Tournament, user_id: int) -> Any:
     return get_object_or_404(members, pk=user_id)
 
 
+def _posted_member(request: HttpRequest, tournament: Tournament) -> Any:
+    """The staff member a form posted (``user_id``), 404 when not one here; None (and the
+    message said) when the form is not valid."""
+    form = StaffMemberForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("操作无效"))
+        return None
+    return _member(tournament, form.cleaned_data["user_id"])
+
+
 @organizer_required
 @require_POST
 def staff_assign(request: HttpRequest, tournament: Tournament) -> HttpResponse:
@@ -476,11 +486,9 @@ def staff_remove(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Take every role here away (and deactivate an account that then holds nothing)."""
     from tournaments.staff import remove_staff
 
-    form = StaffMemberForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, _("操作无效"))
+    member = _posted_member(request, tournament)
+    if member is None:
         return redirect("tournaments:staff", tournament.slug)
-    member = _member(tournament, form.cleaned_data["user_id"])
     try:
         deactivated = remove_staff(tournament, member, request.user)
     except ServiceError as error:
@@ -501,11 +509,9 @@ def staff_reset_password(request: HttpRequest, tournament: Tournament) -> HttpRe
     """A lost password: a new one, shown once among the login slips like a new account's."""
     from tournaments.staff import SESSION_KEY, reset_staff_password
 
-    form = StaffMemberForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, _("操作无效"))
+    member = _posted_member(request, tournament)
+    if member is None:
         return redirect("tournaments:staff", tournament.slug)
-    member = _member(tournament, form.cleaned_data["user_id"])
     try:
         login = reset_staff_password(tournament, member, request.user)
     except ServiceError as error:
