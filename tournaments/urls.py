@@ -18,6 +18,7 @@ urlpatterns = [
         name="pair_status",
     ),
     path("t/<slug:slug>/manage/teams/", team_views.teams, name="teams"),
+    path("t/<slug:slug>/manage/new-team/", team_views.team_add, name="team_add"),
     path("t/<slug:slug>/manage/teams/<str:code>/", team_views.team_edit, name="team_edit"),
     path(
         "t/<slug:slug>/manage/teams/<str:code>/status/",
