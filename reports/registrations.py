@@ -12,8 +12,10 @@ Two steps, so that nothing is imported unless the whole sheet is valid:
 
 Team events read a team sheet (``parse_team_registrations``, ``import_team_registrations``
 through ``tournaments.teams.register_team``): one row per team, 序号, 队名, 单位, 牌手1…牌手6,
-the pairs by column (docs/printing.md "Team events"), read by ``_sheet_rows`` with the same
-header map, limits and unit creation. ``import_sheet`` picks the sheet by the event.
+the pairs by column (docs/printing.md "Team events"), with the same unit creation. Both sheets
+are read by one loop, ``_sheet_rows`` (one header map; the same limits on rows read, seconds
+and rows imported), each described by its ``_Layout`` (``PAIRS``, ``TEAMS``). ``import_sheet``
+picks the sheet by the event.
 
 May touch: the database only through ``tournaments.services`` (and ``tournaments.teams``).
 """
@@ -185,14 +187,10 @@ def _too_big(value: Any) -> bool:
     return text.isascii() and text.isdigit() and len(text) < 4000 and int(text) > INT_MAX
 
 
-def _header_map(
-    header: Sequence[Any], layout: _Layout | None = None
-) -> tuple[dict[str, int], list[Problem]]:
+def _header_map(header: Sequence[Any], layout: _Layout) -> tuple[dict[str, int], list[Problem]]:
     """The columns of the header row by name (aliases normalised), and its problems: a column
-    twice, required ones missing. ``layout`` None: the pairs sheet."""
-    required = layout.required if layout else REQUIRED
-    optional = layout.optional if layout else OPTIONAL
-    aliases = layout.aliases if layout else ALIASES
+    twice, required ones missing."""
+    required, optional, aliases = layout.required, layout.optional, layout.aliases
     columns: dict[str, int] = {}
     problems: list[Problem] = []
     for index, value in enumerate(header):
@@ -206,16 +204,7 @@ def _header_map(
     missing = [name for name in required if name not in columns]
     if missing:
         listed = pgettext("list separator", "、").join(missing)
-        problems.append(
-            Problem(
-                None,
-                "",
-                layout.missing(listed)
-                if layout
-                else _("第1行须为列名，缺少：%(missing)s（应为 序号、单位、牌手1、牌手2）")
-                % {"missing": listed},
-            )
-        )
+        problems.append(Problem(None, "", layout.missing(listed)))
     return columns, problems
 
 
@@ -324,44 +313,14 @@ def _parse(
     registered: Sequence[RegisteredPair] = (),
     append: bool = False,
 ) -> tuple[list[RegistrationLine], int]:
-    sheet = book[SHEET_NAME] if SHEET_NAME in book.sheetnames else book.worksheets[0]
-    rows = sheet.iter_rows(values_only=True)
-    header = next(rows, None)
-    if header is None:
-        raise _refuse(_("表格是空的：第1行须为列名 序号、单位、牌手1、牌手2"))
-    columns, problems = _header_map(header)
-    if any(p.row is None for p in problems):
-        raise RegistrationError(problems)
+    problems: list[Problem] = []
     by_number = {pair.number: pair for pair in registered}
     taken = set(taken) | set(by_number)
     seen: dict[int, int] = {}
     lines: list[tuple[int, RegistrationLine]] = []
     unnumbered: list[int] = []  # indexes into lines of the rows with an empty 序号
     skipped = 0
-    count = 0
-    deadline = time.monotonic() + MAX_SECONDS
-    for row_number, row in enumerate(rows, start=2):
-        if row_number > MAX_ROWS_READ + 1:
-            raise _refuse(
-                _("表格行数过多：最多读取 %(max)s 行（含空行），请删除多余的行后再试")
-                % {"max": MAX_ROWS_READ}
-            )
-        if row_number % 500 == 0 and time.monotonic() > deadline:
-            raise _refuse(
-                _("表格读取超时（超过 %(seconds)s 秒），请删除多余的行或列后再试")
-                % {"seconds": int(MAX_SECONDS)}
-            )
-
-        def cell(name: str, row: tuple = row) -> Any:
-            index = columns.get(name)
-            return row[index] if index is not None and index < len(row) else None
-
-        values = {name: cell(name) for name in columns}
-        if all(_text(v) == "" for v in values.values()):
-            continue  # blank lines are ignored
-        count += 1
-        if count > MAX_ROWS:
-            raise _refuse(_("行数过多：一次最多导入 %(max)s 对") % {"max": MAX_ROWS})
+    for row_number, values in _sheet_rows(book, PAIRS, problems):
         raw_number = values[NUMBER]
         number = _number(raw_number)
         text_problems: list[Problem] = []  # listed after the 序号's, as the columns go
@@ -441,7 +400,7 @@ def _parse(
     if not lines:
         if skipped:
             raise _refuse(_("表中的 %(n)s 对都已报名，没有新的参赛对") % {"n": skipped})
-        raise _refuse(_("表中没有报名数据（第2行起每行一对）"))
+        raise _refuse(PAIRS.no_lines())
     # RULES: none on numbering; an empty 序号 takes the next free number, in sheet order.
     next_number = max(taken | set(seen), default=0)
     for index in unnumbered:
@@ -453,23 +412,16 @@ def _parse(
 
 def _row_texts(values: dict[str, Any], row_number: int, problems: list[Problem]) -> dict[str, str]:
     """The row's text cells, checked (players required, lengths)."""
-    texts = {}
-    for name, limit in (
-        (UNIT, MAX_NAME),
-        (PLAYER1, MAX_NAME),
-        (PLAYER2, MAX_NAME),
-        (CONTACT1, MAX_CONTACT),
-        (CONTACT2, MAX_CONTACT),
-    ):
-        text = _text(values.get(name))
-        texts[name] = text
-        if name in (PLAYER1, PLAYER2) and not text:
-            problems.append(Problem(row_number, name, _("为空")))
-        elif len(text) > limit:
-            problems.append(
-                Problem(row_number, name, _("过长（最多 %(max)s 个字符）") % {"max": limit})
-            )
-    return texts
+    return {
+        name: _check_text(problems, row_number, name, values.get(name), limit, required)
+        for name, limit, required in (
+            (UNIT, MAX_NAME, False),
+            (PLAYER1, MAX_NAME, True),
+            (PLAYER2, MAX_NAME, True),
+            (CONTACT1, MAX_CONTACT, False),
+            (CONTACT2, MAX_CONTACT, False),
+        )
+    }
 
 
 class _Units:
@@ -560,8 +512,8 @@ def import_registrations(
 
 
 # --------------------------------------------------------------------------------------------
-# The reader and cell checks of the team sheet (the pairs sheet's own loop above also numbers
-# empty 序号 and skips re-imported lines)
+# The reader and the cell checks both sheets share (the pairs sheet also numbers an
+# empty 序号 and skips re-imported lines in its loop above)
 
 
 @dataclass(frozen=True, slots=True)
@@ -680,6 +632,22 @@ def _read(book: Any, parse: Callable[[Any], list[Any]]) -> list[Any]:
         raise _refuse(_("文件已损坏，无法读取，请用 Excel 重新保存后再试")) from None
     finally:
         book.close()
+
+
+PAIRS = _Layout(
+    sheet=SHEET_NAME,
+    required=REQUIRED,
+    optional=OPTIONAL,
+    aliases=ALIASES,
+    missing=lambda missing: (
+        _("第1行须为列名，缺少：%(missing)s（应为 序号、单位、牌手1、牌手2）")
+        % {"missing": missing}
+    ),
+    empty=lambda: _("表格是空的：第1行须为列名 序号、单位、牌手1、牌手2"),
+    too_many=lambda: _("行数过多：一次最多导入 %(max)s 对") % {"max": MAX_ROWS},
+    no_lines=lambda: _("表中没有报名数据（第2行起每行一对）"),
+    max_rows=lambda: MAX_ROWS,
+)
 
 
 # --------------------------------------------------------------------------------------------

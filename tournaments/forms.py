@@ -509,6 +509,39 @@ class TeamForm(forms.Form):
         self.fields["unit"].queryset = Unit.objects.filter(tournament=tournament)
 
 
+class NewTeamForm(TeamForm):
+    """A team added by hand (a late entry, or a small event without a sheet): the team sheet's
+    columns — 牌手1+牌手2 its first pair, 牌手3+牌手4 its second, 牌手5+牌手6 an optional third."""
+
+    player1 = forms.CharField(label=_("牌手1"), max_length=100)
+    player2 = forms.CharField(label=_("牌手2"), max_length=100)
+    player3 = forms.CharField(label=_("牌手3"), max_length=100)
+    player4 = forms.CharField(label=_("牌手4"), max_length=100)
+    player5 = forms.CharField(label=_("牌手5"), max_length=100, required=False)
+    player6 = forms.CharField(label=_("牌手6"), max_length=100, required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if bool(data.get("player5")) != bool(data.get("player6")):
+            raise forms.ValidationError(_("牌手5与牌手6组成第3对，须同时填写或同时留空"))
+        first: dict[str, str] = {}
+        for i in range(1, 7):
+            name = data.get(f"player{i}") or ""
+            if name in first:  # as the team sheet refuses it
+                self.add_error(
+                    f"player{i}",
+                    _("“%(name)s”与%(other)s重名") % {"name": name, "other": first[name]},
+                )
+            elif name:
+                first[name] = str(self.fields[f"player{i}"].label)
+        return data
+
+    def pairs(self) -> list[list[str]]:
+        data = self.cleaned_data
+        names = [data.get(f"player{i}") or "" for i in range(1, 7)]
+        return [names[i : i + 2] for i in (0, 2, 4) if names[i]]
+
+
 class TeamStatusForm(forms.Form):
     """Withdraw / reinstate a team, with the reason the audit log keeps."""
 

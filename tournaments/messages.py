@@ -90,6 +90,10 @@ MESSAGES: dict[str, Any] = {
     "bad_table_range": _("桌号范围无效：起始桌号须不大于结束桌号"),
     "not_a_referee": _("%(user)s 不是本赛事的裁判或裁判长"),
     "cannot_remove_self": _("不能移除自己的权限"),
+    "cannot_reset_own_password": _("不能在这里重置自己的密码"),
+    "cannot_reset_password": _(
+        "不能重置 %(user)s 的密码：该账号已停用，或在其他赛事也有权限（请由网站管理员处理）"
+    ),
     "bad_checkin": _("签到方式无效"),
     "pair_not_active": _("第%(pair)s对已退赛或被取消资格，不能签到"),
     "not_checked_in": _("第%(pair)s对尚未签到"),

@@ -664,6 +664,7 @@ class AuditEntry(models.Model):
         LINEUP = "lineup", _("出场名单")
         TEAM_STATUS = "team_status", _("队状态")
         START_CLOCK = "start_clock", _("开始本轮")
+        RESET_PASSWORD = "reset_password", _("重置密码")
 
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="audit_entries", verbose_name=_("赛事")

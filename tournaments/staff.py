@@ -9,6 +9,9 @@ taking access away (issue 15 "Staff"). Players never need an account.
 - ``assign_tables(tournament, referee, first, last, user)``: the tables "我的桌" shows.
 - ``remove_staff(tournament, member, user)``: every role here and the table range taken away;
   an account that then holds nothing anywhere is deactivated, so its printed slip stops working.
+- ``reset_staff_password(tournament, member, user)``: a lost password replaced by a new
+  generated one (a new login slip; the old password and the account's sessions stop working),
+  only for a referee or chief referee whose roles are all in tournaments this organizer runs.
 
 Refusals are ``ServiceError`` worded by ``tournaments.messages``; the role check is
 ``tournaments.permissions.require_role`` (organizers). May touch: the user model, the
@@ -24,6 +27,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 
 from .errors import ServiceError
 from .models import TableAssignment, Tournament
@@ -212,13 +216,7 @@ def remove_staff(tournament: Tournament, member: Any, user: Any) -> bool:
             or member.chief_refereed_tournaments.exists()
             or member.refereed_tournaments.exists()
         )
-        deactivate = not (
-            elsewhere
-            or member.is_superuser
-            or member.is_staff
-            or member.user_permissions.exists()
-            or member.groups.exists()
-        )
+        deactivate = not (elsewhere or _has_site_powers(member))
         if deactivate and member.is_active:
             member.is_active = False
             member.save(update_fields=["is_active"])
@@ -230,6 +228,57 @@ def remove_staff(tournament: Tournament, member: Any, user: Any) -> bool:
             after={"user": member.get_username(), "deactivated": deactivate},
         )
     return deactivate
+
+
+def _has_site_powers(member: Any) -> bool:
+    """An administrator, or an account given a site permission or group."""
+    return bool(
+        member.is_superuser
+        or member.is_staff
+        or member.user_permissions.exists()
+        or member.groups.exists()
+    )
+
+
+def reset_staff_password(tournament: Tournament, member: Any, user: Any) -> Login:
+    """A new generated password for a referee or chief referee of this tournament, returned as
+    a login slip (shown once, like a new account's). Refused for oneself, for an account that
+    organizes any tournament or holds a site permission, and for one that is staff of a
+    tournament ``user`` does not organize: an organizer can only ever take over an account that
+    has no more access than his own events give. Changing the password ends the account's
+    sessions (Django's session hash), so a lost phone's login stops working."""
+    require_role(user, tournament, *REGISTRATION_ROLES)
+    if member.pk == getattr(user, "pk", None):
+        raise ServiceError("cannot_reset_own_password")
+    with transaction.atomic():
+        locked = _lock_tournament(tournament)
+        roles = [
+            role
+            for role in STAFF_ROLES
+            if getattr(locked, _ROLE_FIELDS[role]).filter(pk=member.pk).exists()
+        ]
+        if not roles:
+            raise ServiceError("not_a_referee", user=member.get_username())
+        staff_elsewhere = (
+            Tournament.objects.filter(Q(referees=member) | Q(chief_referees=member))
+            .exclude(organizers=user)
+            .exists()
+        )
+        privileged = member.organized_tournaments.exists() or _has_site_powers(member)
+        if privileged or staff_elsewhere or not member.is_active:
+            raise ServiceError("cannot_reset_password", user=member.get_username())
+        password = new_password()
+        member.set_password(password)
+        member.save(update_fields=["password"])
+        assignment = TableAssignment.objects.filter(tournament=locked, user=member).first()
+        audit(locked, "reset_password", user, after={"user": member.get_username()})
+    return Login(
+        member.get_username(),
+        password,
+        roles[0].value,
+        assignment.first if assignment else None,
+        assignment.last if assignment else None,
+    )
 
 
 def assignments_by_user(tournament: Tournament) -> dict[int, TableAssignment]:

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from tournaments import throttle
 from tournaments.errors import ForbiddenError, ServiceError
-from tournaments.forms import LineUpForm, TeamForm, TeamStatusForm
+from tournaments.forms import LineUpForm, NewTeamForm, TeamForm, TeamStatusForm
 from tournaments.lineups import LINEUP_ROLES, round_lineups, set_lineup, set_team_status
 from tournaments.models import Round, Team, Tournament
 from tournaments.permissions import get_tournament, has_role, organizer_required
@@ -58,7 +58,7 @@ def lineup_round(tournament: Tournament) -> int:
 @organizer_required
 def teams(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """报名（团体）: the teams with their pairs and captain codes (this page is private),
-    searchable, paginated; registration is by the Excel import."""
+    searchable, paginated; registration is by the Excel import or one team at a time."""
     query = (request.GET.get("q") or "").strip()[:50]
     listing = Team.objects.filter(tournament=tournament).select_related("unit").order_by("pk")
     if query:
@@ -82,6 +82,39 @@ def teams(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "query": query,
             "lineup_round": lineup_round(tournament),
         },
+    )
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def team_add(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """One team by hand: name, unit, two or three pairs (the team sheet's columns)."""
+    from tournaments.teams import register_team
+
+    if tournament.rules.event != "teams":
+        raise Http404
+    form = NewTeamForm(request.POST or None, tournament=tournament)
+    if request.method == "POST" and form.is_valid():
+        try:
+            team = register_team(
+                tournament,
+                form.cleaned_data["name"],
+                form.pairs(),
+                request.user,
+                unit=form.cleaned_data.get("unit"),
+            )
+        except ServiceError as error:
+            form.add_error(None, _message(error))
+        else:
+            messages.success(
+                request,
+                _("队“%(team)s”已报名，队号 %(code)s") % {"team": team.name, "code": team.code},
+            )
+            return redirect("tournaments:team_edit", tournament.slug, team.code)
+    return render(
+        request,
+        "tournaments/team_add.html",
+        {"tournament": tournament, "nav": "teams", "form": form},
     )
 
 

@@ -18,6 +18,7 @@ urlpatterns = [
         name="pair_status",
     ),
     path("t/<slug:slug>/manage/teams/", team_views.teams, name="teams"),
+    path("t/<slug:slug>/manage/new-team/", team_views.team_add, name="team_add"),
     path("t/<slug:slug>/manage/teams/<str:code>/", team_views.team_edit, name="team_edit"),
     path(
         "t/<slug:slug>/manage/teams/<str:code>/status/",
@@ -33,6 +34,11 @@ urlpatterns = [
     path("t/<slug:slug>/manage/staff/accounts/done/", views.staff_logins_done, name="staff_done"),
     path("t/<slug:slug>/manage/staff/assign/", views.staff_assign, name="staff_assign"),
     path("t/<slug:slug>/manage/staff/remove/", views.staff_remove, name="staff_remove"),
+    path(
+        "t/<slug:slug>/manage/staff/password/",
+        views.staff_reset_password,
+        name="staff_password",
+    ),
     path("t/<slug:slug>/manage/audit/", views.audit, name="audit"),
     path("t/<slug:slug>/manage/checkin/", views.checkin, name="checkin"),
     path("t/<slug:slug>/manage/checkin/withdraw/", views.checkin_withdraw, name="checkin_withdraw"),

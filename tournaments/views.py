@@ -441,6 +441,16 @@ def _member(tournament: Tournament, user_id: int) -> Any:
     return get_object_or_404(members, pk=user_id)
 
 
+def _posted_member(request: HttpRequest, tournament: Tournament) -> Any:
+    """The staff member a form posted (``user_id``), 404 when not one here; None (and the
+    message said) when the form is not valid."""
+    form = StaffMemberForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("操作无效"))
+        return None
+    return _member(tournament, form.cleaned_data["user_id"])
+
+
 @organizer_required
 @require_POST
 def staff_assign(request: HttpRequest, tournament: Tournament) -> HttpResponse:
@@ -476,11 +486,9 @@ def staff_remove(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Take every role here away (and deactivate an account that then holds nothing)."""
     from tournaments.staff import remove_staff
 
-    form = StaffMemberForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, _("操作无效"))
+    member = _posted_member(request, tournament)
+    if member is None:
         return redirect("tournaments:staff", tournament.slug)
-    member = _member(tournament, form.cleaned_data["user_id"])
     try:
         deactivated = remove_staff(tournament, member, request.user)
     except ServiceError as error:
@@ -493,6 +501,34 @@ def staff_remove(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         )
         messages.success(request, text % {"user": member.get_username()})
     return redirect("tournaments:staff", tournament.slug)
+
+
+@organizer_required
+@require_POST
+def staff_reset_password(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    """A lost password: a new one, shown once among the login slips like a new account's."""
+    from tournaments.staff import SESSION_KEY, reset_staff_password
+
+    member = _posted_member(request, tournament)
+    if member is None:
+        return redirect("tournaments:staff", tournament.slug)
+    try:
+        login = reset_staff_password(tournament, member, request.user)
+    except ServiceError as error:
+        messages.error(request, _service_error_message(error))
+        return redirect("tournaments:staff", tournament.slug)
+    kept = dict(request.session.get(SESSION_KEY, {}))
+    earlier = [
+        slip for slip in kept.get(str(tournament.pk), []) if slip["username"] != login.username
+    ]
+    kept[str(tournament.pk)] = [*earlier, login.as_dict()]
+    request.session[SESSION_KEY] = kept
+    messages.success(
+        request,
+        _("已为 %(user)s 生成新密码，旧密码和已登录的设备都已失效，请打印登录条交给本人")
+        % {"user": login.username},
+    )
+    return redirect(reverse("tournaments:staff", args=[tournament.slug]) + "#new-logins")
 
 
 @organizer_required

@@ -570,6 +570,8 @@ def _audit_sentence(action: str, before: Any, after: Any) -> str:
             "role": _role(a.get("role")),
             "users": ", ".join(str(x.get("user")) for x in accounts[:12]),
         }
+    if action == "reset_password":
+        return _("重置 %(user)s 的密码（新登录条）") % {"user": a.get("user")}
     if action == "assign_tables":
         if a.get("first") is None:
             return _("%(user)s：不再限定桌号") % {"user": a.get("user")}

@@ -183,6 +183,6 @@ def live_sheet(
         "state": sheet_state(sheet, facts, table.version),
         "event_url": event_url,
         "rules_url": reverse("offline:sheet_rules", args=[tournament.slug])
-        + f"?v={rules_version(tournament.rules)}",
+        + f"?stage={table.round.stage}&v={rules_version(rules.for_stage(table.round.stage))}",
         "store": request.path,
     }

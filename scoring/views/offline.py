@@ -1,10 +1,11 @@
 """The score sheet's offline shell (issue 16): the scoring rules as data for the page's script,
 and the service worker that keeps the sheet's files on the phone.
 
-- ``sheet_rules``: ``scoring.rules_data.rules_data`` of a tournament's rules with the sheet's
-  words in the active language (``scoring.sheet.sheet_words``), as JSON. The URL carries a hash
-  of the body (``?v=``), so the phone may keep it as long as it likes: a settings change or
-  another language is another URL.
+- ``sheet_rules``: ``scoring.rules_data.rules_data`` of the rules a stage's tables are scored
+  by (``?stage=K``: ``RuleSet.for_stage``, so a stage's own deals, format and tie rule) with the
+  sheet's words in the active language (``scoring.sheet.sheet_words``), as JSON. The URL carries
+  a hash of the body (``?v=``), so the phone may keep it as long as it likes: a settings change,
+  another stage or another language is another URL.
 - ``service_worker``: ``/sw.js`` (its scope must be the whole site to reach the table pages),
   from the template ``scoring/sw.js`` with the static files' (hashed) names.
 
@@ -28,6 +29,7 @@ from django.views.decorators.http import require_GET
 from rules.ruleset import RuleSet
 from scoring.rules_data import rules_data
 from scoring.sheet import sheet_words
+from tournaments.bounds import parse_int
 from tournaments.models import Tournament
 
 _BODIES: dict[tuple[RuleSet, str], tuple[bytes, str]] = {}
@@ -66,7 +68,11 @@ def rules_version(rules: RuleSet) -> str:
 def sheet_rules(request: HttpRequest, slug: str) -> HttpResponse:
     """The rules of the tournament as data, with the sheet's words."""
     tournament = get_object_or_404(Tournament, slug=slug)
-    body, version = _body(tournament.rules)
+    rules = tournament.rules
+    stage = parse_int(request.GET.get("stage"))
+    if stage is not None and 1 <= stage <= len(rules.stage_list):
+        rules = rules.for_stage(stage)
+    body, version = _body(rules)
     response = HttpResponse(body, content_type="application/json")
     if request.GET.get("v") == version:
         patch_cache_control(response, public=True, max_age=YEAR, immutable=True)

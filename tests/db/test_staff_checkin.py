@@ -27,6 +27,7 @@ from tournaments.staff import (
     create_staff_accounts,
     make_site_organizer,
     remove_staff,
+    reset_staff_password,
 )
 
 # --- staff ---------------------------------------------------------------------------------
@@ -116,6 +117,57 @@ def test_remove_staff_takes_every_role_and_deactivates_a_bulk_account(
     assert referee.is_active and not has_role(referee, tournament, "referee")
     with pytest.raises(ServiceError):
         remove_staff(tournament, organizer, organizer)
+
+
+def test_reset_password_gives_a_new_slip_and_the_old_password_stops_working(
+    tournament: Any, organizer: Any
+) -> None:
+    old = create_staff_accounts(tournament, "referee", 1, organizer, tables_each=6)[0]
+    new = reset_staff_password(
+        tournament, get_user_model().objects.get(username=old.username), organizer
+    )
+    assert (new.username, new.role, new.first_table, new.last_table) == (
+        old.username,
+        "referee",
+        1,
+        6,
+    )
+    assert new.password != old.password and len(new.password) == 10
+    assert authenticate(username=old.username, password=old.password) is None
+    assert authenticate(username=old.username, password=new.password) is not None
+    entry = AuditEntry.objects.get(action="reset_password")
+    assert entry.after == {"user": old.username} and entry.user == organizer
+
+
+def test_reset_password_refuses_what_would_give_more_access_than_the_organizers_own(
+    tournament: Any, organizer: Any, chief: Any, referee: Any, outsider: Any
+) -> None:
+    def refused(member: Any, by: Any = organizer) -> str:
+        password = member.password
+        with pytest.raises((ServiceError, ForbiddenError)) as info:
+            reset_staff_password(tournament, member, by)
+        member.refresh_from_db()
+        assert member.password == password
+        return getattr(info.value, "code", "forbidden")
+
+    # Not staff here; oneself; only organizers reset.
+    assert refused(outsider) == "not_a_referee"
+    assert refused(organizer) == "cannot_reset_own_password"
+    assert refused(referee, by=chief) == "forbidden"
+    # Staff of a tournament this organizer does not run: the other organizer's account to keep.
+    stranger = get_user_model().objects.create_user("stranger")
+    other = tournament_services.create_tournament("别人的赛事", "theirs", stranger)
+    tournament_services.grant_role(other, referee, "referee", stranger)
+    assert refused(referee) == "cannot_reset_password"
+    # An organizer of anything, or a site administrator, is never reset from here.
+    tournament_services.grant_role(tournament, outsider, "chief_referee", organizer)
+    outsider.is_staff = True
+    outsider.save()
+    assert refused(outsider) == "cannot_reset_password"
+    # Staff of two of this organizer's own events: allowed.
+    mine = tournament_services.create_tournament("我的第二个赛事", "mine-2", organizer)
+    tournament_services.grant_role(mine, chief, "chief_referee", organizer)
+    assert reset_staff_password(tournament, chief, organizer).role == "chief_referee"
 
 
 def test_site_organizer_may_create_tournaments(db: Any) -> None:

@@ -55,6 +55,7 @@ POST_ACTIONS: list[tuple[str, str, set[str]]] = [
     ("tournaments:staff_done", "t", ORGANIZER),
     ("tournaments:staff_assign", "t", ORGANIZER),
     ("tournaments:staff_remove", "t", ORGANIZER),
+    ("tournaments:staff_password", "t", ORGANIZER),
     ("tournaments:checkin_withdraw", "t", ORGANIZER),
 ]
 

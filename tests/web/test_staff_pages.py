@@ -95,6 +95,35 @@ def test_assign_and_remove_through_the_page(
     assert not TableAssignment.objects.filter(user=referee).exists()
 
 
+def test_reset_password_through_the_page_shows_a_new_slip_once(
+    tournament: Any, client_as: Any, cast: dict[str, Any]
+) -> None:
+    referee = cast["referee"]
+    phone = client_as("referee")
+    assert phone.get(reverse("referee:dashboard", args=[tournament.slug])).status_code == 200
+    client = client_as("organizer")
+    page = client.get(reverse("tournaments:staff", args=[tournament.slug])).content.decode()
+    assert reverse("tournaments:staff_password", args=[tournament.slug]) in page
+    response = client.post(
+        reverse("tournaments:staff_password", args=[tournament.slug]), {"user_id": referee.pk}
+    )
+    assert response.status_code == 302
+    slip = client.session[SESSION_KEY][str(tournament.pk)][-1]
+    assert slip["username"] == referee.get_username()
+    page = client.get(reverse("tournaments:staff", args=[tournament.slug])).content.decode()
+    assert slip["password"] in page
+    # The referee's logged-in phone is logged out; the new password works.
+    assert phone.get(reverse("referee:dashboard", args=[tournament.slug])).status_code == 302
+    fresh = client_as("anonymous")
+    assert fresh.login(username=referee.get_username(), password=slip["password"])
+    # Someone without a role here is a 404.
+    response = client.post(
+        reverse("tournaments:staff_password", args=[tournament.slug]),
+        {"user_id": cast["outsider"].pk},
+    )
+    assert response.status_code == 404
+
+
 def test_my_tables_on_the_desk_are_the_assigned_ones(
     tournament: Any, round1: Round, client_as: Any, cast: dict[str, Any]
 ) -> None:

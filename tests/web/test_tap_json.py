@@ -167,6 +167,29 @@ def test_the_sheet_page_names_the_rules_and_the_outbox(cast: dict[str, Any], tab
     assert "immutable" not in stale["Cache-Control"]
 
 
+def test_the_rules_the_page_gets_are_its_stages_own(cast: dict[str, Any]) -> None:
+    """A stage that plays 6 deals in an event of 8: the offline sheet must count to 6."""
+    from tournaments.services import update_settings
+
+    tournament = make_tournament(cast)
+    settings = {**tournament.settings, "stages": [{"kind": "swiss", "rounds": 5, "deals_per_round": 6}]}
+    update_settings(tournament, settings, cast["organizer"])
+    tournament.refresh_from_db()
+    assert tournament.rules.deals_per_round == 8
+    table = first_table(next_round(tournament, cast["organizer"]))
+    page = client_for(cast["referee"]).get(desk_url(table, ""))
+    url = page.context["live"]["rules_url"]
+    assert "stage=1" in url
+    data = json.loads(client_for(cast["referee"]).get(url).content)
+    assert data["rules"]["max_deals"] == 6
+    # A stage that does not exist, or no stage, is the event's rules (not an error).
+    base = url.split("?")[0]
+    for query in ("?stage=9", "?stage=" + "9" * 30, "?stage=x", ""):
+        answer = client_for(cast["referee"]).get(base + query)
+        assert answer.status_code == 200
+        assert json.loads(answer.content)["rules"]["max_deals"] == 8
+
+
 def test_the_service_worker_is_served_for_the_whole_site(client: Any, db: Any) -> None:
     response = client.get("/sw.js")
     assert response.status_code == 200

@@ -155,11 +155,42 @@ def test_the_organizer_edits_a_team_and_withdraws_it(event: Tournament, client_a
     assert Team.objects.get(tournament=event, code="3").status == Team.Status.WITHDRAWN
 
 
+def test_the_organizer_adds_a_team_by_hand_and_bad_input_adds_nothing(
+    event: Tournament, client_as: Any
+) -> None:
+    client = client_as("organizer")
+    url = reverse("tournaments:team_add", args=[event.slug])
+    assert client_as("referee").get(url).status_code == 403
+    page = client.get(url)
+    assert page.status_code == 200 and "牌手6" in page.content.decode()
+    teams, pairs = Team.objects.count(), Pair.objects.count()
+    top = max(Pair.objects.filter(tournament=event).values_list("number", flat=True))
+    bad = [
+        {"name": "半队", "player1": "甲", "player2": "乙", "player3": "丙"},  # 牌手4 empty
+        {"name": "三对", **{f"player{i}": f"X{i}" for i in range(1, 6)}},  # 牌手6 missing
+        {"name": "\x00", **{f"player{i}": f"N{i}" for i in range(1, 5)}},
+        {"name": "重名", "player1": "同", "player2": "同", "player3": "丙", "player4": "丁"},
+    ]
+    for data in bad:
+        response = client.post(url, data)
+        assert response.status_code == 200, data
+        assert Team.objects.count() == teams and Pair.objects.count() == pairs, data
+    response = client.post(url, {"name": "晚到队", **{f"player{i}": f"晚{i}" for i in range(1, 7)}})
+    assert response.status_code == 302
+    team = Team.objects.get(tournament=event, name="晚到队")
+    numbers = list(team.pairs.order_by("number").values_list("number", flat=True))
+    assert numbers == [top + 1, top + 2, top + 3]
+    assert [p.player_names for p in team.pairs.order_by("number")][0].count("晚") == 2
+
+
 def test_team_pages_of_a_pairs_event_are_not_found(tournament: Tournament) -> None:
     assert Client().get(reverse("public:teams", args=[tournament.slug])).status_code == 404
     assert (
         Client().get(reverse("tournaments:lineup", args=[tournament.slug, "1"])).status_code == 404
     )
+    organizer = Client()
+    organizer.force_login(tournament.organizers.get())
+    assert organizer.get(reverse("tournaments:team_add", args=[tournament.slug])).status_code == 404
 
 
 # --- line-ups -----------------------------------------------------------------------------------
