@@ -730,12 +730,10 @@ def _check_deadline(locked: Table, late: _Late, user: Any) -> dict[str, Any] | N
     if not deadline.passed(timezone.now()):
         return None
     if not late.override:
-        code = (
-            "correction_too_late_round"
-            if late.error is ErrorKind.ENTRY
-            else "correction_too_late_stage"
-        )
-        raise ServiceError(code, **too_late_params(deadlines, late.error))
+        params = too_late_params(deadlines, late.error)
+        if late.error is ErrorKind.ENTRY:
+            raise ServiceError("correction_too_late_round", **params)
+        raise ServiceError("correction_too_late_stage", **params)
     require_role(user, locked.round.tournament, *DEADLINE_OVERRIDE_ROLES)
     assert deadline.until is not None
     return {
