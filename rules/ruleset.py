@@ -33,6 +33,13 @@ TEAM_SCORING = ("sum_jcf", "sum_levels", "sum_cf")  # RULES.md §6, scoring.team
 A_FAIL_COUNTS = ("deal", "stage")  # RULES.md §1 "Failed attempts at A"
 A_PASSES = ("partner_2_or_3", "double_only")  # RULES.md §1 "How A is passed"
 TIES = ("draw", "extra_deal")  # RULES.md §2 "Level tie"
+# RULES.md §7 "Correction deadlines" (seed 004): entry errors (录入错误) within 10 minutes after
+# the round, published-result errors (公布成绩错误, and errors the referees find) within 20
+# minutes after the stage; the chief referee may set other limits. Extension setting
+# ``correction_minutes`` = {"round": m, "stage": m}; a stage's own ``correction_minutes``
+# replaces the stage part for that stage.
+CORRECTION_MINUTES: dict[str, int] = {"round": 10, "stage": 20}
+MAX_CORRECTION_MINUTES = 100_000
 FORFEIT_LEVELS = 4  # RULES.md §2: a forfeit or a bye is worth the scale's 4-level win
 
 # RULES.md §3 "Who may impose what" (seed 003): the lowest role that may record each kind of
@@ -244,6 +251,10 @@ class RuleSet:
     team_scoring: str = "sum_jcf"  # extension, RULES.md §6
     # Extension (RULES.md §3 "Who may impose what"): penalty kind → the lowest role allowed.
     penalty_authority: tuple[tuple[str, str], ...] = tuple(DEFAULT_PENALTY_AUTHORITY.items())
+    # Extension (RULES.md §7): minutes after the round / after the stage that a result may
+    # still be corrected (``correction_deadline_minutes`` applies a stage's own minutes).
+    correction_round_minutes: int = CORRECTION_MINUTES["round"]
+    correction_stage_minutes: int = CORRECTION_MINUTES["stage"]
     # Which of a_pass / a_fail_count / tie the file gave even at their default (round trip).
     written: frozenset[str] = frozenset()
     # RULES.md §8: the stages as the file gave them; () = one Swiss stage of ``rounds`` rounds.
@@ -287,6 +298,14 @@ class RuleSet:
         """What a bye is worth (RULES.md §2 轮空; by default the same as a forfeit win)."""
         return self.bye_award or default_award(self.scale)
 
+    def correction_deadline_minutes(self, number: int) -> tuple[int, int]:
+        """RULES.md §7 for a table of stage ``number``: (minutes after its round, minutes after
+        its stage) that a result may be corrected; the stage's own ``correction_minutes``
+        replaces the event's stage part."""
+        own = self.stage(number).correction_minutes if self.stages else None
+        stage = self.correction_stage_minutes if own is None else own
+        return self.correction_round_minutes, stage
+
     def may_impose(self, kind: str) -> str:
         """The lowest role (``PENALTY_ROLES``) allowed to record a penalty of ``kind``."""
         return dict(self.penalty_authority)[kind]
@@ -322,6 +341,7 @@ class RuleSet:
             "tie",
             "penalty_authority",
             "stages",
+            "correction_minutes",
         }
         for key in data:
             if key not in known:
@@ -466,6 +486,18 @@ class RuleSet:
                 else:
                     authority[kind] = role
 
+        minutes = dict(CORRECTION_MINUTES)
+        raw_minutes = data.get("correction_minutes", {})
+        if not isinstance(raw_minutes, dict) or set(raw_minutes) - set(CORRECTION_MINUTES):
+            problems.append(Problem("correction_minutes", "correction_minutes_malformed"))
+        else:
+            for part, value in raw_minutes.items():
+                if not _is_int(value) or not 0 <= value <= MAX_CORRECTION_MINUTES:
+                    params = {"value": value, "min": 0, "max": MAX_CORRECTION_MINUTES}
+                    problems.append(Problem("correction_minutes", "out_of_range", params))
+                else:
+                    minutes[part] = value
+
         stages: tuple[Stage, ...] = ()
         if "stages" in data:
             stages, stage_problems = parse_stages(data["stages"], ROUND_FORMATS, TIES)
@@ -494,6 +526,8 @@ class RuleSet:
             round1=round1,
             team_scoring=team_scoring,
             penalty_authority=tuple(authority.items()),
+            correction_round_minutes=minutes["round"],
+            correction_stage_minutes=minutes["stage"],
             written=written,
             stages=stages,
         )
@@ -549,6 +583,13 @@ class RuleSet:
         changed = {k: v for k, v in authority.items() if DEFAULT_PENALTY_AUTHORITY.get(k) != v}
         if changed:
             data["penalty_authority"] = changed
+        minutes = {
+            "round": self.correction_round_minutes,
+            "stage": self.correction_stage_minutes,
+        }
+        minutes = {k: v for k, v in minutes.items() if CORRECTION_MINUTES[k] != v}
+        if minutes:
+            data["correction_minutes"] = minutes
         return data
 
 

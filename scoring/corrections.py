@@ -4,6 +4,11 @@ applied to a table's facts (start, end, event tokens) gives the corrected facts,
 ``scoring.services.correct_table`` checks with the engine and writes (audited, with the
 reason).
 
+The correction deadlines (RULES.md §7, seed 004 "成绩更正时限") are here too, as arithmetic:
+an entry error (录入错误) may be corrected until the round's minutes after the round finished,
+a published-result error (公布成绩错误, or any error the referees find) until the stage's
+minutes after the stage finished (``Deadline``); ``scoring.deadlines`` reads the times.
+
 May touch: the pure ``rules`` core and ``scoring.engine``'s types. No Django.
 """
 
@@ -11,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from rules.errors import RuleError
@@ -81,3 +87,44 @@ def apply_edit(start: Start, end: End | None, tokens: Sequence[str], edit: Edit)
         else:
             new.insert(edit.position, token)
     return start, end, tuple(new)
+
+
+# -- correction deadlines (RULES.md §7) ---------------------------------------------------------
+
+
+class ErrorKind(StrEnum):
+    """What is being corrected, which decides the deadline (RULES.md §7)."""
+
+    ENTRY = "entry"  # 录入错误: within the round's minutes after the round finished
+    PUBLISHED = "published"  # 公布成绩错误 / found by a referee: the stage's minutes after it
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """Until when an error of ``kind`` may be corrected: ``minutes`` after ``since`` (the
+    round's or the stage's end); ``since`` None while the round or stage is still on (open)."""
+
+    kind: ErrorKind
+    minutes: int
+    since: datetime | None = None
+
+    @property
+    def until(self) -> datetime | None:
+        return None if self.since is None else self.since + timedelta(minutes=self.minutes)
+
+    def passed(self, now: datetime) -> bool:
+        until = self.until
+        return until is not None and now > until
+
+
+def correction_deadline(
+    kind: ErrorKind,
+    minutes: tuple[int, int],
+    round_finished: datetime | None,
+    stage_finished: datetime | None,
+) -> Deadline:
+    """The deadline of an error of ``kind`` at a table: ``minutes`` is (after the round, after
+    the stage), as ``RuleSet.correction_deadline_minutes`` gives them."""
+    if kind is ErrorKind.ENTRY:
+        return Deadline(kind, minutes[0], round_finished)
+    return Deadline(kind, minutes[1], stage_finished)

@@ -16,7 +16,7 @@ from rules.errors import RuleError
 from rules.events import MAX_ADJUST, Event, EventKind, Side, parse_event
 from rules.levels import ACE, LOWEST, level_label
 from rules.progression import start_for_lateness
-from scoring.corrections import Edit
+from scoring.corrections import Edit, ErrorKind
 from scoring.engine import End, Start
 from tournaments.bounds import BoundedIntegerField
 from tournaments.messages import describe_rule_error
@@ -151,7 +151,28 @@ class EndForm(VersionForm):
 LEVEL_CHOICES = [(level, level_label(level)) for level in range(LOWEST, ACE + 1)]
 
 
-class CorrectionForm(VersionForm):
+# RULES.md §7: which deadline a correction answers to (seed 004 成绩更正时限).
+ERROR_CHOICES = (
+    (ErrorKind.ENTRY.value, _("录入错误（一轮结束后的时限内）")),
+    (ErrorKind.PUBLISHED.value, _("公布成绩错误或裁判发现的错误（一个阶段结束后的时限内）")),
+)
+
+
+class DeadlineFields(forms.Form):
+    """A correction's error kind and the chief referee's override of a passed deadline."""
+
+    error = forms.ChoiceField(
+        label=_("错误类型"), choices=ERROR_CHOICES, required=False, initial=ErrorKind.ENTRY.value
+    )
+    override = forms.BooleanField(
+        label=_("更正期限已过，由裁判长决定更正（记入日志）"), required=False
+    )
+
+    def clean_error(self) -> str:
+        return self.cleaned_data.get("error") or ErrorKind.ENTRY.value
+
+
+class CorrectionForm(DeadlineFields, VersionForm):
     """裁判长更正 a confirmed result: the whole sequence, start and end, and a reason (required,
     it goes into the audit log)."""
 
@@ -215,7 +236,7 @@ EDIT_CHOICES = [
 ]
 
 
-class EditForm(LatenessForm):
+class EditForm(DeadlineFields, LatenessForm):
     """裁判长更正 by one change on the sheet (issue 15, ``scoring.corrections.Edit``): the event
     ``position`` (1-based, as the sheet numbers its lines) replaced by a tapped ``token``, a
     tapped deal inserted before it, the line deleted, the lateness start (the lateness inputs

@@ -304,6 +304,7 @@ def apply_penalty_loss(
                 user,
                 reason or Penalty.Kind.PENALTY_LOSS.label,
                 expected_version,
+                deadline=False,  # a ruling (RULES.md §3), not an error's correction (§7)
             )
         before = snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED

@@ -34,7 +34,8 @@ from rules.errors import RuleError
 from rules.events import Event, EventKind, Side, parse_event
 from rules.ruleset import RuleSet
 from rules.stages import Stage
-from scoring.corrections import Edit, apply_edit
+from scoring.corrections import Edit, ErrorKind, apply_edit
+from scoring.deadlines import round_deadlines, too_late_params
 from scoring.engine import End, MatchResult, Start
 from scoring.facts import (
     GAME_COLUMNS,
@@ -65,8 +66,14 @@ from scoring.results import COUNTED_ROUNDS
 from scoring.series import Series
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError, from_rule_error
 from tournaments.models import AuditEntry, Game, Pair, Round, Table, Tournament
-from tournaments.permissions import CORRECTION_ROLES, RESULT_ROLES, has_role, require_role
-from tournaments.services import account, audit, bump_results_version
+from tournaments.permissions import (
+    CORRECTION_ROLES,
+    DEADLINE_OVERRIDE_ROLES,
+    RESULT_ROLES,
+    has_role,
+    require_role,
+)
+from tournaments.services import account, actor_name, audit, bump_results_version
 
 from .models import Penalty, Signoff, TableEvent, Via
 
@@ -649,12 +656,19 @@ def correct_result(
     user: Any,
     reason: str,
     expected_version: int | None = None,
+    *,
+    error: ErrorKind | str = ErrorKind.ENTRY,
+    override: bool = False,
+    deadline: bool = True,
 ) -> Table:
     """The chief referee replaces a confirmed table's whole result (events, start, end): the
     tournament file and the tests; the sheet corrects one change at a time (``correct_table``).
 
     Reason required; audited with before/after; the standings recompute (results version bump).
     RULES.md §5: 成绩更正不改变已公布的编排 — a later round already published is left as it is.
+    RULES.md §7: refused after the deadline of an ``error`` of its kind unless ``override``
+    (``_check_deadline``); ``deadline=False`` is a ruling, not an error's correction (a 判负
+    applied to a confirmed table, ``scoring.penalties.apply_penalty_loss``).
     """
     new_start = _as_start(start)
     kind, side_text = _as_end(end)
@@ -666,7 +680,8 @@ def correct_result(
         except RuleError as exc:
             raise from_rule_error(exc) from exc
     facts = MatchFacts(new_start, new_end, tuple(events))
-    return _correct(table, lambda _old: facts, user, reason, expected_version)
+    late = _Late(ErrorKind(error), override) if deadline else None
+    return _correct(table, lambda _old: facts, user, reason, expected_version, late)
 
 
 def correct_table(
@@ -675,12 +690,16 @@ def correct_table(
     user: Any,
     reason: str,
     expected_version: int | None = None,
+    *,
+    error: ErrorKind | str = ErrorKind.ENTRY,
+    override: bool = False,
 ) -> Table:
     """The chief referee corrects a confirmed table by one change on the sheet (issue 15):
     deal 5 from 二游 to 三游, a deal inserted or deleted, the lateness start or the end changed
     (``scoring.corrections.Edit``). The edit applies to the facts read under the lock; the rest
     is ``correct_result``'s: the engine checks the whole corrected match, audited with the
-    reason, the standings recompute."""
+    reason, the standings recompute; after the deadline of an ``error`` of its kind only with
+    the chief referee's ``override`` (RULES.md §7)."""
 
     def corrected(old: MatchFacts) -> MatchFacts:
         try:
@@ -688,7 +707,41 @@ def correct_table(
         except RuleError as exc:
             raise from_rule_error(exc) from exc
 
-    return _correct(table, corrected, user, reason, expected_version)
+    return _correct(
+        table, corrected, user, reason, expected_version, _Late(ErrorKind(error), override)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Late:
+    """A correction's error kind (which deadline applies) and whether the chief referee
+    overrides a deadline that has passed (RULES.md §7)."""
+
+    error: ErrorKind
+    override: bool
+
+
+def _check_deadline(locked: Table, late: _Late, user: Any) -> dict[str, Any] | None:
+    """RULES.md §7: after the deadline of its kind a correction is refused unless the chief
+    referee overrides (``DEADLINE_OVERRIDE_ROLES``, the one role check). Returns what the audit
+    entry records of an override (None within the deadline)."""
+    deadlines = round_deadlines(locked.round)
+    deadline = deadlines.of(late.error)
+    if not deadline.passed(timezone.now()):
+        return None
+    if not late.override:
+        params = too_late_params(deadlines, late.error)
+        if late.error is ErrorKind.ENTRY:
+            raise ServiceError("correction_too_late_round", **params)
+        raise ServiceError("correction_too_late_stage", **params)
+    require_role(user, locked.round.tournament, *DEADLINE_OVERRIDE_ROLES)
+    assert deadline.until is not None
+    return {
+        "error": str(late.error),
+        "minutes": deadline.minutes,
+        "deadline": deadline.until.isoformat(),
+        "by": actor_name(user),
+    }
 
 
 def _correct(
@@ -697,6 +750,7 @@ def _correct(
     user: Any,
     reason: str,
     expected_version: int | None,
+    late: _Late | None,
 ) -> Table:
     if not (reason or "").strip():
         raise ServiceError("reason_required")
@@ -711,6 +765,7 @@ def _correct(
         if _stage_rules(locked)[1].kind == "knockout" and locked.games.exists():
             # A best-of-n match is corrected game by game at the desk (issue 14 follow-up).
             raise ServiceError("correct_games_unsupported")
+        overridden = _check_deadline(locked, late, user) if late is not None else None
         old = table_facts(locked)
         facts = corrected(old)
         _score(locked, facts, complete=True)
@@ -735,13 +790,16 @@ def _correct(
             end_kind=kind,
             end_side=side_text,
         )
+        after = snapshot(locked, facts.tokens)
+        if overridden is not None:
+            after["overridden"] = overridden
         audit(
             locked.round.tournament_id,
             AuditEntry.Action.CORRECT,
             user,
             table=locked,
             before=before,
-            after=snapshot(locked, facts.tokens),
+            after=after,
             reason=reason.strip(),
         )
         bump_results_version(locked.round.tournament_id)

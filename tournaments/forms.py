@@ -17,8 +17,10 @@ from django.utils.translation import gettext_lazy as _
 
 from rules.errors import RuleSetError
 from rules.ruleset import (
+    CORRECTION_MINUTES,
     CRITERION_KEYS,
     DEFAULT_PENALTY_AUTHORITY,
+    MAX_CORRECTION_MINUTES,
     SCALE_PRESETS,
     TIEBREAK_PRESETS,
     RuleSet,
@@ -267,6 +269,25 @@ class SettingsForm(forms.Form):
         help_text=_("第一轮抽签和名次抽签使用的种子，记录在案以便复核；留空则自动生成。"),
     )
 
+    # RULES.md §7 "Correction deadlines" (seed 004 成绩更正时限); editable during the event.
+    correction_round_minutes = BoundedIntegerField(
+        label=_("录入错误更正时限（分钟）"),
+        min_value=0,
+        max_value=MAX_CORRECTION_MINUTES,
+        help_text=_("一轮比赛结束后多少分钟内可更正录入错误（规则：10分钟）。"),
+    )
+    correction_stage_minutes = BoundedIntegerField(
+        label=_("公布成绩错误更正时限（分钟）"),
+        min_value=0,
+        max_value=MAX_CORRECTION_MINUTES,
+        help_text=_(
+            "一个阶段比赛结束后多少分钟内可更正公布成绩错误及裁判发现的错误（规则：20分钟）；"
+            "阶段可另设自己的时限。超过时限只有裁判长可决定更正，并记入日志。"
+        ),
+    )
+    # The fields still editable once a round has been published (``update_settings``).
+    always_editable = ("correction_round_minutes", "correction_stage_minutes")
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for index in range(1, TIEBREAK_SLOTS + 1):
@@ -308,6 +329,8 @@ class SettingsForm(forms.Form):
             "round1": rules.round1,
             "team_scoring": rules.team_scoring,
             "seed": rules.seed,
+            "correction_round_minutes": rules.correction_round_minutes,
+            "correction_stage_minutes": rules.correction_stage_minutes,
         }
         for index, key in enumerate(rules.tiebreaks, start=1):
             initial[f"tiebreak_{index}"] = key
@@ -394,6 +417,13 @@ class SettingsForm(forms.Form):
         changed = {k: v for k, v in authority.items() if DEFAULT_PENALTY_AUTHORITY[k] != v}
         if changed:
             settings["penalty_authority"] = changed
+        minutes = {
+            "round": data["correction_round_minutes"],
+            "stage": data["correction_stage_minutes"],
+        }
+        minutes = {k: v for k, v in minutes.items() if CORRECTION_MINUTES[k] != v}
+        if minutes:
+            settings["correction_minutes"] = minutes
         if data.get("rounds"):
             settings["rounds"] = data["rounds"]
         if data.get("seed") is not None:
@@ -406,6 +436,7 @@ class SettingsForm(forms.Form):
             "forfeit": "forfeit_cf",
             "bye": "bye_cf",
             "penalty_authority": "authority_warning",
+            "correction_minutes": "correction_round_minutes",
             "tiebreaks": "tiebreak_1" if data.get("tiebreak_preset") == "custom" else None,
         }
         try:

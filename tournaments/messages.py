@@ -179,6 +179,16 @@ MESSAGES: dict[str, Any] = {
     "bad_once_key": _("表单已失效，请刷新页面后重试"),
     "no_table_for_pair": _("第%(pair)s对本轮没有对局，无法判负"),
     "reason_required": _("请填写更正原因"),
+    # Correction deadlines (RULES.md §7; scoring.deadlines)
+    "correction_too_late_round": _(
+        "第%(round)s轮已于 %(finished)s 结束，录入错误须在结束后 %(minutes)s 分钟内更正；"
+        "更正期限已过，仅裁判长可决定超过期限更正"
+    ),
+    "correction_too_late_stage": _(
+        "第%(stage)s阶段已于 %(finished)s 结束，公布成绩错误须在结束后 %(minutes)s 分钟内更正；"
+        "更正期限已过，仅裁判长可决定超过期限更正"
+    ),
+    "correction_minutes_malformed": _("更正时限应为 {round: 分钟, stage: 分钟}"),
     "bad_position": _("本桌没有这条记录，请刷新页面后重试"),
     "start_locked": _("已录入牌局，迟到起始级已锁定；如需修改请找裁判长"),
     "bad_end": _("结束方式无效，应为 forfeit、penalty_loss 或 late_sheet 之一"),
@@ -320,6 +330,7 @@ SETTING_NAMES: dict[str, Any] = {
     "round1": _("第一轮编排"),
     "team_scoring": _("团体计分"),
     "stages": _("阶段"),
+    "correction_minutes": _("更正时限"),
     "settings": _("赛事设置"),
 }
 

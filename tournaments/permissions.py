@@ -4,7 +4,8 @@ A person's role is per tournament (issue 5 "Roles"): a referee at one event is n
 The roles, highest first:
 
 - ``Role.ORGANIZER``      组委会/编排 — settings, registrations, round control, role assignment;
-- ``Role.CHIEF_REFEREE``  裁判长 — everything a referee does, plus corrections of confirmed results;
+- ``Role.CHIEF_REFEREE``  裁判长 — everything a referee does, plus corrections of confirmed results
+  (after the correction deadline too, as an override that is logged);
 - ``Role.REFEREE``        裁判 — round dashboard, table entry, confirmation, penalties;
 - ``Role.PUBLIC``         everybody else (anonymous visitors and logged-in outsiders).
 
@@ -56,6 +57,7 @@ __all__ = [
     "APPEAL_ROLES",
     "CHECKIN_ROLES",
     "CORRECTION_ROLES",
+    "DEADLINE_OVERRIDE_ROLES",
     "DISQUALIFY_ROLES",
     "PENALTY_ROLES",
     "REGISTRATION_ROLES",
@@ -95,6 +97,8 @@ ROUND_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE)
 RESULT_ROLES = (Role.REFEREE, Role.CHIEF_REFEREE)
 PENALTY_ROLES = (Role.REFEREE, Role.CHIEF_REFEREE)
 CORRECTION_ROLES = (Role.CHIEF_REFEREE,)
+# RULES.md §7: after the correction deadline a result stands unless the chief referee overrides.
+DEADLINE_OVERRIDE_ROLES = (Role.CHIEF_REFEREE,)
 DISQUALIFY_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE)
 # 签到 at the desk: whoever staffs it.
 CHECKIN_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE, Role.REFEREE)

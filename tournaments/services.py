@@ -152,14 +152,31 @@ def create_tournament(
 def _only_later_stages_change(old: RuleSet, new: RuleSet, started: int) -> bool:
     """RULES.md §8 / issue 14: a stage is editable until it starts. True when ``new`` changes
     ``old``'s stages, and only those after the first ``started`` (the others are kept as they
-    were, and every other setting too)."""
+    were, and every other setting too) — or changes only the correction deadlines (RULES.md §7:
+    the chief referee may set other limits during the event; no result depends on them)."""
 
     def rest(rules: RuleSet) -> RuleSet:
         seed = old.seed if rules.seed is None else rules.seed  # no seed given keeps the old one
-        return replace(rules, stages=(), rounds=None, written=frozenset(), seed=seed)
+        return replace(
+            rules,
+            stages=(),
+            rounds=None,
+            written=frozenset(),
+            seed=seed,
+            correction_round_minutes=0,
+            correction_stage_minutes=0,
+        )
 
-    if rest(old) != rest(new) or old.stages == new.stages:
+    if rest(old) != rest(new):
         return False
+    if old.stages == new.stages:
+        return old.rounds == new.rounds and (
+            old.correction_round_minutes,
+            old.correction_stage_minutes,
+        ) != (
+            new.correction_round_minutes,
+            new.correction_stage_minutes,
+        )
     if len(new.stage_list) < started:
         return False
     return old.stage_list[:started] == new.stage_list[:started]
@@ -167,7 +184,8 @@ def _only_later_stages_change(old: RuleSet, new: RuleSet, started: int) -> bool:
 
 def update_settings(tournament: Tournament, settings: dict[str, Any], user: Any) -> Tournament:
     """Replace the settings; once a round has been published (results would change) only the
-    stages that have not started may still change (RULES.md §8)."""
+    stages that have not started (RULES.md §8) and the correction deadlines (§7) may still
+    change."""
     from tournaments.models import Round
 
     require_role(user, tournament, *REGISTRATION_ROLES)

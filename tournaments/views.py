@@ -127,27 +127,37 @@ def manage(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     )
 
 
+def _settings_form(form: SettingsForm, locked: bool) -> SettingsForm:
+    """Once a round is published only the correction deadlines stay editable (RULES.md §7);
+    the disabled fields keep the tournament's values (the form's initial)."""
+    if locked:
+        for name, field in form.fields.items():
+            field.disabled = name not in SettingsForm.always_editable
+    return form
+
+
 @organizer_required
 def settings_edit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Every setting; refused by the service once a round has been published."""
     from tournaments.services import update_settings
 
+    initial = SettingsForm.initial_from(tournament.settings)
+    locked = Round.objects.filter(tournament=tournament).exclude(status=Round.Status.DRAFT).exists()
     if request.method == "POST":
-        form = SettingsForm(request.POST)
+        form = _settings_form(SettingsForm(request.POST, initial=initial), locked)
         if form.is_valid():
+            settings = form.settings()
+            if "stages" in tournament.settings:  # edited on the stages page, kept here
+                settings = {**settings, "stages": tournament.settings["stages"]}
             try:
-                update_settings(tournament, form.settings(), request.user)
+                update_settings(tournament, settings, request.user)
             except ServiceError as error:
                 form.add_error(None, _service_error_message(error))
             else:
                 messages.success(request, _("赛事设置已保存"))
                 return redirect("tournaments:manage", tournament.slug)
     else:
-        form = SettingsForm(initial=SettingsForm.initial_from(tournament.settings))
-    locked = Round.objects.filter(tournament=tournament).exclude(status=Round.Status.DRAFT)
-    if locked.exists():
-        for field in form.fields.values():
-            field.disabled = True
+        form = _settings_form(SettingsForm(initial=initial), locked)
     return render(
         request,
         "tournaments/settings.html",
@@ -156,7 +166,7 @@ def settings_edit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "nav": "manage",
             "form": form,
             "scale_rows": tournament.rules.scale.rows,
-            "locked": locked.exists(),
+            "locked": locked,
         },
     )
 

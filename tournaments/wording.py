@@ -17,8 +17,10 @@ layer so that ``scoring``, ``pairing`` and ``reports`` can all use it).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from django.utils import timezone
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
@@ -510,12 +512,32 @@ def _role(value: Any) -> str:
     return _(text) if text else str(value)
 
 
+def _override_words(data: dict[str, Any]) -> str:
+    """RULES.md §7: a correction after its deadline, by the chief referee's override
+    (``scoring.services._check_deadline``): who overrode, which deadline had passed."""
+    until = timezone.localtime(datetime.fromisoformat(str(data["deadline"]))).strftime("%H:%M")
+    params = {"by": data.get("by"), "minutes": data.get("minutes"), "time": until}
+    if data.get("error") == "published":
+        template = _(
+            "更正期限已过（公布成绩错误：阶段结束后%(minutes)s分钟，至 %(time)s），"
+            "由裁判长 %(by)s 决定更正"
+        )
+    else:
+        template = _(
+            "更正期限已过（录入错误：一轮结束后%(minutes)s分钟，至 %(time)s），"
+            "由裁判长 %(by)s 决定更正"
+        )
+    return template % params
+
+
 def _audit_sentence(action: str, before: Any, after: Any) -> str:
     b = before if isinstance(before, dict) else {}
     a = after if isinstance(after, dict) else {}
     table_actions = ("enter_event", "undo_event", "set_start", "set_end", "correct")
     if action in table_actions:
         changes = table_changes(before, after, undo=action == "undo_event")
+        if action == "correct" and isinstance(a.get("overridden"), dict):
+            changes.append(_override_words(a["overridden"]))
         return _join(changes, "；", "; ")
     if action in ("confirm", "mark_entered"):
         by = a.get("by_pair")

@@ -42,6 +42,7 @@ from scoring.dashboard import (
     round_suggestions,
     suggestion_row,
 )
+from scoring.deadlines import RoundDeadlines, deadline_text, desk_line, round_deadlines
 from scoring.forms import (
     AwardForm,
     CorrectionForm,
@@ -392,6 +393,8 @@ def table_page(
             if pair.pk in due:
                 suggestions.append({**suggestion_row(pair, due[pair.pk]), "side": side})
     tokens = " ".join(event.token for event in obj.events.all())
+    # RULES.md §7: until when a confirmed result may be corrected.
+    deadlines = round_deadlines(obj.round) if referee and obj.is_confirmed else None
     corrections = [entry for entry in history if entry.action == AuditEntry.Action.CORRECT]
     corrected = bool(corrections)
     status = table_status(
@@ -456,7 +459,8 @@ def table_page(
             "correction_form": CorrectionForm(initial=version, auto_id="correct_%s"),
             "correction_tokens": tokens,
             "last_correction": corrections[-1] if corrections else None,
-            **_fix_context(request, obj, sheet, chief),
+            "correction_deadline": desk_line(deadlines) if deadlines is not None else None,
+            **_fix_context(request, obj, sheet, chief, deadlines),
             "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
             "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
             "once": new_once_key(),
@@ -468,12 +472,21 @@ def table_page(
     )
 
 
-def _fix_context(request: HttpRequest, table: Table, sheet: Any, chief: bool) -> dict[str, Any]:
+def _fix_context(
+    request: HttpRequest, table: Table, sheet: Any, chief: bool, deadlines: RoundDeadlines | None
+) -> dict[str, Any]:
     """The chief referee's correction on the sheet (issue 15): ``?fix=5`` picks the sheet's
     fifth line (one past the last: a deal added at the end); the page then offers the tap grid
-    to replace it or insert before it, and deleting it."""
-    if not (chief and table.is_confirmed):
+    to replace it or insert before it, and deleting it. Every correction form names its error
+    kind, each with its deadline (RULES.md §7), and once a deadline has passed offers the
+    chief referee the override."""
+    if not (chief and table.is_confirmed) or deadlines is None:
         return {"fixing": False}
+    now = timezone.now()
+    kinds = [
+        (deadlines.entry, _("录入错误")),
+        (deadlines.published, _("公布成绩错误或裁判发现的错误")),
+    ]
     fix = parse_int(request.GET.get("fix"), minimum=1, maximum=len(sheet.rows) + 1)
     row = sheet.rows[fix - 1] if fix is not None and fix <= len(sheet.rows) else None
     return {
@@ -488,6 +501,11 @@ def _fix_context(request: HttpRequest, table: Table, sheet: Any, chief: bool) ->
         "fix_url": reverse(
             "referee:table", args=[table.round.tournament.slug, table.round.number, table.number]
         ),
+        "error_choices": [
+            (str(d.kind), label, deadline_text(d), d.passed(now)) for d, label in kinds
+        ],
+        "error_default": str(deadlines.first_open(now)),
+        "deadline_passed": any(d.passed(now) for d, _label in kinds),
         "edit_start_form": EditForm(
             initial={"version": table.version, "op": "start"}, auto_id="fixstart_%s"
         ),
@@ -702,6 +720,8 @@ def table_correct(
                 request.user,
                 f.cleaned_data["reason"],
                 f.cleaned_data["version"],
+                error=f.cleaned_data["error"],
+                override=f.cleaned_data["override"],
             ),
             _("成绩已更正，并记入日志"),
         )
@@ -721,6 +741,8 @@ def table_correct(
             request.user,
             f.cleaned_data["reason"],
             f.cleaned_data["version"],
+            error=f.cleaned_data["error"],
+            override=f.cleaned_data["override"],
         ),
         _("成绩已更正，并记入日志"),
     )

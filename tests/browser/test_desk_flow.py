@@ -1,6 +1,7 @@
 """Browser flows of issue 15 for the chief referee and the desk: a chief correcting deal 5 by
 tapping; the desk refreshing itself without losing the referee's filter, and its jump box; the
-round clock of a timed format on the projector ("最后一副", "时间到").
+round clock of a timed format on the projector ("最后一副", "时间到"); a correction after the
+deadline, by the chief referee's override (RULES.md §7).
 Screenshots: docs/screenshots/correction-*.png, desk-*.png, projector-clock.png.
 """
 
@@ -65,6 +66,45 @@ def test_chief_corrects_deal_5_by_tapping(phone_page: Any, login_as: Any, screen
     page.get_by_test_id("fix-tap-EW1").click()
     assert page.get_by_test_id("fixing").is_visible()
     assert TableEvent.objects.get(table=table, position=2).token == "NS2"
+
+
+def test_after_the_deadline_only_the_chiefs_override_corrects(
+    phone_page: Any, login_as: Any, screenshot: Any
+) -> None:
+    """RULES.md §7: after the deadlines a correction is refused with the reason; the chief
+    ticks the override, and the history says the deadline had passed and who decided."""
+    from pairing import services as pairing_services
+
+    page = phone_page
+    organizer, chief, ref, ref2 = _cast()
+    tournament = build_tournament(organizer, chief, [ref, ref2], n_pairs=2)
+    rnd = next_round(tournament, organizer)
+    table = rnd.tables.filter(is_bye=False)[0]
+    table = enter_tokens(table, EIGHT, ref)
+    scoring_services.confirm_table(table, ref2, table.version)
+    pairing_services.finish_round(rnd, organizer)
+    # The round ended 40 minutes ago and the event with it: both deadlines have passed.
+    Round.objects.filter(pk=rnd.pk).update(finished_at=timezone.now() - timedelta(minutes=40))
+    Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.FINISHED)
+    login_as(page, chief)
+    page.goto(f"/t/{tournament.slug}/referee/round/1/table/{table.number}/")
+    deadline = page.get_by_test_id("correction-deadline").inner_text()
+    assert deadline == "更正期限已过，仅裁判长可更正"
+    page.get_by_test_id("fix-5").click()
+    page.get_by_test_id("fix-reason").fill("第5副东西对家是三游")
+    page.get_by_test_id("fix-tap-EW2").click()
+    page.get_by_text("更正期限已过，仅裁判长可决定超过期限更正").wait_for()
+    assert TableEvent.objects.get(table=table, position=4).token == "EW3"
+
+    page.get_by_test_id("fix-5").click()
+    page.get_by_test_id("fix-reason").fill("第5副东西对家是三游，裁判长决定更正")
+    page.get_by_test_id("override").first.check()
+    page.get_by_test_id("fixing").scroll_into_view_if_needed()
+    screenshot(page, "correction-4-deadline-override", full_page=False)
+    page.get_by_test_id("fix-tap-EW2").click()
+    history = page.get_by_test_id("history")
+    history.get_by_text("由裁判长 chief 决定更正", exact=False).wait_for()
+    assert TableEvent.objects.get(table=table, position=4).token == "EW2"
 
 
 def test_the_desk_refreshes_itself_and_keeps_the_filter(

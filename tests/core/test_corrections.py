@@ -1,12 +1,15 @@
-"""A correction by one change (issue 15, ``scoring.corrections``): pure, table-driven."""
+"""A correction by one change (issue 15, ``scoring.corrections``): pure, table-driven; and the
+correction deadlines' arithmetic (RULES.md §7)."""
 
 from __future__ import annotations
+
+from datetime import datetime, timedelta
 
 import pytest
 
 from rules.errors import RuleError
 from rules.events import Side
-from scoring.corrections import Edit, apply_edit
+from scoring.corrections import Edit, ErrorKind, apply_edit, correction_deadline
 from scoring.engine import End, Start
 
 TOKENS = ("NS3", "EW2", "adjust:NS+2", "NS1")
@@ -54,3 +57,20 @@ def test_a_bad_edit_is_refused(edit: Edit, code: str) -> None:
     with pytest.raises(RuleError) as error:
         apply_edit(Start(), None, TOKENS, edit)
     assert error.value.code == code
+
+
+# -- correction deadlines (RULES.md §7) ---------------------------------------------------------
+
+
+def test_a_deadline_counts_from_the_round_or_the_stage() -> None:
+    round_end = datetime(2026, 11, 29, 10, 0)
+    stage_end = datetime(2026, 11, 29, 12, 0)
+    entry = correction_deadline(ErrorKind.ENTRY, (10, 20), round_end, stage_end)
+    assert entry.until == round_end + timedelta(minutes=10)
+    assert not entry.passed(round_end + timedelta(minutes=10))
+    assert entry.passed(round_end + timedelta(minutes=10, seconds=1))
+    published = correction_deadline(ErrorKind.PUBLISHED, (10, 20), round_end, stage_end)
+    assert published.until == stage_end + timedelta(minutes=20)
+    # While the stage is on, its deadline has not started.
+    waiting = correction_deadline(ErrorKind.PUBLISHED, (10, 20), round_end, None)
+    assert waiting.until is None and not waiting.passed(datetime(2030, 1, 1))
