@@ -172,7 +172,10 @@ def test_the_rules_the_page_gets_are_its_stages_own(cast: dict[str, Any]) -> Non
     from tournaments.services import update_settings
 
     tournament = make_tournament(cast)
-    settings = {**tournament.settings, "stages": [{"kind": "swiss", "rounds": 5, "deals_per_round": 6}]}
+    settings = {
+        **tournament.settings,
+        "stages": [{"kind": "swiss", "rounds": 5, "deals_per_round": 6}],
+    }
     update_settings(tournament, settings, cast["organizer"])
     tournament.refresh_from_db()
     assert tournament.rules.deals_per_round == 8
