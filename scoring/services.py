@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from rules.errors import RuleError
 from rules.events import Event, EventKind, Side, parse_event
-from rules.ruleset import RuleSet
+from rules.ruleset import TIMED_FORMATS, RuleSet
 from rules.stages import Stage
 from scoring.corrections import Edit, apply_edit
 from scoring.engine import End, MatchResult, Start
@@ -163,6 +163,93 @@ def start_game(
         fields = {"entry_status": Table.EntryStatus.OPEN}
         _cas(locked, **_touched_by(locked, user, fields))
     return locked
+
+
+def call_time(
+    table: Table | TableAt,
+    user: Any,
+    expected_version: int | None,
+    via: str = Via.REFEREE,
+    *,
+    pair: Pair | int | None = None,
+) -> Table:
+    """RULES.md §2 "Level tie": the referee calls time on a timed knockout game (计时制 /
+    计时计副制, ``tie: extra_deal``) whose levels are equal — the deals played are the game's
+    regular deals and one extra deal follows, which decides it (``MatchFacts.time_deals``,
+    ``RuleSet.at_time``). With unequal levels time is called by closing the game
+    (``start_game``) or submitting the sheet; undo takes the call back while the extra deal is
+    not entered."""
+    with transaction.atomic():
+        locked = _lock_table(table)
+        pair = _own_pair(locked, pair)
+        _check_actor(locked, user, via)
+        _check_version(locked, expected_version)
+        _require_open_for_entry(locked)
+        _check_table_party(locked, via, pair)
+        rules, stage = _stage_rules(locked)
+        if (
+            stage.kind != "knockout"
+            or rules.round_format not in TIMED_FORMATS
+            or rules.tie != "extra_deal"
+        ):
+            raise ServiceError("time_call_not_timed")
+        if locked.end_kind:
+            raise ServiceError("table_ended")
+        facts = table_facts(locked)
+        rows = _game_rows(locked)
+        try:
+            series = _series(locked, facts, closed=False)
+        except RuleError as exc:
+            raise from_rule_error(exc) from exc
+        if series.winner is not None:
+            raise ServiceError("match_decided")
+        fields: dict[str, Any] = {"entry_status": Table.EntryStatus.OPEN}
+        if series.next_game is not None:
+            # The game before is over and the next has no deal yet: time is called at 2 : 2.
+            Game.objects.create(
+                table=locked,
+                number=series.next_game,
+                first_position=len(facts.tokens),
+                time_deals=0,
+            )
+        else:
+            current = split_games(facts, rows)[-1]
+            result = series.games[-1]
+            if current.time_deals is not None:
+                raise ServiceError("time_already_called")
+            if (
+                result.table_ns_level != result.table_ew_level
+                or result.passed_a is not None
+                or result.end is not None
+            ):
+                raise ServiceError("time_levels_differ")
+            if rows:
+                Game.objects.filter(table=locked, number=len(rows) + 1).update(
+                    time_deals=result.deals_played
+                )
+            else:
+                fields["time_deals"] = result.deals_played
+        _cas(locked, **_touched_by(locked, user, fields))
+    return locked
+
+
+def _take_back_time_call(locked: Table, tokens: Sequence[str], user: Any) -> bool:
+    """Undo of a time call not yet followed by the extra deal (``call_time``): clears it and
+    says so; False when the current game has no such call."""
+    rows = _game_rows(locked)
+    current = split_games(table_facts(locked, tokens), rows)[-1]
+    if current.time_deals is None:
+        return False
+    deals = sum(1 for token in current.tokens if parse_event(token).is_deal)
+    if deals > current.time_deals:
+        return False
+    fields: dict[str, Any] = {"entry_status": Table.EntryStatus.OPEN}
+    if rows:
+        Game.objects.filter(table=locked, number=len(rows) + 1).update(time_deals=None)
+    else:
+        fields["time_deals"] = None
+    _cas(locked, **_touched_by(locked, user, fields))
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -355,6 +442,10 @@ def undo_last_event(
             empty_game.first().delete()  # type: ignore[union-attr]
             _cas(locked, **_touched_by(locked, user, {"entry_status": Table.EntryStatus.OPEN}))
             return locked
+        if _stage_rules(locked)[1].kind == "knockout" and _take_back_time_call(
+            locked, tokens, user
+        ):
+            return locked
         if not tokens:
             raise ServiceError("no_events")
         last = parse_event(tokens[-1], len(tokens) - 1)
@@ -484,7 +575,7 @@ def _change_start_or_end(
             Game.objects.filter(pk=current.pk).update(**game_fields)
             _score(locked, table_facts(locked), complete=False)
         else:
-            _score(locked, MatchFacts(start, end, tokens), complete=False)
+            _score(locked, MatchFacts(start, end, tokens, facts.time_deals), complete=False)
         # After the engine's check (a bad level is "bad_start" first); a refusal rolls back.
         chief_override = False
         if locked_after_events and facts.tokens and start != facts.start:

@@ -60,6 +60,7 @@ from scoring.once import new_once_key, once
 from scoring.penalties import record_foul
 from scoring.services import (
     TableAt,
+    call_time,
     confirm_table,
     correct_result,
     correct_table,
@@ -360,6 +361,7 @@ def _table_urls(tournament: Tournament, table: Table) -> dict[str, str]:
         "confirm",
         "correct",
         "next_game",
+        "call_time",
     )
     urls = {name: reverse(f"referee:table_{name}", args=args) for name in names}
     urls["page"] = reverse("referee:table", args=args)
@@ -428,11 +430,10 @@ def table_page(
             "can_enter": changeable and not sheet.finished and not obj.end_kind,
             "can_lose": may_lose,
             # A timed knockout game ends when the referee says so (RULES.md §8): the button
-            # closes it and opens the next game from 2 : 2.
-            "can_close_game": sheet.match is not None
-            and not sheet.match.winner
-            and bool(sheet.rows)
-            and rules.for_stage(obj.round.stage).round_format in TIMED_FORMATS,
+            # closes it and opens the next game from 2 : 2; on equal levels it is "到时：加打
+            # 一副" (RULES.md §2, ``call_time``) and the extra deal decides the game.
+            "can_close_game": sheet.match is not None and sheet.match.may_close_game,
+            "can_call_time": sheet.match is not None and sheet.match.may_call_time,
             "may_confirm": may_confirm,
             "status": status,
             "status_label": TableStatus.label(status),
@@ -645,6 +646,12 @@ table_end = _desk_write(
         f.cleaned_data["version"],
     ),
     gettext_lazy("已记录结束方式"),
+)
+# Time called on a timed knockout game with equal levels: the extra deal follows (RULES.md §2).
+table_call_time = _desk_write(
+    VersionForm,
+    lambda request, t, f: call_time(t, request.user, f.cleaned_data["version"], Via.REFEREE),
+    gettext_lazy("已记录到时：加打一副决定本局"),
 )
 # A timed game of a knockout match closed by the referee; the next game opens (RULES.md §8).
 table_next_game = _desk_write(

@@ -343,3 +343,36 @@ def test_an_extra_deal_that_leaves_the_levels_equal_goes_to_its_winner():
     tied = score_match(["NS3"] * 4 + ["EW3"] * 4 + ["NS1"], eight)
     assert tied.extra_deal and tied.ns_level == tied.ew_level == 14
     assert tied.winner is None and game_winner(tied) is Side.NS
+
+
+# -- a timed game tied when time is called (RULES.md §2 "Level tie") ---------------------------
+
+TIMED = RuleSet.from_dict({"round_format": "timed", "tie": "extra_deal"})
+# Both sides at A, level, when time is called; the extra deal (EW at A, partner last) leaves
+# them level: "it decides the match" — only the time call makes it the extra deal.
+BOTH_AT_A = ["NS3"] * 4 + ["EW3"] * 4
+
+
+def test_time_called_on_equal_levels_makes_the_next_deal_the_extra_deal():
+    at_time = TIMED.at_time(8)
+    assert (at_time.round_format, at_time.max_deals) == ("timed_deals", 8)
+    tied = score_match([*BOTH_AT_A, "EW1"], at_time)
+    assert tied.extra_deal and tied.finished and game_winner(tied) is Side.EW
+    assert game_winner(score_match([*BOTH_AT_A, "EW1"], TIMED)) is None  # without the call
+    with pytest.raises(ScoringError) as caught:
+        score_match([*BOTH_AT_A, "EW1", "NS3"], at_time)
+    assert caught.value.code == "too_many_deals"
+    # A 计时计副制 game called before its deals are played: the fewer deals count.
+    nine = RuleSet.from_dict({"round_format": "timed_deals", "deals_per_round": 9})
+    assert nine.at_time(4).max_deals == 4 and nine.at_time(12).max_deals == 9
+
+
+def test_the_file_reads_a_closed_timed_game_tied_at_its_last_deal_as_the_extra_deal():
+    from scoring.series import time_call_of_closed_game
+
+    assert time_call_of_closed_game([*BOTH_AT_A, "EW1"], TIMED, None, None) == 8
+    # Levels unequal before the last deal: no time call (5 : 2, then 5 : 5 — undecided).
+    assert time_call_of_closed_game(["NS3", "EW3"], TIMED, None, None) is None
+    draw = RuleSet.from_dict({"round_format": "timed", "tie": "draw"})
+    assert time_call_of_closed_game([*BOTH_AT_A, "EW1"], draw, None, None) is None
+    assert time_call_of_closed_game([*BOTH_AT_A, "EW1"], DEALS, None, None) is None

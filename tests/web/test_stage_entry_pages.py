@@ -120,3 +120,26 @@ def test_a_timed_game_is_closed_by_the_referee(semi):
     assert "第2局" in html
     table = Table.objects.get(round__tournament__slug="semi", round__number=2, number=1)
     assert table.games.count() == 1
+
+
+@pytest.mark.parametrize("semi", [{"round_format": "timed"}], indirect=True)
+def test_time_called_on_equal_levels_offers_the_extra_deal_only(semi):
+    ref1 = semi["clients"]["ref1"]
+    tap(ref1, "NS2")
+    tap(ref1, "EW2")  # 4 : 4 when time is called
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="call-time"' in html
+    assert 'data-testid="next-game"' not in html and 'data-testid="submit"' not in html
+    assert 'data-testid="extra-deal"' not in html
+    en = ref1.get(sheet_url(), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Time called: play the extra deal" in en
+    assert ref1.post(sheet_url("call_time"), {"version": version()}).status_code == 302
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="extra-deal"' in html  # the extra deal, and only it
+    assert 'data-testid="call-time"' not in html and 'data-testid="next-game"' not in html
+    tap(ref1, "NS1")  # the extra deal: North–South take game 1
+    html = ref1.get(sheet_url()).content.decode()
+    assert re.search(r'data-testid="ns-games">1<', html) and "加打一副" in html
+    tap(ref1, "NS3")  # game 2: 5 : 2; closing it now decides the match: submit, not next game
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="submit"' in html and 'data-testid="next-game"' not in html
