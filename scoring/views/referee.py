@@ -378,9 +378,12 @@ def table_page(
     """A table's score sheet with the tap grid and every referee action."""
     obj = _table(tournament, number, table)
     rules = tournament.rules
-    sheet = _sheet_of(obj, rules)
     referee = is_referee(request.user, tournament)
     chief = is_chief_referee(request.user, tournament)
+    # The chief referee corrects a confirmed best-of-n match game by game: ``?game=2``.
+    games = obj.games.count() + 1 if chief and obj.is_confirmed else 1
+    fix_game = parse_int(request.GET.get("game"), minimum=1, maximum=games) if games > 1 else None
+    sheet = _sheet_of(obj, rules, game=fix_game)
     changeable = referee and _can_change(obj)
     history = list(AuditEntry.objects.filter(table=obj).order_by("created_at", "pk"))
     penalties = list(
@@ -457,7 +460,7 @@ def table_page(
             "correction_form": CorrectionForm(initial=version, auto_id="correct_%s"),
             "correction_tokens": tokens,
             "last_correction": corrections[-1] if corrections else None,
-            **_fix_context(request, obj, sheet, chief),
+            **_fix_context(request, obj, sheet, chief, fix_game, games),
             "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
             "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
             "once": new_once_key(),
@@ -469,12 +472,26 @@ def table_page(
     )
 
 
-def _fix_context(request: HttpRequest, table: Table, sheet: Any, chief: bool) -> dict[str, Any]:
+def _fix_context(
+    request: HttpRequest,
+    table: Table,
+    sheet: Any,
+    chief: bool,
+    game: int | None = None,
+    games: int = 1,
+) -> dict[str, Any]:
     """The chief referee's correction on the sheet (issue 15): ``?fix=5`` picks the sheet's
     fifth line (one past the last: a deal added at the end); the page then offers the tap grid
-    to replace it or insert before it, and deleting it."""
+    to replace it or insert before it, and deleting it. A best-of-n match (RULES.md §8) is
+    corrected game by game: ``?game=2&fix=1`` is game 2's first line (the last game without
+    ``game``: the one the sheet shows)."""
     if not (chief and table.is_confirmed):
         return {"fixing": False}
+    current = game or games
+    end = (table.end_kind, table.end_side)
+    if current > 1:
+        row = table.games.filter(number=current).values_list("end_kind", "end_side").first()
+        end = row if row is not None else ("", "")
     fix = parse_int(request.GET.get("fix"), minimum=1, maximum=len(sheet.rows) + 1)
     row = sheet.rows[fix - 1] if fix is not None and fix <= len(sheet.rows) else None
     return {
@@ -493,14 +510,13 @@ def _fix_context(request: HttpRequest, table: Table, sheet: Any, chief: bool) ->
             initial={"version": table.version, "op": "start"}, auto_id="fixstart_%s"
         ),
         "edit_end_form": EditForm(
-            initial={
-                "version": table.version,
-                "op": "end",
-                "kind": table.end_kind,
-                "side": table.end_side,
-            },
+            initial={"version": table.version, "op": "end", "kind": end[0], "side": end[1]},
             auto_id="fixend_%s",
         ),
+        # Best of n: which game the lines belong to, the other games to pick.
+        "fix_game": current if games > 1 else None,
+        "fix_games": range(1, games + 1) if games > 1 else (),
+        "fix_game_query": f"game={current}&" if games > 1 else "",
     }
 
 
@@ -709,6 +725,7 @@ def table_correct(
                 request.user,
                 f.cleaned_data["reason"],
                 f.cleaned_data["version"],
+                game=f.cleaned_data.get("game"),
             ),
             _("成绩已更正，并记入日志"),
         )
