@@ -29,11 +29,12 @@ from itertools import combinations
 @dataclass(frozen=True, slots=True)
 class Entrant:
     """An entrant of a stage: its id (the pair's number), its seed (1 = best of the previous
-    ranking) and its unit (None: none)."""
+    ranking), its unit (None: none) and, after a group stage, its group there (None: none)."""
 
     id: int
     seed: int
     unit: str | None = None
+    group: str | None = None
 
 
 def group_names(count: int) -> tuple[str, ...]:

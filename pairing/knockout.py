@@ -19,6 +19,11 @@ always a seed in the bottom half of the seedings) with the lower seed of another
 nearest seed first, when neither meeting then pairs one unit. Only the lower seeds move, so
 the top half of the seedings keeps its places: seeds 1 and 2 still meet only in the final.
 
+**Groups apart.** After a group stage the entrants of one group have met already: a first-round
+meeting of two entrants of one group is exchanged away the same way (whatever ``same_unit``
+says), before units — first an exchange that leaves neither meeting of one group or one unit,
+then, for a meeting still of one group, one that leaves neither meeting of one group.
+
 **By lot** (the company sheets: "每轮比赛结束后，重新抽签"): the top seeds still take the byes of
 the first round; every round's meetings are then drawn with ``rng`` among the entrants left,
 same-unit meetings exchanged away as above.
@@ -35,7 +40,7 @@ place m + 1 (5 for the quarter-finals, 9 for the round of 16 …), listed by see
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .groups import Entrant
@@ -94,18 +99,29 @@ def _same_unit(a: Entrant, b: Entrant | None) -> bool:
     return b is not None and a.unit is not None and a.unit == b.unit
 
 
-def _units_apart(pairs: list[tuple[Entrant, Entrant | None]]) -> None:
-    """Exchange the second entrants of two meetings to break same-unit meetings (see the
-    module); byes never move."""
+def _same_group(a: Entrant, b: Entrant | None) -> bool:
+    return b is not None and a.group is not None and a.group == b.group
+
+
+def _same_group_or_unit(a: Entrant, b: Entrant | None) -> bool:
+    return _same_group(a, b) or _same_unit(a, b)
+
+
+def _units_apart(
+    pairs: list[tuple[Entrant, Entrant | None]],
+    clash: Callable[[Entrant, Entrant | None], bool] = _same_unit,
+) -> None:
+    """Exchange the second entrants of two meetings to break meetings that ``clash`` (one
+    unit, see the module); byes never move."""
     for i, (a, b) in enumerate(pairs):
-        if not _same_unit(a, b):
+        if not clash(a, b):
             continue
         assert b is not None
         options = []
         for j, (c, d) in enumerate(pairs):
             if j == i or d is None:
                 continue
-            if not _same_unit(a, d) and not _same_unit(c, b):
+            if not clash(a, d) and not clash(c, b):
                 options.append((abs(d.seed - b.seed), abs(j - i), j))
         if options:
             _, _, j = min(options)
@@ -141,7 +157,12 @@ def first_round(
             better, worse = sorted((order[i], order[i + 1]))
             top, bottom = by_seed[better], by_seed.get(worse)  # the worse seed may be missing
             pairs.append((top, bottom))
-    if avoid_units:
+    if any(e.group is not None for e in ranked):
+        # Groups apart (see the module): entrants of one group have met already.
+        if avoid_units:
+            _units_apart(pairs, _same_group_or_unit)
+        _units_apart(pairs, _same_group)
+    elif avoid_units:
         _units_apart(pairs)
     return tuple(
         Meeting(slot, a.id, b.id if b is not None else None)

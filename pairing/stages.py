@@ -180,7 +180,15 @@ def stage_entrants(tournament: Tournament, stage: int) -> list[Entrant]:
                     continue
                 per_unit[unit] = per_unit.get(unit, 0) + 1
             chosen.append(pair)
-    return [Entrant(p.number, seed, _unit(p)) for seed, p in enumerate(chosen, start=1)]
+    group_of: dict[int, str] = {}
+    if rules.stage(stage - 1).kind == "round_robin":
+        # After groups (pairing.knockout "Groups apart"): each entrant's group there.
+        for name, members in group_members(tournament.pk, stage - 1).items():
+            group_of.update(dict.fromkeys(members, name))
+    return [
+        Entrant(p.number, seed, _unit(p), group_of.get(p.number))
+        for seed, p in enumerate(chosen, start=1)
+    ]
 
 
 def final_placings(tournament: Tournament) -> list[tuple[int, int]]:

@@ -312,7 +312,7 @@ def _tokens(tournament: Tournament, round_number: int | None = None) -> dict[int
 
 
 def _result(t: _TableFacts, tokens: list[str], rules: RuleSet) -> MatchResult | None:
-    facts = MatchFacts.from_columns(t.start_ns, t.start_ew, t.end_kind, t.end_side, tokens)
+    facts = MatchFacts.from_columns(t.start_ns, t.start_ew, t.end_kind, t.end_side, tokens=tokens)
     try:
         return score_table(facts, rules)
     except RuleError:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Real
 from typing import Any
 
@@ -34,7 +34,7 @@ from rules.levels import ACE, LOWEST
 from rules.limits import BIGINT_MAX, INT_MAX
 from rules.ruleset import RuleSet
 from scoring.engine import End, MatchResult, Start, bye_outcome, match_outcomes, score_match
-from scoring.series import Series, decide_series
+from scoring.series import Series, decide_series, game_winner, time_call_of_closed_game
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
 from scoring.teams import team_deductions, team_outcomes
 
@@ -188,6 +188,9 @@ class GameSpec:
     events: tuple[Event, ...] = ()
     start: Start | None = None
     end: End | None = None
+    # Read, never written: time called on equal levels before the last deal, the extra deal
+    # (``scoring.series.time_call_of_closed_game``); the file has no mark for it.
+    time_deals: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +218,7 @@ class TableSpec:
     # every other table.
     games: tuple[GameSpec, ...] | None = None
     series: Series | None = field(default=None, compare=False, repr=False)
+    time_deals: int | None = field(default=None, compare=False)  # game 1's, as ``GameSpec``
 
     @property
     def is_bye(self) -> bool:
@@ -856,7 +860,7 @@ class _Parser:
                 return None
             return TableSpec(
                 table, ns, ew, first.events, first.start, first.end, None, match, entry,
-                None, group, slot, games, series,
+                None, group, slot, games, series, first.time_deals,
             )  # fmt: skip
         if "games" in raw:
             self.add("not_in_stage", f"{at}.games", {"key": "games"}, **where)
@@ -864,6 +868,7 @@ class _Parser:
         end = self.end(raw, at, where)
         events = self.events(raw, at, where)
         result = None
+        time_deals = None
         if (
             events is not None
             and stage_rules is not None
@@ -872,8 +877,13 @@ class _Parser:
         ):
             result = self.score(events, stage_rules, start, end, complete, at, where)
             if result is not None and complete and self.stage_kind() == "knockout":
-                series = decide_series([result], 1, True)
-                if series.winner is None:
+                start_ = start if isinstance(start, Start) else None
+                end_ = end if isinstance(end, End) else None
+                result, time_deals = self.time_call(
+                    result, events, stage_rules, start_, end_, at, where
+                )
+                series = decide_series([result] if result is not None else [], 1, True)
+                if result is not None and series.winner is None:
                     self.add("match_not_decided", at, {"games": 1, "best_of": 1}, **where)
         if table is None or ns is None or ew is None or ns == ew:
             return None
@@ -890,6 +900,32 @@ class _Parser:
             result,
             group,
             slot,
+            time_deals=time_deals,
+        )
+
+    def time_call(
+        self,
+        result: MatchResult,
+        events: list[Event],
+        rules: RuleSet,
+        start: Start | None,
+        end: End | None,
+        at: str,
+        where: dict[str, Any],
+    ) -> tuple[MatchResult | None, int | None]:
+        """A closed knockout game left undecided by its levels: in a timed format its last deal
+        may be the extra deal played when time was called on equal levels (RULES.md §2,
+        ``scoring.series.time_call_of_closed_game``); then the game is scored so."""
+        if game_winner(result) is not None:
+            return result, None
+        try:
+            time_deals = time_call_of_closed_game(events, rules, start, end)
+        except ScoringError:
+            return result, None
+        if time_deals is None:
+            return result, None
+        return self.score(events, rules.at_time(time_deals), start, end, True, at, where), (
+            time_deals
         )
 
     def games(
@@ -927,11 +963,16 @@ class _Parser:
                 start if isinstance(start, Start) else None,
                 end if isinstance(end, End) else None,
             )
-            games.append(game)
             last = index == len(value) - 1
             result = self.score(
                 events, rules, game.start, game.end, complete or not last, game_at, where
             )
+            if result is not None and (complete or not last):
+                result, time_deals = self.time_call(
+                    result, events, rules, game.start, game.end, game_at, where
+                )
+                game = replace(game, time_deals=time_deals)
+            games.append(game)
             if result is None:
                 ok = False
             else:

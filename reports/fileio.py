@@ -234,6 +234,7 @@ def _write(spec: TournamentSpec, slug: str, user: Any) -> Tournament:
                     start_ew=start.ew,
                     end_kind=game.end.kind if game.end else "",
                     end_side=game.end.side.value if game.end else "",
+                    time_deals=game.time_deals,
                 )
             )
             table_events.extend(game.events)
@@ -305,6 +306,7 @@ def _table_row(
         start_ew=start.ew,
         end_kind=t.end.kind if t.end else "",
         end_side=t.end.side.value if t.end else "",
+        time_deals=t.time_deals,
         entry_status=entry,
         entered_by=actor if entered else None,
         entered_at=now if entered else None,
@@ -431,7 +433,9 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
             )
             table_number[pk] = None
             continue
-        facts = MatchFacts.from_columns(start_ns, start_ew, end_kind, end_side, tokens.get(pk, ()))
+        facts = MatchFacts.from_columns(
+            start_ns, start_ew, end_kind, end_side, tokens=tokens.get(pk, ())
+        )
         games = None
         stage = rules.stage(stage_of[round_id])
         if stage.kind == "knockout" and stage.games > 1:

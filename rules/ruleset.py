@@ -288,6 +288,14 @@ class RuleSet:
             tie=tie,
         )
 
+    def at_time(self, deals: int) -> RuleSet:
+        """RULES.md §2 "Level tie" in a timed format: the referee called time on equal levels
+        after ``deals`` deals, so those were the game's regular deals and the extra deal is the
+        only one left — the rules of a ``timed_deals`` game of that many deals (the engine's
+        extra deal, ``scoring.engine.extra_deal_allowed``, as after a 计副制 round)."""
+        limit = deals if self.max_deals is None else min(deals, self.max_deals)
+        return replace(self, round_format="timed_deals", deals_per_round=limit)
+
     @property
     def forfeit(self) -> Award:
         """What the present pair gets for a forfeit (RULES.md §2 弃权)."""

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from tournaments.models import Game, Table
 
 # The table columns a reader selects to build ``MatchFacts`` (with ``values_list``).
-FACT_COLUMNS = ("start_ns", "start_ew", "end_kind", "end_side")
+FACT_COLUMNS = ("start_ns", "start_ew", "end_kind", "end_side", "time_deals")
 
 
 # ``Start`` and ``End`` are frozen, and a tournament's tables share a handful of them (most
@@ -58,11 +58,14 @@ def end_of(end_kind: str, end_side: str) -> End | None:
 
 @dataclass(frozen=True, slots=True)
 class MatchFacts:
-    """What the engine needs to score one match table: start, end and the events in order."""
+    """What the engine needs to score one match table: start, end and the events in order;
+    ``time_deals``: in a timed knockout game, the referee called time on equal levels after
+    that many deals (RULES.md §2 "Level tie": the extra deal follows; ``RuleSet.at_time``)."""
 
     start: Start
     end: End | None
     tokens: tuple[str, ...]
+    time_deals: int | None = None
 
     @classmethod
     def from_columns(
@@ -71,14 +74,22 @@ class MatchFacts:
         start_ew: int = LOWEST,
         end_kind: str = "",
         end_side: str = "",
+        time_deals: int | None = None,
+        *,
         tokens: Iterable[str] = (),
     ) -> MatchFacts:
         """From the stored columns (``FACT_COLUMNS``) and the table's tokens."""
-        return cls(start_of(start_ns, start_ew), end_of(end_kind, end_side), tuple(tokens))
+        start, end = start_of(start_ns, start_ew), end_of(end_kind, end_side)
+        return cls(start, end, tuple(tokens), time_deals)
 
     def with_tokens(self, tokens: Iterable[str]) -> MatchFacts:
         """The same table with another event list (an entry being checked before it is saved)."""
-        return MatchFacts(self.start, self.end, tuple(tokens))
+        return MatchFacts(self.start, self.end, tuple(tokens), self.time_deals)
+
+    def rules(self, rules: RuleSet) -> RuleSet:
+        """The rules this game is scored by: ``rules``, or after the referee called time on
+        equal levels, those of a game of the deals played then (``RuleSet.at_time``)."""
+        return rules if self.time_deals is None else rules.at_time(self.time_deals)
 
     @property
     def has_facts(self) -> bool:
@@ -89,6 +100,7 @@ class MatchFacts:
 def score_table(facts: MatchFacts, rules: RuleSet, *, complete: bool = False) -> MatchResult:
     """Score one table's facts (``complete=False``: a table still being played; the result is
     provisional and no minimum number of deals is required). Raises the engine's ``RuleError``."""
+    rules = facts.rules(rules)
     return score_match(facts.tokens, rules, start=facts.start, end=facts.end, complete=complete)
 
 
@@ -107,7 +119,8 @@ def table_facts(table: Table, tokens: Sequence[str] | None = None) -> MatchFacts
         table.start_ew,
         table.end_kind,
         table.end_side,
-        table_tokens(table) if tokens is None else tokens,
+        table.time_deals,
+        tokens=table_tokens(table) if tokens is None else tokens,
     )
 
 
@@ -149,31 +162,29 @@ def snapshot(table: Table, tokens: Sequence[str]) -> dict[str, Any]:
 # -- games of a knockout match (RULES.md §8; ``tournaments.models.Game``) -----------------------
 
 # The game columns a reader selects (with ``values_list``) for ``split_games``.
-GAME_COLUMNS = ("first_position", "start_ns", "start_ew", "end_kind", "end_side")
+GAME_COLUMNS = ("first_position", "start_ns", "start_ew", "end_kind", "end_side", "time_deals")
+GameRow = tuple[int, int, int, str, str, int | None]  # the GAME_COLUMNS of one game
 
 
-def split_games(
-    facts: MatchFacts, games: Sequence[tuple[int, int, int, str, str]]
-) -> tuple[MatchFacts, ...]:
+def split_games(facts: MatchFacts, games: Sequence[GameRow]) -> tuple[MatchFacts, ...]:
     """A best-of-n table's facts as one ``MatchFacts`` per game: game 1 is the table's start,
     end and events up to game 2's first position; ``games`` are the ``GAME_COLUMNS`` of games
     2, 3 … in order (each from its first position to the next game's)."""
     ordered = sorted(games)
     bounds = [first for first, *_ in ordered]
     tokens = facts.tokens
-    out = [MatchFacts(facts.start, facts.end, tokens[: bounds[0] if bounds else len(tokens)])]
-    for index, (first, start_ns, start_ew, end_kind, end_side) in enumerate(ordered):
+    first_game = tokens[: bounds[0] if bounds else len(tokens)]
+    out = [MatchFacts(facts.start, facts.end, first_game, facts.time_deals)]
+    for index, (first, *columns) in enumerate(ordered):
         last = bounds[index + 1] if index + 1 < len(bounds) else len(tokens)
-        out.append(
-            MatchFacts.from_columns(start_ns, start_ew, end_kind, end_side, tokens[first:last])
-        )
+        out.append(MatchFacts.from_columns(*columns, tokens=tokens[first:last]))
     return tuple(out)
 
 
-def games_by_table(games: QuerySet[Game]) -> dict[int, list[tuple[int, int, int, str, str]]]:
+def games_by_table(games: QuerySet[Game]) -> dict[int, list[GameRow]]:
     """The games 2, 3 … of many tables in one query: ``{table id: [GAME_COLUMNS, …]}``."""
     rows = games.order_by("table_id", "number")
-    out: dict[int, list[tuple[int, int, int, str, str]]] = {}
+    out: dict[int, list[GameRow]] = {}
     for table_id, *columns in rows.values_list("table_id", *GAME_COLUMNS):
         out.setdefault(table_id, []).append(tuple(columns))  # type: ignore[arg-type]
     return out
@@ -191,7 +202,9 @@ def table_games(table: Table, tokens: Sequence[str] | None = None) -> tuple[Matc
 
 def game_over(result: MatchResult, rules: RuleSet) -> bool:
     """A game ended by its own facts: 过A, an end, the extra deal, or its deals all played
-    (``deals``/``timed_deals``). A timed game ends only when the referee closes it."""
+    (``deals``/``timed_deals``; ``rules``: the game's, ``MatchFacts.rules``). A timed game ends
+    only when the referee closes it (or calls time on equal levels and the extra deal is
+    played)."""
     return result.finished or (
         rules.max_deals is not None and result.deals_played >= rules.max_deals
     )
@@ -209,6 +222,6 @@ def score_games(games: Sequence[MatchFacts], rules: RuleSet, best_of: int, close
             results.append(score_table(games[-1], rules, complete=True))
         else:
             last = score_table(games[-1], rules)
-            last_complete = game_over(last, rules)
+            last_complete = game_over(last, games[-1].rules(rules))
             results.append(last)
     return decide_series(results, best_of, last_complete)

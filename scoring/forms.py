@@ -244,6 +244,8 @@ class EditForm(DeadlineFields, LatenessForm):
 
     op = forms.ChoiceField(choices=EDIT_CHOICES)
     position = BoundedIntegerField(min_value=1, max_value=10_000, required=False)
+    # A best-of-n knockout match (RULES.md §8): the game the line belongs to (none: the last).
+    game = BoundedIntegerField(min_value=1, max_value=9, required=False)
     token = forms.CharField(max_length=24, required=False)
     kind = forms.ChoiceField(label=_("结束方式"), choices=END_CHOICES, required=False)
     side = forms.ChoiceField(label=_("责任方"), choices=[("", "—"), *SIDE_CHOICES], required=False)

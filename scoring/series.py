@@ -22,9 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rules.errors import ScoringError
-from rules.events import Side, parse_event
+from rules.events import Event, Side, parse_event
+from rules.ruleset import TIMED_FORMATS, RuleSet
 
-from .engine import MatchResult
+from .engine import End, MatchResult, Start, score_match
 
 
 def game_winner(result: MatchResult) -> Side | None:
@@ -94,3 +95,27 @@ def decide_series(games: Sequence[MatchResult], best_of: int, last_complete: boo
         over = result.finished or number < last or last_complete
         winners.append(game_winner(result) if over else None)
     return Series(best_of, tuple(games), tuple(winners))
+
+
+def time_call_of_closed_game(
+    events: Sequence[Event | str], rules: RuleSet, start: Start | None, end: End | None
+) -> int | None:
+    """A closed timed game (计时制 / 计时计副制, ``tie: extra_deal``) whose levels ended equal,
+    as the tournament file gives it (the file has no mark for the time call; TOURNAMENT_FILE.md
+    "Deals"): RULES.md §2 says one more deal is played from equal levels when time is called
+    and it decides the match, so when the levels were equal before the last deal that deal was
+    the extra deal and time was called after the deals before it — their number (for
+    ``RuleSet.at_time``). None when that is not so (the game stays undecided)."""
+    if rules.round_format not in TIMED_FORMATS or rules.tie != "extra_deal" or end is not None:
+        return None
+    if not events:
+        return None
+    last = events[-1]
+    if not (last if isinstance(last, Event) else parse_event(last)).is_deal:
+        return None
+    before = score_match(events[:-1], rules, start=start, complete=False)
+    if before.table_ns_level != before.table_ew_level or before.passed_a is not None:
+        return None
+    if rules.max_deals is not None and before.deals_played > rules.max_deals:
+        return None
+    return before.deals_played

@@ -22,8 +22,8 @@ entered table), every confirmation and every correction writes an ``AuditEntry``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from rules.errors import RuleError
 from rules.events import Event, EventKind, Side, parse_event
-from rules.ruleset import RuleSet
+from rules.ruleset import TIMED_FORMATS, RuleSet
 from rules.stages import Stage
 from scoring.corrections import Edit, ErrorKind, apply_edit
 from scoring.deadlines import round_deadlines, too_late_params
@@ -63,7 +63,7 @@ from scoring.penalty_records import (
     require_authority,
 )
 from scoring.results import COUNTED_ROUNDS
-from scoring.series import Series
+from scoring.series import Series, game_winner, time_call_of_closed_game
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError, from_rule_error
 from tournaments.models import AuditEntry, Game, Pair, Round, Table, Tournament
 from tournaments.permissions import (
@@ -170,6 +170,93 @@ def start_game(
         fields = {"entry_status": Table.EntryStatus.OPEN}
         _cas(locked, **_touched_by(locked, user, fields))
     return locked
+
+
+def call_time(
+    table: Table | TableAt,
+    user: Any,
+    expected_version: int | None,
+    via: str = Via.REFEREE,
+    *,
+    pair: Pair | int | None = None,
+) -> Table:
+    """RULES.md §2 "Level tie": the referee calls time on a timed knockout game (计时制 /
+    计时计副制, ``tie: extra_deal``) whose levels are equal — the deals played are the game's
+    regular deals and one extra deal follows, which decides it (``MatchFacts.time_deals``,
+    ``RuleSet.at_time``). With unequal levels time is called by closing the game
+    (``start_game``) or submitting the sheet; undo takes the call back while the extra deal is
+    not entered."""
+    with transaction.atomic():
+        locked = _lock_table(table)
+        pair = _own_pair(locked, pair)
+        _check_actor(locked, user, via)
+        _check_version(locked, expected_version)
+        _require_open_for_entry(locked)
+        _check_table_party(locked, via, pair)
+        rules, stage = _stage_rules(locked)
+        if (
+            stage.kind != "knockout"
+            or rules.round_format not in TIMED_FORMATS
+            or rules.tie != "extra_deal"
+        ):
+            raise ServiceError("time_call_not_timed")
+        if locked.end_kind:
+            raise ServiceError("table_ended")
+        facts = table_facts(locked)
+        rows = _game_rows(locked)
+        try:
+            series = _series(locked, facts, closed=False)
+        except RuleError as exc:
+            raise from_rule_error(exc) from exc
+        if series.winner is not None:
+            raise ServiceError("match_decided")
+        fields: dict[str, Any] = {"entry_status": Table.EntryStatus.OPEN}
+        if series.next_game is not None:
+            # The game before is over and the next has no deal yet: time is called at 2 : 2.
+            Game.objects.create(
+                table=locked,
+                number=series.next_game,
+                first_position=len(facts.tokens),
+                time_deals=0,
+            )
+        else:
+            current = split_games(facts, rows)[-1]
+            result = series.games[-1]
+            if current.time_deals is not None:
+                raise ServiceError("time_already_called")
+            if (
+                result.table_ns_level != result.table_ew_level
+                or result.passed_a is not None
+                or result.end is not None
+            ):
+                raise ServiceError("time_levels_differ")
+            if rows:
+                Game.objects.filter(table=locked, number=len(rows) + 1).update(
+                    time_deals=result.deals_played
+                )
+            else:
+                fields["time_deals"] = result.deals_played
+        _cas(locked, **_touched_by(locked, user, fields))
+    return locked
+
+
+def _take_back_time_call(locked: Table, tokens: Sequence[str], user: Any) -> bool:
+    """Undo of a time call not yet followed by the extra deal (``call_time``): clears it and
+    says so; False when the current game has no such call."""
+    rows = _game_rows(locked)
+    current = split_games(table_facts(locked, tokens), rows)[-1]
+    if current.time_deals is None:
+        return False
+    deals = sum(1 for token in current.tokens if parse_event(token).is_deal)
+    if deals > current.time_deals:
+        return False
+    fields: dict[str, Any] = {"entry_status": Table.EntryStatus.OPEN}
+    if rows:
+        Game.objects.filter(table=locked, number=len(rows) + 1).update(time_deals=None)
+    else:
+        fields["time_deals"] = None
+    _cas(locked, **_touched_by(locked, user, fields))
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -362,6 +449,10 @@ def undo_last_event(
             empty_game.first().delete()  # type: ignore[union-attr]
             _cas(locked, **_touched_by(locked, user, {"entry_status": Table.EntryStatus.OPEN}))
             return locked
+        if _stage_rules(locked)[1].kind == "knockout" and _take_back_time_call(
+            locked, tokens, user
+        ):
+            return locked
         if not tokens:
             raise ServiceError("no_events")
         last = parse_event(tokens[-1], len(tokens) - 1)
@@ -491,7 +582,7 @@ def _change_start_or_end(
             Game.objects.filter(pk=current.pk).update(**game_fields)
             _score(locked, table_facts(locked), complete=False)
         else:
-            _score(locked, MatchFacts(start, end, tokens), complete=False)
+            _score(locked, MatchFacts(start, end, tokens, facts.time_deals), complete=False)
         # After the engine's check (a bad level is "bad_start" first); a refusal rolls back.
         chief_override = False
         if locked_after_events and facts.tokens and start != facts.start:
@@ -660,28 +751,68 @@ def correct_result(
     error: ErrorKind | str = ErrorKind.ENTRY,
     override: bool = False,
     deadline: bool = True,
+    games: Sequence[Mapping[str, Any]] | None = None,
 ) -> Table:
     """The chief referee replaces a confirmed table's whole result (events, start, end): the
     tournament file and the tests; the sheet corrects one change at a time (``correct_table``).
 
+    A knockout match played best of n (RULES.md §8): ``games`` gives every game as the file
+    does (``{"deals": [...], "start": …, "end": …}``, TOURNAMENT_FILE.md "Stages"; then
+    ``new_tokens``/``start``/``end`` are not read); without it the events are the whole
+    table's, split where its games begin now (so their number must not change), ``start`` is
+    game 1's and ``end`` the last game's (a 判负 ends the match).
+
     Reason required; audited with before/after; the standings recompute (results version bump).
-    RULES.md §5: 成绩更正不改变已公布的编排 — a later round already published is left as it is.
+    RULES.md §5: 成绩更正不改变已公布的编排 — a later round already published is left as it is;
+    a knockout match whose winner would change once the next round is drawn is refused.
     RULES.md §7: refused after the deadline of an ``error`` of its kind unless ``override``
     (``_check_deadline``); ``deadline=False`` is a ruling, not an error's correction (a 判负
     applied to a confirmed table, ``scoring.penalties.apply_penalty_loss``).
     """
+    late = _Late(ErrorKind(error), override) if deadline else None
+    if games is not None:
+        wanted = tuple(
+            MatchFacts(
+                _as_start(game.get("start")),
+                end_of(*_as_end(game.get("end"))),
+                _tokens_of(game.get("deals") or ()),
+            )
+            for game in games
+        )
+        return _correct(
+            table, lambda _old: wanted, user, reason, expected_version, late, whole=True
+        )
     new_start = _as_start(start)
     kind, side_text = _as_end(end)
-    new_end = end_of(kind, side_text)
+    facts = MatchFacts(new_start, end_of(kind, side_text), _tokens_of(new_tokens))
+
+    def replaced(old: tuple[MatchFacts, ...]) -> tuple[MatchFacts, ...]:
+        if len(old) == 1:
+            return (replace(facts, time_deals=old[0].time_deals),)
+        bounds = [0]
+        for game in old:
+            bounds.append(bounds[-1] + len(game.tokens))
+        if bounds[-1] != len(facts.tokens):
+            raise ServiceError("correct_games_split", games=len(old))
+        out = [
+            replace(game, tokens=facts.tokens[bounds[i] : bounds[i + 1]])
+            for i, game in enumerate(old)
+        ]
+        out[0] = replace(out[0], start=facts.start)
+        out[-1] = replace(out[-1], end=facts.end)
+        return tuple(out)
+
+    return _correct(table, replaced, user, reason, expected_version, late)
+
+
+def _tokens_of(tokens: Iterable[str]) -> tuple[str, ...]:
     events = []
-    for position, token in enumerate(new_tokens):
+    for position, token in enumerate(tokens):
         try:
             events.append(parse_event(token, position).token)
         except RuleError as exc:
             raise from_rule_error(exc) from exc
-    facts = MatchFacts(new_start, new_end, tuple(events))
-    late = _Late(ErrorKind(error), override) if deadline else None
-    return _correct(table, lambda _old: facts, user, reason, expected_version, late)
+    return tuple(events)
 
 
 def correct_table(
@@ -693,19 +824,29 @@ def correct_table(
     *,
     error: ErrorKind | str = ErrorKind.ENTRY,
     override: bool = False,
+    game: int | None = None,
 ) -> Table:
     """The chief referee corrects a confirmed table by one change on the sheet (issue 15):
     deal 5 from 二游 to 三游, a deal inserted or deleted, the lateness start or the end changed
     (``scoring.corrections.Edit``). The edit applies to the facts read under the lock; the rest
     is ``correct_result``'s: the engine checks the whole corrected match, audited with the
     reason, the standings recompute; after the deadline of an ``error`` of its kind only with
-    the chief referee's ``override`` (RULES.md §7)."""
+    the chief referee's ``override`` (RULES.md §7). A knockout match played best of n: the edit
+    applies to game ``game`` (1-based; None: the last, the game the sheet shows), its positions
+    within it."""
 
-    def corrected(old: MatchFacts) -> MatchFacts:
+    def corrected(old: tuple[MatchFacts, ...]) -> tuple[MatchFacts, ...]:
+        index = len(old) - 1 if game is None else game - 1
+        if not 0 <= index < len(old):
+            raise ServiceError("bad_game", game=game, games=len(old))
+        facts = old[index]
         try:
-            return MatchFacts(*apply_edit(old.start, old.end, old.tokens, edit))
+            start, end, tokens = apply_edit(facts.start, facts.end, facts.tokens, edit)
         except RuleError as exc:
             raise from_rule_error(exc) from exc
+        out = list(old)
+        out[index] = MatchFacts(start, end, tokens, facts.time_deals)
+        return tuple(out)
 
     return _correct(
         table, corrected, user, reason, expected_version, _Late(ErrorKind(error), override)
@@ -744,13 +885,61 @@ def _check_deadline(locked: Table, late: _Late, user: Any) -> dict[str, Any] | N
     }
 
 
+def _corrected_time_calls(
+    old: tuple[MatchFacts, ...], new: tuple[MatchFacts, ...], rules: RuleSet, whole: bool
+) -> tuple[MatchFacts, ...]:
+    """A corrected timed knockout game's time call (``call_time``): kept on its last deal (the
+    extra deal) while the levels before it are still equal; otherwise, and for a whole result
+    given anew, read as the file reads it (``scoring.series.time_call_of_closed_game``: only a
+    game that its levels leave undecided)."""
+    if rules.round_format not in TIMED_FORMATS or rules.tie != "extra_deal":
+        return tuple(replace(game, time_deals=None) for game in new)
+    out = []
+    for index, game in enumerate(new):
+        had_call = not whole and index < len(old) and old[index].time_deals is not None
+        try:
+            time_deals = time_call_of_closed_game(game.tokens, rules, game.start, game.end)
+            if time_deals is not None and not had_call:
+                plain = score_table(replace(game, time_deals=None), rules, complete=True)
+                if game_winner(plain) is not None:
+                    time_deals = None
+        except RuleError:
+            time_deals = None  # the engine refuses the game itself below
+        out.append(replace(game, time_deals=time_deals))
+    return tuple(out)
+
+
+def _match_winner(games: tuple[MatchFacts, ...], rules: RuleSet, stage: Stage) -> Side | None:
+    """The winner of a knockout table's games scored complete (raises the engine's error)."""
+    return score_games(games, rules, stage.games, closed=True).winner
+
+
+def _void_games_after_decision(
+    games: tuple[MatchFacts, ...], rules: RuleSet, stage: Stage
+) -> tuple[MatchFacts, ...]:
+    """A correction that decides a best-of-n match earlier (RULES.md §8: nothing follows the
+    deciding game): the games after the deciding one should not have been played and go with
+    the correction (the audit keeps their deals in ``before``)."""
+    while True:
+        try:
+            score_games(games, rules, stage.games, closed=True)
+        except RuleError as exc:
+            after = exc.params.get("game") if exc.code == "game_after_match" else None
+            if isinstance(after, int) and 1 < after <= len(games):
+                games = games[: after - 1]
+                continue
+        return games
+
+
 def _correct(
     table: Table | TableAt,
-    corrected: Callable[[MatchFacts], MatchFacts],
+    corrected: Callable[[tuple[MatchFacts, ...]], tuple[MatchFacts, ...]],
     user: Any,
     reason: str,
     expected_version: int | None,
     late: _Late | None,
+    *,
+    whole: bool = False,
 ) -> Table:
     if not (reason or "").strip():
         raise ServiceError("reason_required")
@@ -762,14 +951,33 @@ def _correct(
             raise ServiceError("table_is_bye")
         if locked.entry_status != Table.EntryStatus.CONFIRMED:
             raise ServiceError("table_not_confirmed")
-        if _stage_rules(locked)[1].kind == "knockout" and locked.games.exists():
-            # A best-of-n match is corrected game by game at the desk (issue 14 follow-up).
-            raise ServiceError("correct_games_unsupported")
         overridden = _check_deadline(locked, late, user) if late is not None else None
-        old = table_facts(locked)
-        facts = corrected(old)
-        _score(locked, facts, complete=True)
-        before = snapshot(locked, old.tokens)
+        rules, stage = _stage_rules(locked)
+        knockout = stage.kind == "knockout"
+        rows = _game_rows(locked) if knockout else []
+        old_facts = table_facts(locked)
+        old = split_games(old_facts, rows)
+        new = corrected(old)
+        if not new:
+            raise ServiceError("bad_game", game=0, games=len(old))
+        if knockout:
+            # RULES.md §8: each game by the one engine, the match decided (scoring.series).
+            new = _corrected_time_calls(old, new, rules, whole)
+            if not whole:
+                new = _void_games_after_decision(new, rules, stage)
+            try:
+                winner = _match_winner(new, rules, stage)
+            except RuleError as exc:
+                raise from_rule_error(exc) from exc
+            if winner is None:
+                raise ServiceError("match_not_decided", games=len(new), best_of=stage.games)
+            _check_bracket(locked, old, rules, stage, winner)
+        elif len(new) != 1:
+            raise ServiceError("not_best_of")
+        else:
+            _score(locked, new[0], complete=True)
+        tokens = tuple(token for game in new for token in game.tokens)
+        before = snapshot(locked, old_facts.tokens)
         TableEvent.objects.filter(table=locked).delete()
         TableEvent.objects.bulk_create(
             TableEvent(
@@ -779,18 +987,35 @@ def _correct(
                 entered_by=account(user),
                 entered_via=Via.REFEREE,
             )
-            for i, token in enumerate(facts.tokens)
+            for i, token in enumerate(tokens)
         )
-        kind = facts.end.kind if facts.end is not None else ""
-        side_text = str(facts.end.side) if facts.end is not None else ""
+        if knockout:
+            Game.objects.filter(table=locked).delete()
+            first_position = len(new[0].tokens)
+            for number, game in enumerate(new[1:], start=2):
+                Game.objects.create(
+                    table=locked,
+                    number=number,
+                    first_position=first_position,
+                    start_ns=game.start.ns,
+                    start_ew=game.start.ew,
+                    end_kind=game.end.kind if game.end is not None else "",
+                    end_side=str(game.end.side) if game.end is not None else "",
+                    time_deals=game.time_deals,
+                )
+                first_position += len(game.tokens)
+        first = new[0]
+        kind = first.end.kind if first.end is not None else ""
+        side_text = str(first.end.side) if first.end is not None else ""
         _cas(
             locked,
-            start_ns=facts.start.ns,
-            start_ew=facts.start.ew,
+            start_ns=first.start.ns,
+            start_ew=first.start.ew,
             end_kind=kind,
             end_side=side_text,
+            time_deals=first.time_deals,
         )
-        after = snapshot(locked, facts.tokens)
+        after = snapshot(locked, tokens)
         if overridden is not None:
             after["overridden"] = overridden
         audit(
@@ -804,3 +1029,29 @@ def _correct(
         )
         bump_results_version(locked.round.tournament_id)
     return locked
+
+
+def _check_bracket(
+    locked: Table, old: tuple[MatchFacts, ...], rules: RuleSet, stage: Stage, winner: Side
+) -> None:
+    """RULES.md §5 and §8: a knockout correction may change the games and levels, but not who
+    goes on once the stage's next round is drawn (its meetings were made from this winner, or
+    this loser's third-place match): refused, naming that round."""
+    try:
+        before = _match_winner(old, rules, stage)
+    except RuleError:
+        before = None
+    if before is winner:
+        return
+    later = (
+        Round.objects.filter(
+            tournament_id=locked.round.tournament_id,
+            stage=locked.round.stage,
+            number__gt=locked.round.number,
+        )
+        .order_by("number")
+        .values_list("number", flat=True)
+        .first()
+    )
+    if later is not None:
+        raise ServiceError("correct_bracket_drawn", round=later)

@@ -175,6 +175,11 @@ class MatchState:
     winner: str  # the match's winner once decided, else ""
     games: tuple[GameLine, ...]
     status_line: str
+    # A timed game (计时制 / 计时计副制) ends when the referee calls time: on equal levels (tie
+    # extra_deal) by "到时：加打一副" (``scoring.services.call_time``); otherwise, when the match
+    # goes on, by closing the game (``start_game``), else by submitting the sheet.
+    may_call_time: bool = False
+    may_close_game: bool = False
 
 
 def build_match_sheet(
@@ -230,11 +235,28 @@ def build_match_sheet(
         status_line=status,
     )
     decided = series.winner is not None
+    closable = decided
+    timed = rules.round_format in TIMED_FORMATS and current.time_deals is None
+    if timed and not decided and series.next_game is None and not sheet.error:
+        last = series.games[-1]
+        level = last.table_ns_level == last.table_ew_level and last.passed_a is None
+        if level and last.end is None and rules.tie == "extra_deal":
+            # Offered once the game has a deal (and not when the extra deal is already due).
+            may = bool(sheet.rows) and not sheet.extra_deal_next
+            state = replace(state, may_call_time=may)
+        elif sheet.rows:
+            try:
+                closed = score_games(games or (current,), rules, best_of, closed=True)
+            except RuleError:
+                closed = None
+            # Time called on unequal levels decides the game: the match, or the next game.
+            closable = closed is not None and closed.winner is not None
+            state = replace(state, may_close_game=closed is not None and not closable)
     return replace(
         sheet,
         match=state,
         finished=decided,
-        closable=decided,
+        closable=closable,
         status_line=status or sheet.status_line,
     )
 
@@ -377,7 +399,9 @@ def sheet_from_result(
 def build_sheet(facts: MatchFacts, rules: RuleSet, *, with_rows: bool = True) -> Sheet:
     """Score a table's stored facts (``scoring.facts``) and word them. A sequence the engine
     refuses (it can only happen if the rules changed after entry) is shown as far as it goes,
-    with the refusal."""
+    with the refusal. A game where the referee called time on equal levels is worded by the
+    rules of that call (``MatchFacts.rules``: the extra deal next)."""
+    rules = facts.rules(rules)
     try:
         return sheet_from_result(score_table(facts, rules), rules, with_rows=with_rows)
     except RuleError as error:

@@ -233,7 +233,17 @@ MESSAGES: dict[str, Any] = {
     "not_best_of": _("本桌不是多局制的淘汰赛"),
     "game_not_decided": _("第%(game)s局尚未决出胜负"),
     "game_after_match": _("比赛已决出胜负，不能再有第%(game)s局"),
-    "correct_games_unsupported": _("多局制比赛的成绩更正尚未支持"),
+    "correct_games_split": _(
+        "本场共 %(games)s 局：整场更正时记录条数不能改变，请逐局更正或按局给出成绩"
+    ),
+    "bad_game": _("没有第%(game)s局可以更正（本场共 %(games)s 局）"),
+    "correct_bracket_drawn": _(
+        "第%(round)s轮已经编排：这项更正会改变本场的胜方，不能更正"
+        "（第%(round)s轮尚未开赛时，可先撤回发布并删除其编排）"
+    ),
+    "time_call_not_timed": _("只有计时制淘汰赛（级数相同时加打一副）的一局可以记录到时加赛"),
+    "time_already_called": _("本局已记录到时，请录入加打的一副"),
+    "time_levels_differ": _("双方级数不同，不须加赛：请结束本局或提交记分表"),
     "not_in_stage": _("本轮所在阶段不用“%(key)s”（group 用于小组赛，slot 和 games 用于淘汰赛）"),
     "games_instead": _("多局制淘汰赛的桌应在 games 中逐局给出“%(key)s”"),
     "stage_out_of_order": _("阶段不能倒退（这里是第%(value)s阶段，前一轮已是第%(last)s阶段）"),

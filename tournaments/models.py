@@ -395,6 +395,10 @@ class Table(models.Model):
     end_side = models.CharField(
         _("责任方"), max_length=2, choices=Side.choices, default="", blank=True
     )
+    # RULES.md §2 "Level tie" in a timed knockout game (计时制 / 计时计副制): the referee called
+    # time on equal levels after this many deals; the extra deal follows. Null: not called so
+    # (``scoring.facts.MatchFacts.time_deals``).
+    time_deals = models.PositiveSmallIntegerField(_("到时副数"), null=True, blank=True)
     entry_status = models.CharField(
         _("录入状态"), max_length=16, choices=EntryStatus.choices, default=EntryStatus.OPEN
     )
@@ -512,6 +516,7 @@ class Game(models.Model):
     end_side = models.CharField(
         _("责任方"), max_length=2, choices=Table.Side.choices, default="", blank=True
     )
+    time_deals = models.PositiveSmallIntegerField(_("到时副数"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("局")

@@ -31,6 +31,7 @@ urlpatterns = [
     path(TABLE + "end/", views.table_end, name="table_end"),
     path(TABLE + "submit/", views.table_submit, name="table_submit"),
     path(TABLE + "next-game/", views.table_next_game, name="table_next_game"),
+    path(TABLE + "call-time/", views.table_call_time, name="table_call_time"),
     path(TABLE + "confirm/", views.table_confirm, name="table_confirm"),
     path(TABLE + "correct/", views.table_correct, name="table_correct"),
 ]

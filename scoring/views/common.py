@@ -57,13 +57,18 @@ def _table(tournament: Tournament, number: int, table_number: int) -> Table:
     )
 
 
-def _sheet_of(table: Table, rules: RuleSet, *, with_rows: bool = True) -> Sheet:
+def _sheet_of(
+    table: Table, rules: RuleSet, *, with_rows: bool = True, game: int | None = None
+) -> Sheet:
     """The table's sheet by its stage's rules (``RuleSet.for_stage``); a knockout table game by
-    game (``scoring.sheet.build_match_sheet``)."""
+    game (``scoring.sheet.build_match_sheet``) — ``game``: as it stood after that game (its
+    rows), for the chief referee's correction of an earlier game."""
     stage = table.round.stage
     staged = rules.for_stage(stage)
     if rules.is_knockout(stage):
         games = table_games(table)
+        if game is not None:
+            games = games[:game]
         return build_match_sheet(games, staged, rules.stage(stage).games, with_rows=with_rows)
     return build_sheet(table_facts(table), staged, with_rows=with_rows)
 

@@ -61,6 +61,7 @@ from scoring.once import new_once_key, once
 from scoring.penalties import record_foul
 from scoring.services import (
     TableAt,
+    call_time,
     confirm_table,
     correct_result,
     correct_table,
@@ -361,6 +362,7 @@ def _table_urls(tournament: Tournament, table: Table) -> dict[str, str]:
         "confirm",
         "correct",
         "next_game",
+        "call_time",
     )
     urls = {name: reverse(f"referee:table_{name}", args=args) for name in names}
     urls["page"] = reverse("referee:table", args=args)
@@ -377,9 +379,12 @@ def table_page(
     """A table's score sheet with the tap grid and every referee action."""
     obj = _table(tournament, number, table)
     rules = tournament.rules
-    sheet = _sheet_of(obj, rules)
     referee = is_referee(request.user, tournament)
     chief = is_chief_referee(request.user, tournament)
+    # The chief referee corrects a confirmed best-of-n match game by game: ``?game=2``.
+    games = obj.games.count() + 1 if chief and obj.is_confirmed else 1
+    fix_game = parse_int(request.GET.get("game"), minimum=1, maximum=games) if games > 1 else None
+    sheet = _sheet_of(obj, rules, game=fix_game)
     changeable = referee and _can_change(obj)
     history = list(AuditEntry.objects.filter(table=obj).order_by("created_at", "pk"))
     penalties = list(
@@ -431,11 +436,10 @@ def table_page(
             "can_enter": changeable and not sheet.finished and not obj.end_kind,
             "can_lose": may_lose,
             # A timed knockout game ends when the referee says so (RULES.md §8): the button
-            # closes it and opens the next game from 2 : 2.
-            "can_close_game": sheet.match is not None
-            and not sheet.match.winner
-            and bool(sheet.rows)
-            and rules.for_stage(obj.round.stage).round_format in TIMED_FORMATS,
+            # closes it and opens the next game from 2 : 2; on equal levels it is "到时：加打
+            # 一副" (RULES.md §2, ``call_time``) and the extra deal decides the game.
+            "can_close_game": sheet.match is not None and sheet.match.may_close_game,
+            "can_call_time": sheet.match is not None and sheet.match.may_call_time,
             "may_confirm": may_confirm,
             "status": status,
             "status_label": TableStatus.label(status),
@@ -460,7 +464,7 @@ def table_page(
             "correction_tokens": tokens,
             "last_correction": corrections[-1] if corrections else None,
             "correction_deadline": desk_line(deadlines) if deadlines is not None else None,
-            **_fix_context(request, obj, sheet, chief, deadlines),
+            **_fix_context(request, obj, sheet, chief, deadlines, fix_game, games),
             "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
             "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
             "once": new_once_key(),
@@ -473,13 +477,21 @@ def table_page(
 
 
 def _fix_context(
-    request: HttpRequest, table: Table, sheet: Any, chief: bool, deadlines: RoundDeadlines | None
+    request: HttpRequest,
+    table: Table,
+    sheet: Any,
+    chief: bool,
+    deadlines: RoundDeadlines | None,
+    game: int | None = None,
+    games: int = 1,
 ) -> dict[str, Any]:
     """The chief referee's correction on the sheet (issue 15): ``?fix=5`` picks the sheet's
     fifth line (one past the last: a deal added at the end); the page then offers the tap grid
-    to replace it or insert before it, and deleting it. Every correction form names its error
-    kind, each with its deadline (RULES.md §7), and once a deadline has passed offers the
-    chief referee the override."""
+    to replace it or insert before it, and deleting it. A best-of-n match (RULES.md §8) is
+    corrected game by game: ``?game=2&fix=1`` is game 2's first line (the last game without
+    ``game``: the one the sheet shows). Every correction form names its error kind, each with
+    its deadline (RULES.md §7), and once a deadline has passed offers the chief referee the
+    override."""
     if not (chief and table.is_confirmed) or deadlines is None:
         return {"fixing": False}
     now = timezone.now()
@@ -487,6 +499,11 @@ def _fix_context(
         (deadlines.entry, _("录入错误")),
         (deadlines.published, _("公布成绩错误或裁判发现的错误")),
     ]
+    current = game or games
+    end = (table.end_kind, table.end_side)
+    if current > 1:
+        row = table.games.filter(number=current).values_list("end_kind", "end_side").first()
+        end = row if row is not None else ("", "")
     fix = parse_int(request.GET.get("fix"), minimum=1, maximum=len(sheet.rows) + 1)
     row = sheet.rows[fix - 1] if fix is not None and fix <= len(sheet.rows) else None
     return {
@@ -510,14 +527,13 @@ def _fix_context(
             initial={"version": table.version, "op": "start"}, auto_id="fixstart_%s"
         ),
         "edit_end_form": EditForm(
-            initial={
-                "version": table.version,
-                "op": "end",
-                "kind": table.end_kind,
-                "side": table.end_side,
-            },
+            initial={"version": table.version, "op": "end", "kind": end[0], "side": end[1]},
             auto_id="fixend_%s",
         ),
+        # Best of n: which game the lines belong to, the other games to pick.
+        "fix_game": current if games > 1 else None,
+        "fix_games": range(1, games + 1) if games > 1 else (),
+        "fix_game_query": f"game={current}&" if games > 1 else "",
     }
 
 
@@ -664,6 +680,12 @@ table_end = _desk_write(
     ),
     gettext_lazy("已记录结束方式"),
 )
+# Time called on a timed knockout game with equal levels: the extra deal follows (RULES.md §2).
+table_call_time = _desk_write(
+    VersionForm,
+    lambda request, t, f: call_time(t, request.user, f.cleaned_data["version"], Via.REFEREE),
+    gettext_lazy("已记录到时：加打一副决定本局"),
+)
 # A timed game of a knockout match closed by the referee; the next game opens (RULES.md §8).
 table_next_game = _desk_write(
     VersionForm,
@@ -722,6 +744,7 @@ def table_correct(
                 f.cleaned_data["version"],
                 error=f.cleaned_data["error"],
                 override=f.cleaned_data["override"],
+                game=f.cleaned_data.get("game"),
             ),
             _("成绩已更正，并记入日志"),
         )

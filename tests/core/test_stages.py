@@ -261,6 +261,48 @@ def test_first_round_same_unit_meetings_are_avoided_where_the_bracket_allows():
     ]  # fmt: skip
 
 
+def test_first_round_meetings_of_one_group_are_avoided_where_the_bracket_allows():
+    # Top two of four groups: winners A B C D are seeds 1–4, runners-up seeds 5–8 in the
+    # order D C B A, so the bracket's 1–8, 4–5, 3–6, 2–7 are rematches of A, D, C, B.
+    groups = dict(zip(range(1, 9), "ABCDDCBA", strict=True))
+    entrants = [Entrant(i, i, None, groups[i]) for i in range(1, 9)]
+    meetings = first_round(entrants, "bracket", random.Random(0))
+    assert all(groups[m.a] != groups[m.b] for m in meetings)
+    assert [m.a for m in meetings] == [1, 4, 3, 2]  # only lower seeds move
+    # Without groups the same bracket keeps its order.
+    plain = [Entrant(i, i) for i in range(1, 9)]
+    assert [(m.a, m.b) for m in first_round(plain, "bracket", random.Random(0))] == [
+        (1, 8), (4, 5), (3, 6), (2, 7)
+    ]  # fmt: skip
+    # A group apart before a unit apart: 1 and 8 share group A, 1 and 7 a unit.
+    mixed = [
+        Entrant(i, i, "NJ" if i in (1, 7) else None, "A" if i in (1, 8) else str(i))
+        for i in range(1, 9)
+    ]
+    first = first_round(mixed, "bracket", random.Random(0))[0]
+    assert first.a == 1 and first.b not in (7, 8)
+    # Everyone of one group: nothing can be helped, nothing moves.
+    one = [Entrant(i, i, None, "A") for i in range(1, 9)]
+    assert [(m.a, m.b) for m in first_round(one, "bracket", random.Random(0))] == [
+        (1, 8), (4, 5), (3, 6), (2, 7)
+    ]  # fmt: skip
+
+
+@RELAXED
+@given(st.integers(4, 32), st.integers(1, 8), st.integers(0, 10**6))
+def test_group_avoidance_never_adds_a_same_group_meeting(n, groups, seed):
+    rng = random.Random(seed)
+    entrants = [Entrant(i, i, None, str(rng.randrange(groups))) for i in range(1, n + 1)]
+    group = {e.id: e.group for e in entrants}
+    plain = [Entrant(e.id, e.seed) for e in entrants]
+    for seeding in ("bracket", "lot"):
+        before = first_round(plain, seeding, random.Random(seed))
+        after = first_round(entrants, seeding, random.Random(seed))
+        clashes = [sum(1 for m in ms if m.b and group[m.a] == group[m.b]) for ms in (before, after)]
+        assert clashes[1] <= clashes[0]
+        assert {m.a for m in after if m.b is None} == {m.a for m in before if m.b is None}
+
+
 @RELAXED
 @given(st.integers(4, 32), st.integers(0, 10**6))
 def test_unit_avoidance_never_adds_a_same_unit_meeting(n, seed):
@@ -343,3 +385,36 @@ def test_an_extra_deal_that_leaves_the_levels_equal_goes_to_its_winner():
     tied = score_match(["NS3"] * 4 + ["EW3"] * 4 + ["NS1"], eight)
     assert tied.extra_deal and tied.ns_level == tied.ew_level == 14
     assert tied.winner is None and game_winner(tied) is Side.NS
+
+
+# -- a timed game tied when time is called (RULES.md §2 "Level tie") ---------------------------
+
+TIMED = RuleSet.from_dict({"round_format": "timed", "tie": "extra_deal"})
+# Both sides at A, level, when time is called; the extra deal (EW at A, partner last) leaves
+# them level: "it decides the match" — only the time call makes it the extra deal.
+BOTH_AT_A = ["NS3"] * 4 + ["EW3"] * 4
+
+
+def test_time_called_on_equal_levels_makes_the_next_deal_the_extra_deal():
+    at_time = TIMED.at_time(8)
+    assert (at_time.round_format, at_time.max_deals) == ("timed_deals", 8)
+    tied = score_match([*BOTH_AT_A, "EW1"], at_time)
+    assert tied.extra_deal and tied.finished and game_winner(tied) is Side.EW
+    assert game_winner(score_match([*BOTH_AT_A, "EW1"], TIMED)) is None  # without the call
+    with pytest.raises(ScoringError) as caught:
+        score_match([*BOTH_AT_A, "EW1", "NS3"], at_time)
+    assert caught.value.code == "too_many_deals"
+    # A 计时计副制 game called before its deals are played: the fewer deals count.
+    nine = RuleSet.from_dict({"round_format": "timed_deals", "deals_per_round": 9})
+    assert nine.at_time(4).max_deals == 4 and nine.at_time(12).max_deals == 9
+
+
+def test_the_file_reads_a_closed_timed_game_tied_at_its_last_deal_as_the_extra_deal():
+    from scoring.series import time_call_of_closed_game
+
+    assert time_call_of_closed_game([*BOTH_AT_A, "EW1"], TIMED, None, None) == 8
+    # Levels unequal before the last deal: no time call (5 : 2, then 5 : 5 — undecided).
+    assert time_call_of_closed_game(["NS3", "EW3"], TIMED, None, None) is None
+    draw = RuleSet.from_dict({"round_format": "timed", "tie": "draw"})
+    assert time_call_of_closed_game([*BOTH_AT_A, "EW1"], draw, None, None) is None
+    assert time_call_of_closed_game([*BOTH_AT_A, "EW1"], DEALS, None, None) is None

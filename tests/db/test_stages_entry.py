@@ -105,3 +105,80 @@ def test_start_game_closes_a_decided_game_only(final_table):
     table = services.start_game(table, None, table.version)
     assert Game.objects.filter(table=table).count() == 1
     refused("too_few_deals", lambda: services.start_game(table, None, table.version))
+
+
+# -- a timed knockout game tied when time is called (RULES.md §2 "Level tie", issue 14) ---------
+
+
+def _timed_final(best_of: int, round_format: str = "timed", deals: int = 2):
+    data = json.loads((DATA / "knockout.json").read_text(encoding="utf-8"))
+    stage = data["settings"]["stages"][0]
+    stage.update({"round_format": round_format, "best_of": best_of, "deals_per_round": deals})
+    if best_of == 1:
+        for rnd in data["rounds"]:
+            for table in rnd["tables"]:
+                if "games" in table:
+                    table["deals"] = table.pop("games")[-1]["deals"]
+    last = data["rounds"][2]
+    last["status"] = "published"
+    for table in last["tables"]:
+        table.pop("deals", None)
+        if best_of > 1:
+            table["games"] = []
+    tournament = import_tournament(data, slug=f"timed-{best_of}-{round_format}")
+    return Table.objects.select_related("round__tournament", "ns", "ew").get(
+        round__tournament=tournament, round__number=3, number=1
+    )
+
+
+def test_time_called_on_equal_levels_plays_the_extra_deal(db):
+    table = _timed_final(best_of=3)
+    table = enter(table, "NS2", "EW2")  # 4 : 4 when time is called
+    state = sheet(table)
+    assert state.match.may_call_time and not state.match.may_close_game
+    assert not state.closable and not state.extra_deal_next
+    # Closing the game as if it were decided is refused: the levels are equal.
+    refused("game_not_decided", lambda: services.start_game(table, None, table.version))
+    table = services.call_time(table, None, table.version)
+    assert Table.objects.get(pk=table.pk).time_deals == 2
+    state = sheet(table)
+    assert state.extra_deal_next and not state.match.may_call_time  # the extra deal, only it
+    refused("time_already_called", lambda: services.call_time(table, None, table.version))
+    table = enter(table, "EW1")  # the extra deal decides game 1 for East–West
+    state = sheet(table)
+    assert state.rows[-1].extra and state.match.ew_games == 1
+    # The next deal opens game 2; its time call is the game row's.
+    table = enter(table, "NS3", "EW3")  # game 2 level at 5 : 5
+    table = services.call_time(table, None, table.version)
+    assert list(Game.objects.filter(table=table).values_list("number", "time_deals")) == [(2, 2)]
+    table = services.undo_last_event(table, None, table.version)  # takes the time call back
+    assert list(Game.objects.filter(table=table).values_list("time_deals", flat=True)) == [None]
+    assert len(sheet(table).rows) == 2 and sheet(table).match.may_call_time
+    table = services.call_time(table, None, table.version)
+    table = enter(table, "EW2")  # East–West take game 2 and the match 2 : 0
+    final = sheet(table)
+    assert final.match.winner == "EW" and final.closable
+    table = services.mark_entered(table, None, table.version)
+    services.confirm_table(table, None, table.version)
+
+
+def test_a_timed_single_game_tied_at_time(db):
+    table = _timed_final(best_of=1)
+    refused("nothing_played", lambda: services.mark_entered(table, None, table.version))
+    table = enter(table, "NS3")  # 5 : 2 when time is called: submitting decides the match
+    state = sheet(table)
+    assert state.closable and not state.match.may_call_time and not state.match.may_close_game
+    refused("time_levels_differ", lambda: services.call_time(table, None, table.version))
+    table = enter(table, "EW3")  # 5 : 5
+    assert not sheet(table).closable and sheet(table).match.may_call_time
+    refused("match_not_decided", lambda: services.mark_entered(table, None, table.version))
+    table = services.call_time(table, None, table.version)
+    table = enter(table, "NS1")
+    assert sheet(table).closable and sheet(table).match.winner == "NS"
+    table = services.mark_entered(table, None, table.version)
+    assert table.entry_status == "entered"
+
+
+def test_time_is_called_only_in_a_timed_knockout(final_table):
+    table = enter(final_table, "NS2", "EW2")  # a 计副制 stage: the extra deal comes by itself
+    refused("time_call_not_timed", lambda: services.call_time(table, None, table.version))

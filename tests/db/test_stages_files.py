@@ -123,3 +123,35 @@ def test_a_stage_is_editable_until_it_starts():
         with pytest.raises(ServiceError) as caught:
             update_settings(tournament, changed, None)
         assert caught.value.code == "settings_locked"
+
+
+def _timed_knockout(games: list[list[str]]) -> dict[str, Any]:
+    """The knockout file as a timed best of three whose final holds ``games``."""
+    data = load("knockout.json")
+    data["settings"]["stages"][0]["round_format"] = "timed"
+    data["rounds"][2]["tables"][0]["games"] = [{"deals": deals} for deals in games]
+    return data
+
+
+def test_a_timed_game_tied_at_time_and_its_extra_deal_in_the_file():
+    # RULES.md §2: the final's game 2 is level at A when time is called; its extra deal (EW at
+    # A, partner last) leaves the levels equal and decides the game. The file marks no time
+    # call (TOURNAMENT_FILE.md): the import reads it from the levels before the last deal.
+    both_at_a = ["NS3"] * 4 + ["EW3"] * 4
+    data = _timed_knockout([["EW3", "EW3"], [*both_at_a, "EW1"]])
+    tournament = import_tournament(data, slug="timed-ko")
+    final = tournament.rounds.get(number=3).tables.get(number=1)
+    assert list(final.games.values_list("number", "time_deals")) == [(2, 8)]
+    assert final.time_deals is None
+    bracket = run("bracket", "timed-ko", "--json")
+    match = bracket["rounds"][-1]["matches"][0]
+    assert match["winner"] == 2 and match["games"] == [[2, 8], [14, 14]]
+    assert export_tournament(tournament) == data  # the file as given: no mark for the call
+
+
+def test_a_closed_timed_game_left_level_without_an_extra_deal_is_refused():
+    from reports.fileformat import check_tournament
+
+    # 5 : 2, then East–West level at 5 : 5: no extra deal was played from equal levels.
+    _spec, problems = check_tournament(_timed_knockout([["EW3", "EW3"], ["NS3", "EW3"]]))
+    assert [p.code for p in problems] == ["match_not_decided"]

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from pairing.stages import stage_entrants
 from reports.fileio import export_tournament, import_tournament
 from tournaments.models import Round, Table, Tournament
 
@@ -77,6 +78,11 @@ def test_swiss_then_groups_then_a_best_of_three_knockout():
     assert paired["stage"] == 3 and len(paired["tables"]) == 4
     winners = {g["rows"][0]["pair"] for g in groups["groups"]}
     assert {t["ns"] for t in paired["tables"]} == winners
+    # Groups apart (pairing.knockout): the entrants carry their group; no first-round rematch.
+    group_of = {row["pair"]: g["group"] for g in groups["groups"] for row in g["rows"]}
+    entrants = stage_entrants(tournament, 3)
+    assert len(entrants) == 8 and all(e.group == group_of[e.id] for e in entrants)
+    assert all(group_of[t["ns"]] != group_of[t["ew"]] for t in paired["tables"])
     run("simulate", "staged", "--rounds", "3", "--seed", "3")
     bracket = json.loads(run("bracket", "staged", "--json"))
     assert bracket["stage"] == 3 and len(bracket["rounds"]) == 3

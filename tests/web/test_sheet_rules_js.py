@@ -57,7 +57,7 @@ process.stdout.write(JSON.stringify(out));
 
 
 def _server(rules: RuleSet, start: tuple[int, int], tokens: list[str]) -> dict[str, Any]:
-    facts = MatchFacts.from_columns(start[0], start[1], "", "", tokens)
+    facts = MatchFacts.from_columns(start[0], start[1], "", "", tokens=tokens)
     state = sheet_state(build_sheet(facts, rules), facts, 0)
     return {key: value for key, value in state.items() if key not in SHOWN}
 
@@ -65,7 +65,7 @@ def _server(rules: RuleSet, start: tuple[int, int], tokens: list[str]) -> dict[s
 def _accepted(rules: RuleSet, start: tuple[int, int], tokens: list[str]) -> str | None:
     """None when the server would take this sequence, else the engine's refusal code."""
     try:
-        score_table(MatchFacts.from_columns(start[0], start[1], "", "", tokens), rules)
+        score_table(MatchFacts.from_columns(start[0], start[1], "", "", tokens=tokens), rules)
     except RuleError as error:
         return error.code
     return None
@@ -97,7 +97,9 @@ def _cases(seed: int, per_rules: int) -> list[dict[str, Any]]:
                     break
                 tokens.append(token)
                 items.append({"rules": name, "start": start, "tokens": list(tokens)})
-                if build_sheet(MatchFacts.from_columns(*start, "", "", tokens), rules).finished:
+                if build_sheet(
+                    MatchFacts.from_columns(*start, "", "", tokens=tokens), rules
+                ).finished:
                     # One tap more: the server refuses it (过A, the deals), so must the page.
                     extra = [*tokens, rng.choice(tokens_pool)]
                     refused = _accepted(rules, start, extra)

@@ -120,3 +120,65 @@ def test_a_timed_game_is_closed_by_the_referee(semi):
     assert "第2局" in html
     table = Table.objects.get(round__tournament__slug="semi", round__number=2, number=1)
     assert table.games.count() == 1
+
+
+@pytest.mark.parametrize("semi", [{"round_format": "timed"}], indirect=True)
+def test_time_called_on_equal_levels_offers_the_extra_deal_only(semi):
+    ref1 = semi["clients"]["ref1"]
+    tap(ref1, "NS2")
+    tap(ref1, "EW2")  # 4 : 4 when time is called
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="call-time"' in html
+    assert 'data-testid="next-game"' not in html and 'data-testid="submit"' not in html
+    assert 'data-testid="extra-deal"' not in html
+    en = ref1.get(sheet_url(), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Time called: play the extra deal" in en
+    assert ref1.post(sheet_url("call_time"), {"version": version()}).status_code == 302
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="extra-deal"' in html  # the extra deal, and only it
+    assert 'data-testid="call-time"' not in html and 'data-testid="next-game"' not in html
+    tap(ref1, "NS1")  # the extra deal: North–South take game 1
+    html = ref1.get(sheet_url()).content.decode()
+    assert re.search(r'data-testid="ns-games">1<', html) and "加打一副" in html
+    tap(ref1, "NS3")  # game 2: 5 : 2; closing it now decides the match: submit, not next game
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'data-testid="submit"' in html and 'data-testid="next-game"' not in html
+
+
+def test_the_chief_corrects_an_earlier_game_of_a_confirmed_match(db):
+    # The knockout file's final (EW3 EW3 | NS2 EW1 | NS3 NS1, confirmed): the chief picks game
+    # 2 on the sheet and corrects its first line; the match is recomputed (2 : 0 to East–West)
+    # and game 3, now played after the decision, goes with the correction.
+    data = json.loads((DATA / "knockout.json").read_text(encoding="utf-8"))
+    tournament = import_tournament(data, slug="ko-chief")
+    chief = get_user_model().objects.create_user(username="chief", password="pw")
+    grant_role(tournament, chief, "chief_referee")
+    client = Client()
+    client.force_login(chief)
+    url = reverse("referee:table", args=["ko-chief", 3, 1])
+    assert "6:2" in Client().get(reverse("public:bracket", args=["ko-chief"])).content.decode()
+    html = client.get(url).content.decode()
+    assert 'data-testid="fix-game-2"' in html and "?game=3&amp;fix=1" in html
+    html = client.get(url + "?game=2&fix=1").content.decode()
+    assert 'name="game" value="2"' in html and 'data-testid="fixing"' in html
+    response = client.post(
+        reverse("referee:table_correct", args=["ko-chief", 3, 1]),
+        {
+            "op": "replace",
+            "position": 1,
+            "game": 2,
+            "token": "EW2",
+            "reason": "第2局第1副记反",
+            "version": Table.objects.get(
+                round__tournament=tournament, round__number=3, number=1
+            ).version,
+        },
+    )
+    assert response.status_code == 302
+    final = Table.objects.get(round__tournament=tournament, round__number=3, number=1)
+    assert list(final.games.values_list("number", flat=True)) == [2]
+    assert list(final.events.order_by("position").values_list("token", flat=True)) == [
+        "EW3", "EW3", "EW2", "EW1"
+    ]  # fmt: skip
+    bracket = Client().get(reverse("public:bracket", args=["ko-chief"])).content.decode()
+    assert "2:5" in bracket and "6:2" not in bracket  # game 2 East–West's, game 3 gone
