@@ -17,6 +17,7 @@ matching and 2^131 raises ``OverflowError``. Every weight passed to it is checke
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Sequence
 
 import rustworkx as rx
@@ -153,10 +154,14 @@ def first_min_cost_perfect_matching(
       repeated with no rank cap).
     - Then the smallest vertex i of R keeps ``mate[i]`` without a solve when no unsettled
       neighbour j of i lies between i and ``mate[i]`` (no smaller partner exists at all).
-    - If the first such j can be given to i by an alternating cycle of equal cost
-      (:func:`_swap_in`: i–j, then the old partners re-paired along a path of ``mate``), that
-      cycle is applied: ``mate`` stays a minimum-cost matching of R and i now has the smallest
-      partner it could possibly have. Otherwise R is solved again, ordering from i.
+    - Else the unsettled neighbours j of i before ``mate[i]`` are taken in order. If j can be
+      given to i by an alternating cycle of equal cost (:func:`_swap_in`: i–j, then the old
+      partners re-paired along a path of ``mate``), that cycle is applied: ``mate`` stays a
+      minimum-cost matching of R and i now has the smallest partner it could possibly have. If
+      no perfect matching of R pairs i with j at all (:func:`_partners_possible`, one Edmonds
+      search for every j at once), j is skipped — an exclusion proved without a solve. If all
+      the candidates before ``mate[i]`` are excluded, i keeps ``mate[i]``. Otherwise R is
+      solved again, ordering from i.
 
     ``initial``, when given, must be a minimum-cost perfect matching of the graph (the caller
     proved it, e.g. :func:`pairing.matching_lp.certified_optimum`): it replaces the first solve.
@@ -192,10 +197,23 @@ def first_min_cost_perfect_matching(
         i = first
         if not need_solve:
             partner = mate[i]
-            j = next((w for w in later[i] if not settled[w]), partner)
-            if j < partner and _swap_in(adjacency, mate, settled, i, j):
-                partner = j
-            if j >= partner:
+            decided = True
+            reach: list[bool] | None = None
+            for j in later[i]:
+                if j >= partner:
+                    break
+                if settled[j] or (reach is not None and not reach[j]):
+                    continue
+                if _swap_in(adjacency, mate, settled, i, j):
+                    partner = j
+                    break
+                if reach is None:
+                    reach = _partners_possible(adjacency, mate, settled, i)
+                    if not reach[j]:
+                        continue  # no perfect matching of R pairs i with j
+                decided = False
+                break
+            if decided:
                 settled[i] = settled[partner] = True
                 continue
         _solve_from(i, n, adjacency, later, settled, mate)
@@ -240,6 +258,89 @@ def _swap_in(
                 nxt.append((x2, delta + step))
         frontier = nxt
     return False
+
+
+def _partners_possible(
+    adjacency: list[dict[int, int]], mate: list[int], settled: list[bool], i: int
+) -> list[bool]:
+    """``reach[j]``, for every unsettled neighbour j of i: whether some perfect matching of the
+    unsettled vertices R pairs i with j. When it is False no minimum-cost one does either,
+    whatever the costs.
+
+    ``mate`` is a perfect matching of R. Without i, its partner a is the one unmatched vertex of
+    R − {i}, so that matching is maximum there, and R − {i, j} has a perfect matching exactly
+    when some maximum matching of R − {i} leaves j unmatched (take j off, or swap along an
+    alternating path from a to j). By the Gallai–Edmonds theorem those j are exactly the
+    vertices an Edmonds search from a labels *outer* (even), blossoms included: one search of
+    Edmonds' cardinality algorithm (breadth first, odd cycles shrunk to their base; O(n·m) at
+    worst, O(m) without blossoms) answers for every j at once."""
+    a = mate[i]
+    work = list(mate)
+    work[a] = -1
+    blocked = list(settled)
+    blocked[i] = True
+    return _outer_vertices(adjacency, work, blocked, a)
+
+
+def _outer_vertices(
+    adjacency: list[dict[int, int]], mate: list[int], blocked: list[bool], root: int
+) -> list[bool]:
+    """The outer vertices of Edmonds' search tree from the unmatched vertex ``root``, when
+    every other vertex not ``blocked`` is matched (so no augmenting path exists). Iterative."""
+    n = len(mate)
+    base = list(range(n))
+    parent = [-1] * n
+    outer = [False] * n
+    outer[root] = True
+    tree = [root]
+    queue = deque([root])
+
+    def common_base(x: int, y: int) -> int:
+        path: set[int] = set()
+        while True:
+            x = base[x]
+            path.add(x)
+            if x == root:
+                break
+            x = parent[mate[x]]
+        while True:
+            y = base[y]
+            if y in path:
+                return y
+            y = parent[mate[y]]
+
+    def mark(v: int, top: int, child: int, inside: set[int]) -> None:
+        while base[v] != top:
+            inside.add(base[v])
+            inside.add(base[mate[v]])
+            parent[v] = child
+            child = mate[v]
+            v = parent[mate[v]]
+
+    while queue:
+        v = queue.popleft()
+        for to in adjacency[v]:
+            if blocked[to] or base[v] == base[to] or mate[v] == to:
+                continue
+            if to == root or parent[mate[to]] != -1:
+                # ``to`` is outer: an odd cycle; shrink it to its base.
+                top = common_base(v, to)
+                inside: set[int] = set()
+                mark(v, top, to, inside)
+                mark(to, top, v, inside)
+                for x in tree:
+                    if base[x] in inside:
+                        base[x] = top
+                        if not outer[x]:
+                            outer[x] = True
+                            queue.append(x)
+            elif parent[to] == -1:
+                parent[to] = v
+                tree.append(to)
+                tree.append(mate[to])
+                outer[mate[to]] = True
+                queue.append(mate[to])
+    return outer
 
 
 def _apply_cycle(
