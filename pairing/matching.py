@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 import rustworkx as rx
+from numpy.typing import NDArray
 
 __all__ = [
     "WEIGHT_LIMIT",
@@ -45,20 +47,30 @@ class WeightOverflow(ValueError):
 
 
 def max_weight_matching(
-    n: int, edges: Iterable[tuple[int, int, int]], maxcardinality: bool = False
+    n: int,
+    edges: Iterable[tuple[int, int, int]] | NDArray[np.int64],
+    maxcardinality: bool = False,
 ) -> list[int]:
     """Maximum-weight matching of vertices ``0..n-1``; ``edges`` are ``(v, w, weight)`` with
-    integer weights in ``[0, WEIGHT_LIMIT)``. Returns ``mate`` (``mate[v] == -1``: unmatched).
+    integer weights in ``[0, WEIGHT_LIMIT)`` (or an (E, 3) integer array of them). Returns
+    ``mate`` (``mate[v] == -1``: unmatched).
     With ``maxcardinality`` the matching has maximum cardinality first, then maximum weight."""
     graph: rx.PyGraph = rx.PyGraph(multigraph=False)
     graph.add_nodes_from(range(n))
     checked: list[tuple[int, int, int]] = []
-    for v, w, weight in edges:
-        if v == w:
-            continue
-        if not 0 <= weight < WEIGHT_LIMIT:
-            raise WeightOverflow(f"weight {weight} outside [0, 2^125)")
-        checked.append((v, w, weight))
+    if isinstance(edges, np.ndarray):
+        # Rows (v, w, weight) of 64-bit integers: below the limit by their type.
+        rows = edges[edges[:, 0] != edges[:, 1]]
+        if len(rows) and int(rows[:, 2].min()) < 0:
+            raise WeightOverflow("negative weight")
+        checked = list(zip(*rows.T.tolist(), strict=True))
+    else:
+        for v, w, weight in edges:
+            if v == w:
+                continue
+            if not 0 <= weight < WEIGHT_LIMIT:
+                raise WeightOverflow(f"weight {weight} outside [0, 2^125)")
+            checked.append((v, w, weight))
     graph.add_edges_from(checked)
     mate = [-1] * n
     for v, w in rx.max_weight_matching(

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -125,6 +126,9 @@ def test_weights_at_the_limit_are_refused_not_truncated() -> None:
         max_weight_matching(2, [(0, 1, WEIGHT_LIMIT)])
     with pytest.raises(WeightOverflow):
         max_weight_matching(2, [(0, 1, -1)])
+    with pytest.raises(WeightOverflow):  # the array form (64-bit rows) too
+        max_weight_matching(3, np.asarray([[0, 1, 5], [1, 2, -1]], dtype=np.int64))
+    assert max_weight_matching(3, np.asarray([[0, 1, 5], [1, 2, 6]], dtype=np.int64)) == [-1, 2, 1]
 
 
 def test_weights_just_below_the_limit_are_exact() -> None:
