@@ -88,6 +88,8 @@ def _identity(weight: int) -> int:
 # Partners of a block vertex are told apart up to this rank (0 = its nearest neighbour after
 # it); a vertex whose chosen partner ranks higher is not settled by that solve.
 _RANK_CAP = 14
+# Vertices the first, short search for an equal-cost swap may see before the exclusion proof.
+_QUICK_SWAP = 64
 # The tie-break prefers edges shorter than this (in vertex order).
 _NEAR = 64
 
@@ -216,24 +218,45 @@ def first_min_cost_perfect_matching(
                     break
                 if settled[j] or (reach is not None and not reach[j]):
                     continue
-                if _swap_in(adjacency, mate, settled, i, j):
+                # A short search first (most swaps are short cycles); when it fails, the
+                # exclusion proof, and the full search only for a j it does not exclude.
+                quick = _QUICK_SWAP if reach is None else None
+                if _swap_in(adjacency, mate, settled, i, j, quick):
                     partner = j
                     break
                 if reach is None:
                     reach = _partners_possible(adjacency, mate, settled, i)
                     if not reach[j]:
                         continue  # no perfect matching of R pairs i with j
+                    if _swap_in(adjacency, mate, settled, i, j):
+                        partner = j
+                        break
                 decided = False
                 break
             if decided:
-                settled[i] = settled[partner] = True
+                _settle(adjacency, settled, i, partner)
                 continue
         _solve_from(i, n, adjacency, later, settled, mate)
         need_solve = False
 
 
+def _settle(adjacency: list[dict[int, int]], settled: list[bool], v: int, w: int) -> None:
+    """Settle the pair v–w and take both out of the unsettled vertices' adjacency (so the
+    searches below never scan them again; settled vertices keep their own lists)."""
+    for x in (v, w):
+        settled[x] = True
+        for y in adjacency[x]:
+            if not settled[y]:
+                del adjacency[y][x]
+
+
 def _swap_in(
-    adjacency: list[dict[int, int]], mate: list[int], settled: list[bool], i: int, j: int
+    adjacency: list[dict[int, int]],
+    mate: list[int],
+    settled: list[bool],
+    i: int,
+    j: int,
+    limit: int | None = None,
 ) -> bool:
     """Give j to i by an alternating cycle of equal cost, if a search finds one.
 
@@ -244,7 +267,7 @@ def _swap_in(
     cost change is ≤ 0 — then it is 0, since ``mate`` is a minimum-cost matching of the
     unsettled vertices, and the new ``mate`` is one too. Not finding a cycle proves nothing: the
     caller solves instead. The 4-cycle (b–a) and the 6-cycles through one pair are the shortest
-    cycles of this search."""
+    cycles of this search. With ``limit`` it gives up once it has seen that many vertices."""
     a, b = mate[i], mate[j]
     base = adjacency[i][j] - adjacency[i][a] - adjacency[j][b]
     seen = {i, j, a, b}
@@ -266,6 +289,8 @@ def _swap_in(
                     continue
                 seen.add(y)
                 seen.add(x2)
+                if limit is not None and len(seen) > limit:
+                    return False
                 parent[y] = x
                 nxt.append((x2, delta + step))
         frontier = nxt
@@ -418,7 +443,7 @@ def _solve_from(
             rank = sum(1 for w in later[v] if w < partner and w in local)  # as in ``ranks``
             if rank >= cap:
                 break  # not certified: every rank ≥ cap weighs the same
-            settled[v] = settled[partner] = True
+            _settle(adjacency, settled, v, partner)
             settled_any = True
         if settled_any:
             return
