@@ -267,28 +267,48 @@ def _segment_edges(problem: _Problem, lo: int, hi: int, big_a: int) -> _Edges:
 
 def _exit_cost(problem: _Problem, lo: int, hi: int, p: int, q: int, big_a: int) -> float:
     """F(p, q): least cost of pairing positions lo..hi-1 with p of them leaving upwards and q
-    downwards (a leaving pair pays its distance to the segment's top or bottom group), by the
-    blossom on the segment plus p + q "exit" vertices. Infinite when impossible."""
+    downwards (a leaving pair pays its distance to the segment's top or bottom group): a
+    minimum-cost perfect matching of the segment plus p + q "exit" vertices — the linear
+    programme's certified optimum when it proves one, else the compiled blossom. Infinite when
+    impossible."""
     m = hi - lo
+    size = m + p + q
     cf = np.asarray(problem.cf[lo:hi], dtype=np.int64)
-    parts = [_segment_edges(problem, lo, hi, big_a)]
-    local = np.arange(m, dtype=np.int64)
+    # Vertices in sweep order: the p upward exits, the segment's pairs, the q downward exits.
+    inner = _segment_edges(problem, lo, hi, big_a)
+    inner[:, :2] += p
+    parts = [inner]
+    local = np.arange(p, p + m, dtype=np.int64)
     for g in range(p + q):
         exits = np.empty((m, 3), dtype=np.int64)
-        exits[:, 0] = local
-        exits[:, 1] = m + g
+        exits[:, 0] = g if g < p else local
+        exits[:, 1] = local if g < p else m + g
         exits[:, 2] = np.abs(cf - (cf[0] if g < p else cf[m - 1]))
         parts.append(exits)
     edges = np.concatenate(parts)
+    edges = edges[np.lexsort((edges[:, 1], edges[:, 0]))]
+    if size >= _LP_FROM:
+        # Odd prefixes: every level boundary with an odd number of vertices before it.
+        lvl = problem.lvl
+        prefixes = [
+            p + k - lo + 1
+            for k in range(lo, hi - 1)
+            if lvl[k] != lvl[k + 1] and (p + k - lo + 1) % 2 == 1
+        ]
+        proof = certified_optimum(size, edges, prefixes)
+        if proof is not None:
+            mate = proof[0]
+            cost: dict[tuple[int, int], int] = {
+                (a, b): c for a, b, c in zip(*edges.T.tolist(), strict=True)
+            }
+            return sum(cost[(a, b)] for a, b in enumerate(mate) if a < b)
     top = int(edges[:, 2].max(initial=0)) + 1
     weighted = edges.copy()
     weighted[:, 2] = top - edges[:, 2]
-    mates = max_weight_matching(m + p + q, weighted, True)
+    mates = max_weight_matching(size, weighted, True)
     if any(x == -1 for x in mates):
         return _INF
-    cost: dict[tuple[int, int], int] = {
-        (a, b): c for a, b, c in zip(*edges.T.tolist(), strict=True)
-    }
+    cost = {(a, b): c for a, b, c in zip(*edges.T.tolist(), strict=True)}
     return sum(cost[(a, b)] for a, b in enumerate(mates) if a < b)
 
 

@@ -113,3 +113,41 @@ def test_exit_costs_equal_enumeration(seed: int) -> None:
                     if (hi - lo - p - q) % 2 == 0 and hi - lo >= p + q:
                         expected = _exit_brute(problem, lo, hi, p, q, big_a)
                         assert _exit_cost(problem, lo, hi, p, q, big_a) == expected
+
+
+@pytest.mark.parametrize("n", [60, 120])
+def test_exit_costs_by_the_certified_programme_equal_the_blossom(
+    n: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # From 40 vertices on the exit costs come from the linear programme's certified optimum;
+    # they must equal the compiled blossom's, and the programme must actually prove some.
+    from pairing import swiss_exact
+
+    proved = []
+    real = swiss_exact.certified_optimum
+
+    def counting(*args: object, **kwargs: object) -> object:
+        out = real(*args, **kwargs)  # type: ignore[arg-type]
+        proved.append(out is not None)
+        return out
+
+    order = adversarial_field(n, 8, 3)
+    problem = _Problem(order[: n // 2 * 2], True)
+    big_a = (max(problem.cf) - min(problem.cf)) * (problem.n // 2) + 1
+    cases = [
+        (lo, hi, p, q)
+        for lo, hi in ((2, n - 4), (0, n // 2), (n // 4, n))
+        for p in range(3)
+        for q in range(3)
+    ]
+    cases = [
+        (lo, hi, p, q)
+        for lo, hi, p, q in cases
+        if (hi - lo - p - q) % 2 == 0 and not (lo == 0 and p) and not (hi == problem.n and q)
+    ]
+    monkeypatch.setattr(swiss_exact, "certified_optimum", counting)
+    by_lp = [_exit_cost(problem, *case, big_a) for case in cases]
+    monkeypatch.setattr(swiss_exact, "_LP_FROM", 10**9)
+    by_blossom = [_exit_cost(problem, *case, big_a) for case in cases]
+    assert by_lp == by_blossom
+    assert any(proved)
