@@ -17,9 +17,12 @@ matching and 2^131 raises ``OverflowError``. Every weight passed to it is checke
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 import rustworkx as rx
+from numpy.typing import NDArray
 
 __all__ = [
     "WEIGHT_LIMIT",
@@ -44,20 +47,30 @@ class WeightOverflow(ValueError):
 
 
 def max_weight_matching(
-    n: int, edges: Iterable[tuple[int, int, int]], maxcardinality: bool = False
+    n: int,
+    edges: Iterable[tuple[int, int, int]] | NDArray[np.int64],
+    maxcardinality: bool = False,
 ) -> list[int]:
     """Maximum-weight matching of vertices ``0..n-1``; ``edges`` are ``(v, w, weight)`` with
-    integer weights in ``[0, WEIGHT_LIMIT)``. Returns ``mate`` (``mate[v] == -1``: unmatched).
+    integer weights in ``[0, WEIGHT_LIMIT)`` (or an (E, 3) integer array of them). Returns
+    ``mate`` (``mate[v] == -1``: unmatched).
     With ``maxcardinality`` the matching has maximum cardinality first, then maximum weight."""
     graph: rx.PyGraph = rx.PyGraph(multigraph=False)
     graph.add_nodes_from(range(n))
     checked: list[tuple[int, int, int]] = []
-    for v, w, weight in edges:
-        if v == w:
-            continue
-        if not 0 <= weight < WEIGHT_LIMIT:
-            raise WeightOverflow(f"weight {weight} outside [0, 2^125)")
-        checked.append((v, w, weight))
+    if isinstance(edges, np.ndarray):
+        # Rows (v, w, weight) of 64-bit integers: below the limit by their type.
+        rows = edges[edges[:, 0] != edges[:, 1]]
+        if len(rows) and int(rows[:, 2].min()) < 0:
+            raise WeightOverflow("negative weight")
+        checked = list(zip(*rows.T.tolist(), strict=True))
+    else:
+        for v, w, weight in edges:
+            if v == w:
+                continue
+            if not 0 <= weight < WEIGHT_LIMIT:
+                raise WeightOverflow(f"weight {weight} outside [0, 2^125)")
+            checked.append((v, w, weight))
     graph.add_edges_from(checked)
     mate = [-1] * n
     for v, w in rx.max_weight_matching(
@@ -75,6 +88,8 @@ def _identity(weight: int) -> int:
 # Partners of a block vertex are told apart up to this rank (0 = its nearest neighbour after
 # it); a vertex whose chosen partner ranks higher is not settled by that solve.
 _RANK_CAP = 14
+# Vertices the first, short search for an equal-cost swap may see before the exclusion proof.
+_QUICK_SWAP = 64
 # The tie-break prefers edges shorter than this (in vertex order).
 _NEAR = 64
 
@@ -153,10 +168,14 @@ def first_min_cost_perfect_matching(
       repeated with no rank cap).
     - Then the smallest vertex i of R keeps ``mate[i]`` without a solve when no unsettled
       neighbour j of i lies between i and ``mate[i]`` (no smaller partner exists at all).
-    - If the first such j can be given to i by an alternating cycle of equal cost
-      (:func:`_swap_in`: i–j, then the old partners re-paired along a path of ``mate``), that
-      cycle is applied: ``mate`` stays a minimum-cost matching of R and i now has the smallest
-      partner it could possibly have. Otherwise R is solved again, ordering from i.
+    - Else the unsettled neighbours j of i before ``mate[i]`` are taken in order. If j can be
+      given to i by an alternating cycle of equal cost (:func:`_swap_in`: i–j, then the old
+      partners re-paired along a path of ``mate``), that cycle is applied: ``mate`` stays a
+      minimum-cost matching of R and i now has the smallest partner it could possibly have. If
+      no perfect matching of R pairs i with j at all (:func:`_partners_possible`, one Edmonds
+      search for every j at once), j is skipped — an exclusion proved without a solve. If all
+      the candidates before ``mate[i]`` are excluded, i keeps ``mate[i]``. Otherwise R is
+      solved again, ordering from i.
 
     ``initial``, when given, must be a minimum-cost perfect matching of the graph (the caller
     proved it, e.g. :func:`pairing.matching_lp.certified_optimum`): it replaces the first solve.
@@ -192,18 +211,52 @@ def first_min_cost_perfect_matching(
         i = first
         if not need_solve:
             partner = mate[i]
-            j = next((w for w in later[i] if not settled[w]), partner)
-            if j < partner and _swap_in(adjacency, mate, settled, i, j):
-                partner = j
-            if j >= partner:
-                settled[i] = settled[partner] = True
+            decided = True
+            reach: list[bool] | None = None
+            for j in later[i]:
+                if j >= partner:
+                    break
+                if settled[j] or (reach is not None and not reach[j]):
+                    continue
+                # A short search first (most swaps are short cycles); when it fails, the
+                # exclusion proof, and the full search only for a j it does not exclude.
+                quick = _QUICK_SWAP if reach is None else None
+                if _swap_in(adjacency, mate, settled, i, j, quick):
+                    partner = j
+                    break
+                if reach is None:
+                    reach = _partners_possible(adjacency, mate, settled, i)
+                    if not reach[j]:
+                        continue  # no perfect matching of R pairs i with j
+                    if _swap_in(adjacency, mate, settled, i, j):
+                        partner = j
+                        break
+                decided = False
+                break
+            if decided:
+                _settle(adjacency, settled, i, partner)
                 continue
         _solve_from(i, n, adjacency, later, settled, mate)
         need_solve = False
 
 
+def _settle(adjacency: list[dict[int, int]], settled: list[bool], v: int, w: int) -> None:
+    """Settle the pair v–w and take both out of the unsettled vertices' adjacency (so the
+    searches below never scan them again; settled vertices keep their own lists)."""
+    for x in (v, w):
+        settled[x] = True
+        for y in adjacency[x]:
+            if not settled[y]:
+                del adjacency[y][x]
+
+
 def _swap_in(
-    adjacency: list[dict[int, int]], mate: list[int], settled: list[bool], i: int, j: int
+    adjacency: list[dict[int, int]],
+    mate: list[int],
+    settled: list[bool],
+    i: int,
+    j: int,
+    limit: int | None = None,
 ) -> bool:
     """Give j to i by an alternating cycle of equal cost, if a search finds one.
 
@@ -214,7 +267,7 @@ def _swap_in(
     cost change is ≤ 0 — then it is 0, since ``mate`` is a minimum-cost matching of the
     unsettled vertices, and the new ``mate`` is one too. Not finding a cycle proves nothing: the
     caller solves instead. The 4-cycle (b–a) and the 6-cycles through one pair are the shortest
-    cycles of this search."""
+    cycles of this search. With ``limit`` it gives up once it has seen that many vertices."""
     a, b = mate[i], mate[j]
     base = adjacency[i][j] - adjacency[i][a] - adjacency[j][b]
     seen = {i, j, a, b}
@@ -236,10 +289,95 @@ def _swap_in(
                     continue
                 seen.add(y)
                 seen.add(x2)
+                if limit is not None and len(seen) > limit:
+                    return False
                 parent[y] = x
                 nxt.append((x2, delta + step))
         frontier = nxt
     return False
+
+
+def _partners_possible(
+    adjacency: list[dict[int, int]], mate: list[int], settled: list[bool], i: int
+) -> list[bool]:
+    """``reach[j]``, for every unsettled neighbour j of i: whether some perfect matching of the
+    unsettled vertices R pairs i with j. When it is False no minimum-cost one does either,
+    whatever the costs.
+
+    ``mate`` is a perfect matching of R. Without i, its partner a is the one unmatched vertex of
+    R − {i}, so that matching is maximum there, and R − {i, j} has a perfect matching exactly
+    when some maximum matching of R − {i} leaves j unmatched (take j off, or swap along an
+    alternating path from a to j). By the Gallai–Edmonds theorem those j are exactly the
+    vertices an Edmonds search from a labels *outer* (even), blossoms included: one search of
+    Edmonds' cardinality algorithm (breadth first, odd cycles shrunk to their base; O(n·m) at
+    worst, O(m) without blossoms) answers for every j at once."""
+    a = mate[i]
+    work = list(mate)
+    work[a] = -1
+    blocked = list(settled)
+    blocked[i] = True
+    return _outer_vertices(adjacency, work, blocked, a)
+
+
+def _outer_vertices(
+    adjacency: list[dict[int, int]], mate: list[int], blocked: list[bool], root: int
+) -> list[bool]:
+    """The outer vertices of Edmonds' search tree from the unmatched vertex ``root``, when
+    every other vertex not ``blocked`` is matched (so no augmenting path exists). Iterative."""
+    n = len(mate)
+    base = list(range(n))
+    parent = [-1] * n
+    outer = [False] * n
+    outer[root] = True
+    tree = [root]
+    queue = deque([root])
+
+    def common_base(x: int, y: int) -> int:
+        path: set[int] = set()
+        while True:
+            x = base[x]
+            path.add(x)
+            if x == root:
+                break
+            x = parent[mate[x]]
+        while True:
+            y = base[y]
+            if y in path:
+                return y
+            y = parent[mate[y]]
+
+    def mark(v: int, top: int, child: int, inside: set[int]) -> None:
+        while base[v] != top:
+            inside.add(base[v])
+            inside.add(base[mate[v]])
+            parent[v] = child
+            child = mate[v]
+            v = parent[mate[v]]
+
+    while queue:
+        v = queue.popleft()
+        for to in adjacency[v]:
+            if blocked[to] or base[v] == base[to] or mate[v] == to:
+                continue
+            if to == root or parent[mate[to]] != -1:
+                # ``to`` is outer: an odd cycle; shrink it to its base.
+                top = common_base(v, to)
+                inside: set[int] = set()
+                mark(v, top, to, inside)
+                mark(to, top, v, inside)
+                for x in tree:
+                    if base[x] in inside:
+                        base[x] = top
+                        if not outer[x]:
+                            outer[x] = True
+                            queue.append(x)
+            elif parent[to] == -1:
+                parent[to] = v
+                tree.append(to)
+                tree.append(mate[to])
+                outer[mate[to]] = True
+                queue.append(mate[to])
+    return outer
 
 
 def _apply_cycle(
@@ -305,7 +443,7 @@ def _solve_from(
             rank = sum(1 for w in later[v] if w < partner and w in local)  # as in ``ranks``
             if rank >= cap:
                 break  # not certified: every rank ≥ cap weighs the same
-            settled[v] = settled[partner] = True
+            _settle(adjacency, settled, v, partner)
             settled_any = True
         if settled_any:
             return

@@ -54,7 +54,7 @@ last_failure = ""
 
 def certified_optimum(
     n: int,
-    edges: Sequence[tuple[int, int, int]],
+    edges: Sequence[tuple[int, int, int]] | NDArray[np.int64],
     odd_prefixes: Sequence[int],
     known: Sequence[int] | None = None,
     rounds: int = 60,
@@ -70,7 +70,7 @@ def certified_optimum(
     fractional but no cheaper. When the optimum is fractional, the odd components of its
     fractional edges become cuts x(δ(S)) ≥ 1 too, and the programme is solved again; after
     ``rounds`` solves without a proof the answer is None."""
-    if n == 0 or not edges:
+    if n == 0 or len(edges) == 0:
         return None
     lp = _Programme(n, edges, odd_prefixes)
     first = np.zeros(len(lp.cost), dtype=bool)
@@ -116,7 +116,10 @@ class _Programme:
     columns added so far (edges, and one artificial column per row)."""
 
     def __init__(
-        self, n: int, edges: Sequence[tuple[int, int, int]], odd_prefixes: Sequence[int]
+        self,
+        n: int,
+        edges: Sequence[tuple[int, int, int]] | NDArray[np.int64],
+        odd_prefixes: Sequence[int],
     ) -> None:
         arr = np.asarray(edges, dtype=np.int64)
         self.n = n

@@ -8,6 +8,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
+import numpy as np
+from numpy.typing import NDArray
+
 from pairing.matching import NoPerfectMatching, first_min_cost_perfect_matching, max_weight_matching
 from pairing.matching_lp import certified_optimum
 from pairing.swiss_fast import _fast_path
@@ -66,6 +69,10 @@ class _Segment:
                 for k in range(p.lo, p.hi)
             ]
         return seg
+
+
+# Edges (i, j, cost) as rows of an integer array.
+_Edges = NDArray[np.int64]
 
 
 class _TooBig(Exception):
@@ -235,62 +242,97 @@ _EXACT_EXITS = 400
 _INF = float("inf")
 
 
-def _edge_cost(problem: _Problem, i: int, j: int, big_a: int) -> int:
-    cost = abs(problem.cf[i] - problem.cf[j])
-    if problem.avoid and problem.unit[i] == problem.unit[j]:
-        cost += big_a
-    return cost
+def _segment_edges(problem: _Problem, lo: int, hi: int, big_a: int) -> _Edges:
+    """Every allowed (no-rematch) edge (i, j, A·same-unit + gap) of positions lo..hi-1, as rows
+    of an array in positions relative to lo, i < j."""
+    m = hi - lo
+    ii, jj = np.triu_indices(m, 1)
+    cf = np.asarray(problem.cf[lo:hi], dtype=np.int64)
+    cost = np.abs(cf[ii] - cf[jj])
+    if problem.avoid:
+        unit = np.asarray(problem.unit[lo:hi], dtype=np.int64)
+        cost += big_a * (unit[ii] == unit[jj])
+    bad = np.zeros((m, m), dtype=bool)
+    for i in range(lo, hi):
+        for j in problem.bad[i]:
+            if lo <= j < hi:
+                bad[i - lo, j - lo] = True
+    allowed = ~bad[ii, jj]
+    out = np.empty((int(allowed.sum()), 3), dtype=np.int64)
+    out[:, 0] = ii[allowed]
+    out[:, 1] = jj[allowed]
+    out[:, 2] = cost[allowed]
+    return out
 
 
 def _exit_cost(problem: _Problem, lo: int, hi: int, p: int, q: int, big_a: int) -> float:
     """F(p, q): least cost of pairing positions lo..hi-1 with p of them leaving upwards and q
-    downwards (a leaving pair pays its distance to the segment's top or bottom group), by the
-    blossom on the segment plus p + q "exit" vertices. Infinite when impossible."""
+    downwards (a leaving pair pays its distance to the segment's top or bottom group): a
+    minimum-cost perfect matching of the segment plus p + q "exit" vertices — the linear
+    programme's certified optimum when it proves one, else the compiled blossom. Infinite when
+    impossible."""
     m = hi - lo
-    cf = problem.cf
-    edges: list[tuple[int, int, int]] = []
-    for i in range(lo, hi):
-        bad_i = problem.bad[i]
-        for j in range(i + 1, hi):
-            if j not in bad_i:
-                edges.append((i - lo, j - lo, _edge_cost(problem, i, j, big_a)))
-        for g in range(p):
-            edges.append((i - lo, m + g, abs(cf[i] - cf[lo])))
-        for g in range(q):
-            edges.append((i - lo, m + p + g, abs(cf[i] - cf[hi - 1])))
-    top = max((c for _, _, c in edges), default=0) + 1
-    mates = max_weight_matching(m + p + q, [(a, b, top - c) for a, b, c in edges], True)
+    size = m + p + q
+    cf = np.asarray(problem.cf[lo:hi], dtype=np.int64)
+    # Vertices in sweep order: the p upward exits, the segment's pairs, the q downward exits.
+    inner = _segment_edges(problem, lo, hi, big_a)
+    inner[:, :2] += p
+    parts = [inner]
+    local = np.arange(p, p + m, dtype=np.int64)
+    for g in range(p + q):
+        exits = np.empty((m, 3), dtype=np.int64)
+        exits[:, 0] = g if g < p else local
+        exits[:, 1] = local if g < p else m + g
+        exits[:, 2] = np.abs(cf - (cf[0] if g < p else cf[m - 1]))
+        parts.append(exits)
+    edges = np.concatenate(parts)
+    edges = edges[np.lexsort((edges[:, 1], edges[:, 0]))]
+    if size >= _LP_FROM:
+        # Odd prefixes: every level boundary with an odd number of vertices before it.
+        lvl = problem.lvl
+        prefixes = [
+            p + k - lo + 1
+            for k in range(lo, hi - 1)
+            if lvl[k] != lvl[k + 1] and (p + k - lo + 1) % 2 == 1
+        ]
+        proof = certified_optimum(size, edges, prefixes)
+        if proof is not None:
+            mate = proof[0]
+            cost: dict[tuple[int, int], int] = {
+                (a, b): c for a, b, c in zip(*edges.T.tolist(), strict=True)
+            }
+            return sum(cost[(a, b)] for a, b in enumerate(mate) if a < b)
+    top = int(edges[:, 2].max(initial=0)) + 1
+    weighted = edges.copy()
+    weighted[:, 2] = top - edges[:, 2]
+    mates = max_weight_matching(size, weighted, True)
     if any(x == -1 for x in mates):
         return _INF
-    cost = {(a, b): c for a, b, c in edges}
+    cost = {(a, b): c for a, b, c in zip(*edges.T.tolist(), strict=True)}
     return sum(cost[(a, b)] for a, b in enumerate(mates) if a < b)
 
 
 def _free_exit_cost(problem: _Problem, lo: int, hi: int, big_a: int) -> float:
     """A lower bound of F(p, q) for all p, q: any pair may leave, at its distance to the nearer
     allowed side (a maximum-weight matching of the savings)."""
-    cf = problem.cf
+    cf = np.asarray(problem.cf[lo:hi], dtype=np.int64)
     first = lo == 0
     last = hi == problem.n
-    exit_cost = []
-    for i in range(lo, hi):
-        options = []
-        if not first:
-            options.append(abs(cf[i] - cf[lo]))
-        if not last:
-            options.append(abs(cf[i] - cf[hi - 1]))
-        exit_cost.append(min(options))
-    edges: list[tuple[int, int, int]] = []
-    for i in range(lo, hi):
-        bad_i = problem.bad[i]
-        for j in range(i + 1, hi):
-            if j not in bad_i:
-                save = exit_cost[i - lo] + exit_cost[j - lo] - _edge_cost(problem, i, j, big_a)
-                if save > 0:
-                    edges.append((i - lo, j - lo, save))
+    options = []
+    if not first:
+        options.append(np.abs(cf - cf[0]))
+    if not last:
+        options.append(np.abs(cf - cf[-1]))
+    exit_cost = np.minimum.reduce(options)
+    edges = _segment_edges(problem, lo, hi, big_a)
+    save = exit_cost[edges[:, 0]] + exit_cost[edges[:, 1]] - edges[:, 2]
+    edges = edges[save > 0]
+    edges[:, 2] = save[save > 0]
     mates = max_weight_matching(hi - lo, edges, False)
-    saving = {(a, b): w for a, b, w in edges}
-    return sum(exit_cost) - sum(saving[(a, b)] for a, b in enumerate(mates) if a < b)
+    saving: dict[tuple[int, int], int] = {
+        (a, b): w for a, b, w in zip(*edges.T.tolist(), strict=True)
+    }
+    return int(exit_cost.sum()) - sum(saving[(a, b)] for a, b in enumerate(mates) if a < b)
 
 
 def _uncertified_boundaries(problem: _Problem, segments: list[_Segment], upper: int) -> set[int]:
@@ -494,7 +536,7 @@ def _exact_blossom(
         mate, tight = proof
         return first_min_cost_perfect_matching(n, tight, initial=mate)
     try:
-        return first_min_cost_perfect_matching(n, kept)
+        return first_min_cost_perfect_matching(n, [(i, j, c) for i, j, c in kept.tolist()])
     except NoPerfectMatching:  # pragma: no cover - the window's matching is within the kept edges
         raise PairingError("no_pairing_without_rematch", count=n) from None
 
@@ -518,53 +560,88 @@ def _odd_prefixes(problem: _Problem) -> list[int]:
     return out
 
 
-def _kept_edges(problem: _Problem, big_a: int, upper: int) -> list[tuple[int, int, int]]:
+def _kept_edges(problem: _Problem, big_a: int, upper: int) -> _Edges:
     """The allowed edges (i, j, cost) that some pairing of cost ≤ ``upper`` may use (step 2 of
-    :func:`_exact_blossom`)."""
+    :func:`_exact_blossom`), as an (E, 3) integer array sorted by (i, j).
+
+    Every test below depends on i and j only through their levels, whether they are of one
+    unit and whether each is in the largest unit, so it runs on a whole level of i at once
+    (numpy)."""
     n = problem.n
-    cf = problem.cf
     lvl = problem.lvl
-    unit = problem.unit
     avoid = problem.avoid
     nlev = len(problem.level_cf)
+    level_cf = problem.level_cf
     # even_before[l]: Σ of the lengths of the even cuts above level l.
     even_before = [0] * nlev
     for c in range(nlev - 1):
-        d = abs(problem.level_cf[c + 1] - problem.level_cf[c])
+        d = abs(level_cf[c + 1] - level_cf[c])
         even_before[c + 1] = even_before[c] + (0 if problem.odd[c] else d)
-    level_end = [0] * nlev
+    level_start = [0] * (nlev + 1)
     for k in range(n):
-        level_end[lvl[k]] = k + 1
+        level_start[lvl[k] + 1] = k + 1
     major, s_lb = _unit_surplus(problem)
     slack = upper - big_a * s_lb - problem.lower_bound_gap
     same_extra = big_a * (max(s_lb, 1) - s_lb)  # a same-unit edge: s(M) ≥ max(s_lb, 1)
     surplus = _SurplusBound(problem, major, s_lb) if avoid and upper < big_a * (s_lb + 1) else None
     gap_room = upper - big_a * s_lb
-    kept: list[tuple[int, int, int]] = []
-    for i in range(n):
-        bad_i = problem.bad[i]
-        cf_i = cf[i]
-        unit_i = unit[i]
-        base = even_before[lvl[i]]
-        level = lvl[i]
-        start = i + 1
-        while level < nlev:
-            extra = 2 * (even_before[level] - base)
-            if extra > slack:
-                break
-            for j in range(start, level_end[level]):
-                if j in bad_i:
-                    continue
-                same = avoid and unit_i == unit[j]
-                if same and extra + same_extra > slack:
-                    continue
-                gap = abs(cf_i - cf[j])
-                if surplus is not None and gap + surplus.rest(i, j, same) > gap_room:
-                    continue
-                kept.append((i, j, gap + (big_a if same else 0)))
-            start = level_end[level]
-            level += 1
-    return kept
+    unit = np.asarray(problem.unit, dtype=np.int64)
+    in_major = (unit == major).astype(np.int64)
+    lvl_arr = np.asarray(lvl, dtype=np.int64)
+    cf_arr = np.asarray(problem.cf, dtype=np.int64)
+    blocks: list[_Edges] = []
+    for li in range(nlev):
+        i_lo, i_hi = level_start[li], level_start[li + 1]
+        # The levels within reach of level li (the even cuts between cost ≤ slack) are
+        # li..last, so the candidate partners are the positions i_lo..end - 1: one block, rows
+        # i and columns j in order, so its nonzero entries come out sorted by (i, j).
+        last = li
+        while last + 1 < nlev and 2 * (even_before[last + 1] - even_before[li]) <= slack:
+            last += 1
+        end = level_start[last + 1]
+        rows = np.arange(i_lo, i_hi, dtype=np.int64)[:, None]
+        cols = np.arange(i_lo, end, dtype=np.int64)[None, :]
+        col_lvl = lvl_arr[None, i_lo:end]
+        keep = cols > rows
+        if avoid:
+            same = unit[i_lo:i_hi, None] == unit[None, i_lo:end]
+        else:
+            same = np.zeros(keep.shape, dtype=bool)
+        extra = 2 * (np.asarray(even_before[li : last + 1], dtype=np.int64) - even_before[li])
+        keep &= ~(same & (extra[col_lvl - li] + same_extra > slack))
+        gap = np.abs(cf_arr[i_lo:end] - level_cf[li])
+        if surplus is not None:
+            # rest(i, j, same) depends on j's level, whether i and j are in the largest unit
+            # and whether they are of one unit: a table per level of j.
+            table = np.zeros((last + 1 - li, 2, 2, 2), dtype=bool)
+            for lj in range(li, last + 1):
+                d = abs(level_cf[li] - level_cf[lj])
+                for ia in (0, 1):
+                    for ja in (0, 1):
+                        for sm in (0, 1):
+                            rest = surplus.rest_levels(li, lj, ia, ja, sm == 1)
+                            table[lj - li, ia, ja, sm] = d + rest <= gap_room
+            keep &= table[
+                col_lvl - li,
+                in_major[i_lo:i_hi, None],
+                in_major[None, i_lo:end],
+                same.astype(np.int64),
+            ]
+        for i in range(i_lo, i_hi):  # the rematches
+            for j in problem.bad[i]:
+                if i < j < end:
+                    keep[i - i_lo, j - i_lo] = False
+        ii, jj = np.nonzero(keep)
+        if len(ii) == 0:
+            continue
+        block = np.empty((len(ii), 3), dtype=np.int64)
+        block[:, 0] = ii + i_lo
+        block[:, 1] = jj + i_lo
+        block[:, 2] = gap[jj] + big_a * same[ii, jj]
+        blocks.append(block)
+    if not blocks:
+        return np.zeros((0, 3), dtype=np.int64)
+    return np.concatenate(blocks)
 
 
 class _SurplusBound:
@@ -639,12 +716,18 @@ class _SurplusBound:
 
     def rest(self, i: int, j: int, same: bool) -> int:
         """Lower bound of the gap of the rest of a pairing using the edge (i, j), i < j."""
-        if same and self.s_lb == 0:
-            return _BIG_GAP  # s(M) ≥ 1 > s_lb: more than the upper bound
-        s = self.s_lb - (1 if same else 0)
         ia = 1 if self.unit[i] == self.major else 0
         ja = 1 if self.unit[j] == self.major else 0
-        li, lj = self.lvl[i], self.lvl[j]
+        return self.rest_levels(self.lvl[i], self.lvl[j], ia, ja, same)
+
+    def rest_levels(self, li: int, lj: int, ia: int, ja: int, same: bool) -> int:
+        """:meth:`rest` for i on level li and j on level lj ≥ li; ``ia``/``ja``: whether i/j
+        is in the largest unit; ``same``: whether they are of one unit."""
+        if same and self.s_lb == 0:
+            return _BIG_GAP  # s(M) ≥ 1 > s_lb: more than the upper bound
+        if same and ia != ja:
+            return _BIG_GAP  # impossible combination (one unit, one in the largest only)
+        s = self.s_lb - (1 if same else 0)
         dn = self.prefix[("dn", ia + ja, s)]
         mid = self.prefix[("mid", ia, ja, s)]
         up = self.prefix[("up", ia + ja, s)]

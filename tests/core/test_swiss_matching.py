@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -125,6 +126,9 @@ def test_weights_at_the_limit_are_refused_not_truncated() -> None:
         max_weight_matching(2, [(0, 1, WEIGHT_LIMIT)])
     with pytest.raises(WeightOverflow):
         max_weight_matching(2, [(0, 1, -1)])
+    with pytest.raises(WeightOverflow):  # the array form (64-bit rows) too
+        max_weight_matching(3, np.asarray([[0, 1, 5], [1, 2, -1]], dtype=np.int64))
+    assert max_weight_matching(3, np.asarray([[0, 1, 5], [1, 2, 6]], dtype=np.int64)) == [-1, 2, 1]
 
 
 def test_weights_just_below_the_limit_are_exact() -> None:
@@ -159,3 +163,81 @@ def test_the_matching_code_has_no_recursion_and_no_global_limits() -> None:
                     if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)
                 }
                 assert node.name not in calls, f"{name}: {node.name} calls itself"
+
+
+def _all_perfect(n: int, edges: set[tuple[int, int]], keep: list[int]) -> list[list[int]]:
+    """Every perfect matching of the vertices ``keep`` on ``edges`` (pairs (i, j), i < j)."""
+    out: list[list[int]] = []
+
+    def extend(mate: list[int], free: list[int]) -> None:
+        if not free:
+            out.append(list(mate))
+            return
+        i = free[0]
+        for j in free[1:]:
+            if (min(i, j), max(i, j)) in edges:
+                mate[i], mate[j] = j, i
+                extend(mate, [v for v in free if v not in (i, j)])
+                mate[i] = mate[j] = -1
+
+    extend([-1] * n, keep)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(_graphs(), st.integers(0, 10))
+def test_partners_possible_are_exactly_the_partners_of_some_perfect_matching(
+    graph: tuple[int, dict[tuple[int, int], int]], settle: int
+) -> None:
+    # The exclusion proof of rule (4) (issue 17): one Edmonds search from i's partner labels
+    # *outer* exactly the j that some perfect matching of the unsettled vertices pairs with i
+    # (Gallai–Edmonds); an excluded j is then skipped without a solve. Brute force decides.
+    n, cost = graph
+    edges = set(cost)
+    everything = _all_perfect(n, edges, list(range(n)))
+    if not everything:
+        return
+    mate = everything[len(everything) // 2]
+    # Settle one of mate's pairs (when ``settle`` names a vertex), as the caller would.
+    settled = [False] * n
+    if settle < n:
+        settled[settle] = settled[mate[settle]] = True
+    rest = [v for v in range(n) if not settled[v]]
+    adjacency: list[dict[int, int]] = [{} for _ in range(n)]
+    for (i, j), c in cost.items():
+        adjacency[i][j] = adjacency[j][i] = c
+    matchings = _all_perfect(n, edges, rest)
+    for i in rest:
+        reach = matching._partners_possible(adjacency, mate, settled, i)
+        possible = {m[i] for m in matchings}
+        # Every neighbour j but i's own partner: outer exactly when some matching pairs i, j.
+        for j in rest:
+            if j in adjacency[i] and j != mate[i]:
+                assert reach[j] == (j in possible), (i, j)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_graphs(), st.booleans())
+def test_first_matching_from_the_last_optimum_equals_brute_force(
+    graph: tuple[int, dict[tuple[int, int], int]], swaps: bool
+) -> None:
+    # Start from the *last* minimum-cost perfect matching in vertex order (as a proven optimum,
+    # the way the LP certificate hands one over): every vertex then has smaller candidates, so
+    # the exclusion proofs, the equal-cost swaps and the solves all decide something.
+    n, cost = graph
+    everything = _all_perfect(n, set(cost), list(range(n)))
+    if not everything:
+        return
+
+    def total(mate: list[int]) -> int:
+        return sum(cost[(v, mate[v])] for v in range(n) if v < mate[v])
+
+    low = min(total(m) for m in everything)
+    optima = [m for m in everything if total(m) == low]
+    last = max(optima, key=lambda m: [m[v] for v in range(n) if m[v] > v])
+    edges = [(i, j, c) for (i, j), c in cost.items()]
+    with pytest.MonkeyPatch.context() as patch:
+        if not swaps:
+            patch.setattr(matching, "_swap_in", lambda *args: False)
+        got = first_min_cost_perfect_matching(n, edges, initial=last)
+    assert got == _brute_first(n, cost)
