@@ -67,7 +67,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain, groupby, repeat
 from operator import add, eq, is_, itemgetter, sub
-from typing import Any, cast
+from typing import Any
 
 from scoring.criteria import (
     CRITERIA,
@@ -221,7 +221,7 @@ class StandingsState:
     opponents: tuple[tuple[int, ...], ...]
     round_cf: tuple[tuple[float, ...], ...]
     unmet: tuple[int, ...]
-    previous_rank: tuple[int | None, ...]
+    previous: Ranking | None
     shown_cf: tuple[float, ...]
     shown_jcf: tuple[float, ...]
     shown_deducted: tuple[float, ...]
@@ -232,6 +232,13 @@ class StandingsState:
     @property
     def entrants(self) -> tuple[int, ...]:
         return self.setup.entrants
+
+    @property
+    def previous_rank(self) -> tuple[int | None, ...]:
+        """By entrant: the rank after the round before (None for all after rounds 0 and 1)."""
+        if self.previous is None:
+            return (None,) * len(self.setup.entrants)
+        return self.previous.ranks
 
     def rank_of(self, entrant: int) -> int:
         """The rank of one entrant (by id) in these standings."""
@@ -570,7 +577,7 @@ def _initial(setup: StandingsSetup, deductions: Sequence[tuple[int, float]]) -> 
         opponents=(),
         round_cf=(),
         unmet=tuple(range(n)),
-        previous_rank=(None,) * n,
+        previous=None,
     )
 
 
@@ -613,7 +620,7 @@ def _advance(
         unmet=tuple(i for i in state.unmet if figures.opponent[i] == n),
         # RULES.md §4 regulation 7: the rank after the previous round; nobody has one after
         # round 1 (the standings after round 0 rank nobody by merit).
-        previous_rank=state.ranking.ranks if state.after_round >= 1 else (None,) * n,
+        previous=state.ranking if state.after_round >= 1 else None,
     )
 
 
@@ -634,11 +641,10 @@ def _ranked(
     opponents: tuple[tuple[int, ...], ...],
     round_cf: tuple[tuple[float, ...], ...],
     unmet: tuple[int, ...],
-    previous_rank: tuple[int | None, ...],
+    previous: Ranking | None,
 ) -> StandingsState:
-    """The state with these cumulative figures: the figures as compared, 对手分, the ranking."""
-    # All None (after rounds 0 and 1) or all ints: the ranks after the round before.
-    state_ranks = None if not previous_rank or previous_rank[0] is None else previous_rank
+    """The state with these cumulative figures: the figures as compared, 对手分, the ranking.
+    ``previous`` is the ranking after the round before (None after rounds 0 and 1)."""
     net_jcf = tuple(map(sub, jcf, deducted))
     if exact:
         shown_cf, shown_jcf, shown_progressive, shown_deducted = cf, net_jcf, progressive, deducted
@@ -657,19 +663,28 @@ def _ranked(
         "progressive": shown_progressive,
         "upgrades": upgrades,
     }
+    # The rank after the round before tells every entrant apart (it is a permutation), so when
+    # it is the last criterion the drawing of lots after it never decides, and the entrants in
+    # the order of that ranking are already sorted by it: the sort starts from there, and it
+    # needs no field in the key (the widest one, log2(n) bits) nor its ranks (see ``Ranking``).
+    by_previous = previous is not None and setup.criteria[-2:] == ("previous_rank", "lot")
     columns: list[RankColumn] = []
     for key in setup.criteria:
         if key in sources:
             columns.append(RankColumn(key, sources[key], higher_is_better=True))
         elif key == "previous_rank":  # lower is better; no previous rank ties everyone
-            ranks = (0,) * len(cf) if state_ranks is None else cast("tuple[int, ...]", state_ranks)
+            if by_previous:
+                columns.append(RankColumn(key, ()))  # the last column: not read (``_rank``)
+                break
+            ranks = (0,) * len(cf) if previous is None else previous.ranks
             columns.append(RankColumn(key, ranks))
         elif key == "lot":
             columns.append(RankColumn(key, setup.lot_rank))
         else:
             columns.append(RankColumn(key, None))  # head_to_head
     mini_league = _MiniLeague(opponents, round_cf, exact).points
-    ranking = _rank(columns, mini_league, setup.lot_order)
+    last_order = previous.order if by_previous and previous is not None else setup.lot_order
+    ranking = _rank(columns, mini_league, last_order)
     return StandingsState(
         setup=setup,
         after_round=after_round,
@@ -686,7 +701,7 @@ def _ranked(
         opponents=opponents,
         round_cf=round_cf,
         unmet=unmet,
-        previous_rank=previous_rank,
+        previous=previous,
         shown_cf=shown_cf,
         shown_jcf=shown_jcf,
         shown_deducted=shown_deducted,
