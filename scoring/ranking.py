@@ -5,10 +5,11 @@ the next criterion without recursion, head-to-head and mini-leagues only inside 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
-from operator import itemgetter, lshift, or_, sub, xor
+from operator import ge, itemgetter, lshift, or_, sub, xor
 from typing import NamedTuple
 
 from scoring.criteria import StandingsUsageError, _rounded
@@ -130,16 +131,20 @@ def _rank(
     names = [c.key for c in numeric]
     if h2h_at is not None:
         assert mini_league is not None
-        # Neighbours equal on every column before head-to-head (positions p: rows p and p+1).
-        tied = [p for p, d in enumerate(decided) if d >= h2h_at]
-        if tied:
-            _head_to_head(order, decided, tied, key, bit_column, len(names), mini_league)
+        # A byte per neighbour position p (rows p and p+1): 1 when they are equal on every
+        # column before head-to-head. The tie groups are the runs of 1s, found by the regular
+        # expression engine rather than by a loop over every position.
+        tied = bytes(map(ge, decided, repeat(h2h_at, n - 1)))
+        runs = [match.span() for match in _TIE_RUNS.finditer(tied)]
+        if runs:
+            _head_to_head(order, decided, runs, key, bit_column, len(names), mini_league)
         names.append(HEAD_TO_HEAD)  # decided == len(names) before the append: head-to-head
     decided_by: tuple[str | None, ...] = (None, *map(names.__getitem__, decided))
     return Ranking(tuple(order), decided_by)
 
 
 _TIED = -1
+_TIE_RUNS = re.compile(b"\x01+")
 _bit_length = int.bit_length
 
 
@@ -168,7 +173,7 @@ def _places(values: Sequence[float], higher_is_better: bool) -> tuple[list[int],
 def _head_to_head(
     order: list[int],
     decided: list[int],
-    tied: list[int],
+    runs: list[tuple[int, int]],
     key: list[int],
     bit_column: list[int],
     h2h_mark: int,
@@ -176,20 +181,15 @@ def _head_to_head(
 ) -> None:
     """Apply head-to-head inside every tie group that reaches it, in place.
 
-    ``tied`` lists the neighbour positions p (rows p and p+1) equal on every column before
-    head-to-head, ascending; consecutive ones make a tie group, already ordered by the columns
-    after it. A group that head-to-head separates is re-ordered by (mini-league key, current
+    ``runs`` are the tie groups as runs of neighbour positions ``(first, end)``: rows p and
+    p + 1 are equal on every column before head-to-head for every p from ``first`` to
+    ``end - 1``, so the group is ``order[first : end + 1]``, already ordered by the columns after
+    head-to-head. A group that head-to-head separates is re-ordered by (mini-league key, current
     position); its first row keeps the boundary it had (the row above differs on an earlier
     column whichever member comes first), the rows inside get head-to-head (``h2h_mark``) or the
     first later column that differs.
     """
-    start = 0
-    while start < len(tied):
-        end = start
-        while end + 1 < len(tied) and tied[end + 1] == tied[end] + 1:
-            end += 1
-        first, last = tied[start], tied[end] + 1  # the group is order[first : last + 1]
-        start = end + 1
+    for first, last in runs:  # the group is order[first : last + 1]
         members = order[first : last + 1]
         h2h = _mini_league_keys(members, mini_league)
         if h2h is None:
