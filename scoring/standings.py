@@ -84,6 +84,7 @@ from scoring.criteria import (
     _round_of,
     _rounded,
     lot_number,
+    lot_numbers,
     resolve_criteria,
 )
 from scoring.ranking import (
@@ -118,6 +119,7 @@ __all__ = [
     "compute_standings",
     "initial_state",
     "lot_number",
+    "lot_numbers",
     "rank_entrants",
     "resolve_criteria",
     "round_figures",
@@ -161,15 +163,16 @@ def standings_setup(
     if len(set(ids)) != len(ids):
         raise StandingsError("repeated_pair")
     resolved = resolve_criteria(criteria)
-    # Lot numbers, then the index (= id order) for a collision: a total order.
-    drawn = sorted((lot_number(seed, entrant), i) for i, entrant in enumerate(ids))
+    # Lot numbers, then the index (= id order) for a collision (the sort is stable): a total
+    # order.
+    numbers = lot_numbers(seed, ids)
+    lot_order = sorted(range(len(ids)), key=numbers.__getitem__)
     lot_rank = [0] * len(ids)
-    for place, (_, i) in enumerate(drawn):
+    for place, i in enumerate(lot_order):
         lot_rank[i] = place
-    index: dict[int | None, int] = {entrant: i for i, entrant in enumerate(ids)}
+    index: dict[int | None, int] = dict(zip(ids, range(len(ids)), strict=True))
     index[None] = len(ids)
-    lot_order = tuple(i for _, i in drawn)
-    return StandingsSetup(ids, index, resolved, seed, tuple(lot_rank), lot_order)
+    return StandingsSetup(ids, index, resolved, seed, tuple(lot_rank), tuple(lot_order))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
