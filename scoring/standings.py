@@ -81,6 +81,7 @@ from scoring.criteria import (
     StandingRow,
     StandingsError,
     StandingsUsageError,
+    _pair_of,
     _round_of,
     _rounded,
     lot_number,
@@ -450,31 +451,37 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
     m = len(outcomes)
     if not m:
         return _no_outcomes(n, number)
-    # One visit to each outcome, in the order given (the order they were made in, so mostly the
-    # order they lie in memory), its fields copied into one flat list, then a column is every
-    # ninth entry. (``zip(*outcomes)`` would hold one iterator per outcome and visit every
-    # outcome once per field: at 100,000 outcomes a round, nine passes through memory out of
-    # the processor's cache, and 100,000 objects for the garbage collector. Sorting the
-    # outcomes by pair first would make this one visit a walk all over memory.)
-    flat: list[Any] = list(chain.from_iterable(outcomes))
+    # Entrant order is id order, so outcomes sorted by pair give every column in entrant order
+    # (read in sequence, rather than gathered through a permutation column by column).
+    try:
+        ordered: Sequence[Outcome] = sorted(outcomes, key=_pair_of)
+    except TypeError:
+        ordered = outcomes
+    # One visit to each outcome (they lie scattered in memory once sorted), its fields copied
+    # into one flat list, then a column is every ninth entry. (``zip(*ordered)`` would hold one
+    # iterator per outcome and visit every outcome once per field: at 100,000 outcomes a round,
+    # nine passes through memory out of the processor's cache, and 100,000 objects for the
+    # garbage collector.)
+    flat: list[Any] = list(chain.from_iterable(ordered))
     width = len(Outcome._fields)
     if len(flat) != width * m:
         raise TypeError("outcomes must be Outcome tuples")
     _, pairs, opponents, kinds, results, cf, jcf, ld, up = (flat[k::width] for k in range(width))
     try:
-        mine: list[int] = _indices(setup, pairs)
+        everyone = m == n and pairs == list(setup.entrants)  # each once: a finished round
+        mine: list[int] = list(range(n)) if everyone else _indices(setup, pairs)
         if setup.contiguous and None not in opponents:
             theirs = _indices(setup, opponents)
         else:
             theirs = list(map(setup.index.__getitem__, opponents))
     except (KeyError, TypeError):
-        mine, theirs = [], []
+        everyone, mine, theirs = False, [], []
     if (
         len(mine) != m
         or not number >= 1
         or not set(kinds) <= KINDS
         or not set(results) <= RESULTS
-        or len(set(mine)) != m
+        or (not everyone and len(set(mine)) != m)
         # a bye has no opponent and nothing else lacks one; nobody meets itself
         or list(map(eq, kinds, repeat("bye", m))) != list(map(is_, opponents, repeat(None, m)))
         or any(map(eq, pairs, opponents))
@@ -489,15 +496,8 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
     draws = list(map(eq, results, repeat("draw", m)))
     losses = list(map(eq, results, repeat("loss", m)))
     columns: list[Sequence[Any]] = [cf, jcf, wins, draws, losses, ld, up, theirs]
-    if m == n:  # each entrant once: a finished round
-        if mine == list(range(n)):  # given in entrant order
-            by_entrant = columns
-        else:  # each column gathered through the inverse permutation (entrant → position)
-            inverse = [0] * n
-            deque(map(inverse.__setitem__, mine, range(n)), maxlen=0)
-            pick: Callable[[Sequence[Any]], tuple[Any, ...]]
-            pick = itemgetter(*inverse) if n > 1 else _pick_first
-            by_entrant = list(map(pick, columns))
+    if everyone:
+        by_entrant = columns
     else:  # the round in progress: 0 (and no opponent) for those without an outcome yet
         by_entrant = []
         for column, missing in zip(columns, (0, 0, 0, 0, 0, 0, 0, n), strict=True):
