@@ -202,8 +202,8 @@ class StandingsState:
     ``deducted``/``wins``/``draws``/``losses``/``level_difference``/``upgrades``/``progressive``
     are the cumulative figures; ``opponents[r - 1]`` and ``round_cf[r - 1]`` are round r's
     opponent and CF columns (对手分 and head-to-head read them); ``unmet`` the entrants that have
-    met nobody yet; ``previous_rank`` the rank after the round before (None for all after rounds
-    0 and 1); ``ranking`` orders the entrants. The ``shown_*`` columns and ``opponents_cf`` are
+    met nobody yet; ``previous`` the ranking after the round before (None after rounds 0 and 1;
+    ``previous_rank`` gives its ranks by entrant); ``ranking`` orders the entrants. The ``shown_*`` columns and ``opponents_cf`` are
     the figures as compared. While ``exact`` (every value so far a whole number) the CF and JCF
     figures are kept as ints, which are exact and small (Python shares the objects of small
     ints, so the columns stay compact at any size); ``columns()`` and ``rows()`` give them as
