@@ -203,11 +203,11 @@ class StandingsState:
     are the cumulative figures; ``opponents[r - 1]`` and ``round_cf[r - 1]`` are round r's
     opponent and CF columns (对手分 and head-to-head read them); ``unmet`` the entrants that have
     met nobody yet; ``previous`` the ranking after the round before (None after rounds 0 and 1;
-    ``previous_rank`` gives its ranks by entrant); ``ranking`` orders the entrants. The ``shown_*`` columns and ``opponents_cf`` are
-    the figures as compared. While ``exact`` (every value so far a whole number) the CF and JCF
-    figures are kept as ints, which are exact and small (Python shares the objects of small
-    ints, so the columns stay compact at any size); ``columns()`` and ``rows()`` give them as
-    the floats they are.
+    ``previous_rank`` gives its ranks by entrant); ``ranking`` orders the entrants. The
+    ``shown_*`` columns and ``opponents_cf`` are the figures as compared. While ``exact``
+    (every value so far a whole number) the CF and JCF figures are kept as ints, which are
+    exact and small (Python shares the objects of small ints, so the columns stay compact at
+    any size); ``columns()`` and ``rows()`` give them as the floats they are.
     """
 
     setup: StandingsSetup
