@@ -359,8 +359,13 @@ def _keep(pointer: str, key: str, value: Any) -> None:
     _remember(pointer, key, value)
 
 
+# The layout of a kept ``StandingsState``: a state pickled by code with another layout is
+# never read (it would not load, or would load wrong), whatever cache outlived a deploy.
+_STATE_LAYOUT = 2
+
+
 def _state_pointer(source: StandingsSource, number: int) -> str:
-    return f"standings-state:{source.view}:{number}"
+    return f"standings-state:{_STATE_LAYOUT}:{source.view}:{number}"
 
 
 def _state_key(source: StandingsSource, number: int) -> str:

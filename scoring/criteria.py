@@ -163,6 +163,19 @@ def lot_number(seed: int, pair: int) -> int:
     return int.from_bytes(digest, "big")
 
 
+def lot_numbers(seed: int, pairs: Sequence[int]) -> list[int]:
+    """``lot_number(seed, pair)`` of every pair, in order: the same digests, the hash of the
+    shared ``"seed:"`` prefix made once and copied for each pair."""
+    prefix = hashlib.blake2b(f"{seed}:".encode(), digest_size=8)
+    numbers: list[int] = []
+    append, from_bytes = numbers.append, int.from_bytes
+    for pair in pairs:
+        digest = prefix.copy()
+        digest.update(f"{pair}".encode())
+        append(from_bytes(digest.digest(), "big"))
+    return numbers
+
+
 def _rounded(value: float) -> float:
     return round(value, _DECIMALS)
 

@@ -62,12 +62,13 @@ seen only whole numbers and one that has seen a fraction agree on every whole to
 from __future__ import annotations
 
 import gc
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain, groupby, repeat
 from operator import add, eq, is_, itemgetter, sub
-from typing import Any, cast
+from typing import Any
 
 from scoring.criteria import (
     CRITERIA,
@@ -84,6 +85,7 @@ from scoring.criteria import (
     _round_of,
     _rounded,
     lot_number,
+    lot_numbers,
     resolve_criteria,
 )
 from scoring.ranking import (
@@ -118,6 +120,7 @@ __all__ = [
     "compute_standings",
     "initial_state",
     "lot_number",
+    "lot_numbers",
     "rank_entrants",
     "resolve_criteria",
     "round_figures",
@@ -161,15 +164,16 @@ def standings_setup(
     if len(set(ids)) != len(ids):
         raise StandingsError("repeated_pair")
     resolved = resolve_criteria(criteria)
-    # Lot numbers, then the index (= id order) for a collision: a total order.
-    drawn = sorted((lot_number(seed, entrant), i) for i, entrant in enumerate(ids))
+    # Lot numbers, then the index (= id order) for a collision (the sort is stable): a total
+    # order.
+    numbers = lot_numbers(seed, ids)
+    lot_order = sorted(range(len(ids)), key=numbers.__getitem__)
     lot_rank = [0] * len(ids)
-    for place, (_, i) in enumerate(drawn):
+    for place, i in enumerate(lot_order):
         lot_rank[i] = place
-    index: dict[int | None, int] = {entrant: i for i, entrant in enumerate(ids)}
+    index: dict[int | None, int] = dict(zip(ids, range(len(ids)), strict=True))
     index[None] = len(ids)
-    lot_order = tuple(i for _, i in drawn)
-    return StandingsSetup(ids, index, resolved, seed, tuple(lot_rank), lot_order)
+    return StandingsSetup(ids, index, resolved, seed, tuple(lot_rank), tuple(lot_order))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -198,12 +202,12 @@ class StandingsState:
     ``deducted``/``wins``/``draws``/``losses``/``level_difference``/``upgrades``/``progressive``
     are the cumulative figures; ``opponents[r - 1]`` and ``round_cf[r - 1]`` are round r's
     opponent and CF columns (对手分 and head-to-head read them); ``unmet`` the entrants that have
-    met nobody yet; ``previous_rank`` the rank after the round before (None for all after rounds
-    0 and 1); ``ranking`` orders the entrants. The ``shown_*`` columns and ``opponents_cf`` are
-    the figures as compared. While ``exact`` (every value so far a whole number) the CF and JCF
-    figures are kept as ints, which are exact and small (Python shares the objects of small
-    ints, so the columns stay compact at any size); ``columns()`` and ``rows()`` give them as
-    the floats they are.
+    met nobody yet; ``previous`` the ranking after the round before (None after rounds 0 and 1;
+    ``previous_rank`` gives its ranks by entrant); ``ranking`` orders the entrants. The
+    ``shown_*`` columns and ``opponents_cf`` are the figures as compared. While ``exact``
+    (every value so far a whole number) the CF and JCF figures are kept as ints, which are
+    exact and small (Python shares the objects of small ints, so the columns stay compact at
+    any size); ``columns()`` and ``rows()`` give them as the floats they are.
     """
 
     setup: StandingsSetup
@@ -221,7 +225,7 @@ class StandingsState:
     opponents: tuple[tuple[int, ...], ...]
     round_cf: tuple[tuple[float, ...], ...]
     unmet: tuple[int, ...]
-    previous_rank: tuple[int | None, ...]
+    previous: Ranking | None
     shown_cf: tuple[float, ...]
     shown_jcf: tuple[float, ...]
     shown_deducted: tuple[float, ...]
@@ -232,6 +236,13 @@ class StandingsState:
     @property
     def entrants(self) -> tuple[int, ...]:
         return self.setup.entrants
+
+    @property
+    def previous_rank(self) -> tuple[int | None, ...]:
+        """By entrant: the rank after the round before (None for all after rounds 0 and 1)."""
+        if self.previous is None:
+            return (None,) * len(self.setup.entrants)
+        return self.previous.ranks
 
     def rank_of(self, entrant: int) -> int:
         """The rank of one entrant (by id) in these standings."""
@@ -253,14 +264,8 @@ class StandingsState:
         )
 
     def rows(self) -> tuple[StandingRow, ...]:
-        """The standings as rows, rank 1 first. Built by entrant (columns read in sequence),
-        then put in standings order at once."""
-        n = len(self.setup.entrants)
-        if n < 2:
-            return tuple(map(StandingRow, *self.columns()))
-        rows = list(map(StandingRow, *self._by_index()))
-        ordered: tuple[StandingRow, ...] = itemgetter(*self.ranking.order)(rows)
-        return ordered
+        """The standings as rows, rank 1 first: ``columns()`` made into rows (``_make_rows``)."""
+        return _make_rows(self.columns())
 
     def _by_index(self) -> list[Sequence[Any]]:
         """The ``StandingRow`` fields as columns by entrant index."""
@@ -315,6 +320,24 @@ STANDING_ROW_FIELDS = (
     "previous_rank",
     "decided_by",
 )
+
+
+# How ``_make_rows`` fills a row's fields: the slots' own descriptors, in field order.
+_ROW_SETTERS: tuple[Callable[[StandingRow, Any], None], ...] = tuple(
+    getattr(StandingRow, name).__set__ for name in STANDING_ROW_FIELDS
+)
+
+
+def _make_rows(columns: Sequence[Sequence[Any]]) -> tuple[StandingRow, ...]:
+    """Rows from ``StandingRow`` columns (``STANDING_ROW_FIELDS``), equal to
+    ``map(StandingRow, *columns)``. ``StandingRow`` is frozen, so its ``__init__`` sets each of
+    its 14 fields through ``object.__setattr__``, an interpreted call per field (~0.25 s for
+    50,000 rows); here the empty objects are made at once and each field is set by its slot's
+    descriptor for the whole column, with no Python frame per row or per field."""
+    rows = list(map(object.__new__, repeat(StandingRow, len(columns[0]) if columns else 0)))
+    for set_field, column in zip(_ROW_SETTERS, columns, strict=True):
+        deque(map(set_field, rows, column), maxlen=0)
+    return tuple(rows)
 
 
 def _pick_first(column: Sequence[Any]) -> tuple[Any, ...]:
@@ -570,7 +593,7 @@ def _initial(setup: StandingsSetup, deductions: Sequence[tuple[int, float]]) -> 
         opponents=(),
         round_cf=(),
         unmet=tuple(range(n)),
-        previous_rank=(None,) * n,
+        previous=None,
     )
 
 
@@ -613,7 +636,7 @@ def _advance(
         unmet=tuple(i for i in state.unmet if figures.opponent[i] == n),
         # RULES.md §4 regulation 7: the rank after the previous round; nobody has one after
         # round 1 (the standings after round 0 rank nobody by merit).
-        previous_rank=state.ranking.ranks if state.after_round >= 1 else (None,) * n,
+        previous=state.ranking if state.after_round >= 1 else None,
     )
 
 
@@ -634,11 +657,10 @@ def _ranked(
     opponents: tuple[tuple[int, ...], ...],
     round_cf: tuple[tuple[float, ...], ...],
     unmet: tuple[int, ...],
-    previous_rank: tuple[int | None, ...],
+    previous: Ranking | None,
 ) -> StandingsState:
-    """The state with these cumulative figures: the figures as compared, 对手分, the ranking."""
-    # All None (after rounds 0 and 1) or all ints: the ranks after the round before.
-    state_ranks = None if not previous_rank or previous_rank[0] is None else previous_rank
+    """The state with these cumulative figures: the figures as compared, 对手分, the ranking.
+    ``previous`` is the ranking after the round before (None after rounds 0 and 1)."""
     net_jcf = tuple(map(sub, jcf, deducted))
     if exact:
         shown_cf, shown_jcf, shown_progressive, shown_deducted = cf, net_jcf, progressive, deducted
@@ -657,19 +679,28 @@ def _ranked(
         "progressive": shown_progressive,
         "upgrades": upgrades,
     }
+    # The rank after the round before tells every entrant apart (it is a permutation), so when
+    # it is the last criterion the drawing of lots after it never decides, and the entrants in
+    # the order of that ranking are already sorted by it: the sort starts from there, and it
+    # needs no field in the key (the widest one, log2(n) bits) nor its ranks (see ``Ranking``).
+    by_previous = previous is not None and setup.criteria[-2:] == ("previous_rank", "lot")
     columns: list[RankColumn] = []
     for key in setup.criteria:
         if key in sources:
             columns.append(RankColumn(key, sources[key], higher_is_better=True))
         elif key == "previous_rank":  # lower is better; no previous rank ties everyone
-            ranks = (0,) * len(cf) if state_ranks is None else cast("tuple[int, ...]", state_ranks)
+            if by_previous:
+                columns.append(RankColumn(key, ()))  # the last column: not read (``_rank``)
+                break
+            ranks = (0,) * len(cf) if previous is None else previous.ranks
             columns.append(RankColumn(key, ranks))
         elif key == "lot":
             columns.append(RankColumn(key, setup.lot_rank))
         else:
             columns.append(RankColumn(key, None))  # head_to_head
     mini_league = _MiniLeague(opponents, round_cf, exact).points
-    ranking = _rank(columns, mini_league, setup.lot_order)
+    last_order = previous.order if by_previous and previous is not None else setup.lot_order
+    ranking = _rank(columns, mini_league, last_order)
     return StandingsState(
         setup=setup,
         after_round=after_round,
@@ -686,7 +717,7 @@ def _ranked(
         opponents=opponents,
         round_cf=round_cf,
         unmet=unmet,
-        previous_rank=previous_rank,
+        previous=previous,
         shown_cf=shown_cf,
         shown_jcf=shown_jcf,
         shown_deducted=shown_deducted,

@@ -16,6 +16,7 @@ from scoring.standings import (
     StandingsError,
     compute_standings,
     lot_number,
+    lot_numbers,
     resolve_criteria,
     standings_by_round,
 )
@@ -503,6 +504,13 @@ def test_lot_is_a_seeded_reproducible_order():
     assert order(first) == sorted(pairs, key=lambda p: lot_number(11, p))
     assert order(first) != order(other)
     assert [row.decided_by for row in first] == [None] + ["lot"] * 19
+
+
+def test_lot_numbers_are_lot_number_of_each_pair():
+    # The standings draw every pair's number at once (the seed's prefix hashed once).
+    pairs = [1, 7, 12, 100, 123_456_789, 1 << 40]
+    for seed in (0, 5, 2**63):
+        assert lot_numbers(seed, pairs) == [lot_number(seed, p) for p in pairs]
 
 
 def test_lot_between_two_pairs_does_not_depend_on_the_other_pairs():
