@@ -119,7 +119,7 @@ class StageForm(forms.Form):
         label=_("每轮（每局）副数"), min_value=1, max_value=60, required=False
     )
     correction_minutes = BoundedIntegerField(
-        label=_("更正时限（分钟）"), min_value=0, required=False
+        label=_("公布成绩错误更正时限（分钟）"), min_value=0, required=False
     )
 
     def stage(self) -> dict[str, Any] | None:
