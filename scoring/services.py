@@ -145,12 +145,7 @@ def start_game(
     timed game, which only the referee ends (a game over by 过A or its deals opens the next
     by itself at the next event). The current game must have a winner."""
     with transaction.atomic():
-        locked = _lock_table(table)
-        pair = _own_pair(locked, pair)
-        _check_actor(locked, user, via)
-        _check_version(locked, expected_version)
-        _require_open_for_entry(locked)
-        _check_table_party(locked, via, pair)
+        locked, pair = _lock_for_entry(table, user, expected_version, via, pair)
         _rules, stage = _stage_rules(locked)
         if stage.kind != "knockout" or stage.games == 1:
             raise ServiceError("not_best_of")
@@ -187,12 +182,7 @@ def call_time(
     (``start_game``) or submitting the sheet; undo takes the call back while the extra deal is
     not entered."""
     with transaction.atomic():
-        locked = _lock_table(table)
-        pair = _own_pair(locked, pair)
-        _check_actor(locked, user, via)
-        _check_version(locked, expected_version)
-        _require_open_for_entry(locked)
-        _check_table_party(locked, via, pair)
+        locked, pair = _lock_for_entry(table, user, expected_version, via, pair)
         rules, stage = _stage_rules(locked)
         if (
             stage.kind != "knockout"
@@ -336,6 +326,26 @@ def _check_actor(locked: Table, user: Any, via: str) -> None:
         raise ForbiddenError
 
 
+def _lock_for_entry(
+    table: Table | TableAt,
+    user: Any,
+    expected_version: int | None,
+    via: str,
+    pair: Pair | int | None,
+) -> tuple[Table, Pair | None]:
+    """The table locked for a change at the table (a deal, undo, submit, a game's close, a time
+    call), with every check such a change makes first: the pair is the table's, the actor may
+    enter this way, the version is the one shown, the round is open for entry, and the side
+    that acts is the table's party (the two-person rule). Call inside the transaction."""
+    locked = _lock_table(table)
+    own = _own_pair(locked, pair)
+    _check_actor(locked, user, via)
+    _check_version(locked, expected_version)
+    _require_open_for_entry(locked)
+    _check_table_party(locked, via, own)
+    return locked, own
+
+
 def _require_open_for_entry(locked: Table) -> None:
     if locked.is_bye:
         raise ServiceError("table_is_bye")
@@ -376,12 +386,7 @@ def enter_event(
     sequence is scored once.
     """
     with transaction.atomic():
-        locked = _lock_table(table)
-        pair = _own_pair(locked, pair)
-        _check_actor(locked, user, via)
-        _check_version(locked, expected_version)
-        _require_open_for_entry(locked)
-        _check_table_party(locked, via, pair)
+        locked, pair = _lock_for_entry(table, user, expected_version, via, pair)
         if locked.end_kind:
             raise ServiceError("table_ended")
         facts = table_facts(locked)
@@ -436,12 +441,7 @@ def undo_last_event(
     Undoing a foul withdraws its 犯规 penalty record in the same transaction; removing a foul,
     a 本副判负 or a level award needs the authority to impose it (never the table link)."""
     with transaction.atomic():
-        locked = _lock_table(table)
-        pair = _own_pair(locked, pair)
-        _check_actor(locked, user, via)
-        _check_version(locked, expected_version)
-        _require_open_for_entry(locked)
-        _check_table_party(locked, via, pair)
+        locked, pair = _lock_for_entry(table, user, expected_version, via, pair)
         tokens = table_tokens(locked)
         empty_game = locked.games.filter(first_position__gte=len(tokens)).order_by("-number")
         if _stage_rules(locked)[1].kind == "knockout" and empty_game.exists():
@@ -624,12 +624,7 @@ def mark_entered(
     an 8-deal round, unless a side passed A or the table has an end).
     """
     with transaction.atomic():
-        locked = _lock_table(table)
-        pair = _own_pair(locked, pair)
-        _check_actor(locked, user, via)
-        _check_version(locked, expected_version)
-        _require_open_for_entry(locked)
-        _check_table_party(locked, via, pair)
+        locked, pair = _lock_for_entry(table, user, expected_version, via, pair)
         if locked.entry_status != Table.EntryStatus.OPEN:
             raise ServiceError("table_not_open")
         facts = table_facts(locked)
