@@ -337,24 +337,8 @@ def _parse(
             seen[number] = row_number
             skipped += 1  # already registered: the re-imported sheet's old line
             continue
-        elif number is None:
-            problems.append(
-                Problem(
-                    row_number,
-                    NUMBER,
-                    _("须为正整数（现为“%(value)s”）") % {"value": _text(raw_number)[:20]}
-                    if not _too_big(raw_number)
-                    else _("过大（最大 %(max)s）") % {"max": INT_MAX},
-                )
-            )
-        elif number in seen:
-            problems.append(
-                Problem(
-                    row_number,
-                    NUMBER,
-                    _("%(number)s 与第%(other)s行重复") % {"number": number, "other": seen[number]},
-                )
-            )
+        elif (problem := _number_problem(raw_number, number, seen)) is not None:
+            problems.append(Problem(row_number, NUMBER, problem))
         elif number in taken and number in by_number:
             problems.append(
                 Problem(
@@ -568,6 +552,18 @@ def _sheet_rows(
         yield row_number, values
 
 
+def _number_problem(raw: Any, number: int | None, seen: dict[int, int]) -> str | None:
+    """What is wrong with a filled-in number cell of either sheet (``number`` is
+    ``_number(raw)``): not a whole number, too big, or on an earlier row; None when nothing."""
+    if number is None:
+        if _too_big(raw):
+            return _("过大（最大 %(max)s）") % {"max": INT_MAX}
+        return _("须为正整数（现为“%(value)s”）") % {"value": _text(raw)[:20]}
+    if number in seen:
+        return _("%(number)s 与第%(other)s行重复") % {"number": number, "other": seen[number]}
+    return None
+
+
 def _check_number(
     problems: list[Problem],
     row_number: int,
@@ -582,24 +578,8 @@ def _check_number(
     number = _number(raw)
     if _text(raw) == "":
         problems.append(Problem(row_number, column, _("为空")))
-    elif number is None:
-        problems.append(
-            Problem(
-                row_number,
-                column,
-                _("须为正整数（现为“%(value)s”）") % {"value": _text(raw)[:20]}
-                if not _too_big(raw)
-                else _("过大（最大 %(max)s）") % {"max": INT_MAX},
-            )
-        )
-    elif number in seen:
-        problems.append(
-            Problem(
-                row_number,
-                column,
-                _("%(number)s 与第%(other)s行重复") % {"number": number, "other": seen[number]},
-            )
-        )
+    elif (problem := _number_problem(raw, number, seen)) is not None:
+        problems.append(Problem(row_number, column, problem))
     elif number in taken:
         problems.append(Problem(row_number, column, taken_message % {"number": number}))
     if number is not None and number not in seen:
