@@ -15,28 +15,7 @@ from pairing import matching_lp, swiss_exact
 from pairing.matching_lp import certified_optimum
 from pairing.swiss import PairingError, SwissOptions, pair_round
 from tests.support.fields import adversarial_field, random_field, simulate_field
-from tests.support.reference import check_draw
-
-
-def _perfect_matchings(n: int, cost: dict[tuple[int, int], int]) -> list[tuple[int, list[int]]]:
-    """Every perfect matching (total cost, mate) by enumeration."""
-    out: list[tuple[int, list[int]]] = []
-
-    def extend(mate: list[int], total: int) -> None:
-        free = [v for v in range(n) if mate[v] == -1]
-        if not free:
-            out.append((total, list(mate)))
-            return
-        i = free[0]
-        for j in free[1:]:
-            c = cost.get((i, j))
-            if c is not None:
-                mate[i], mate[j] = j, i
-                extend(mate, total + c)
-                mate[i] = mate[j] = -1
-
-    extend([-1] * n, 0)
-    return out
+from tests.support.reference import check_draw, perfect_matchings
 
 
 def _graphs() -> st.SearchStrategy[tuple[int, dict[tuple[int, int], int], list[int]]]:
@@ -58,7 +37,7 @@ def test_a_certified_optimum_is_optimal_and_its_tight_graph_holds_exactly_the_op
 ) -> None:
     n, cost, prefixes = graph
     edges = sorted((i, j, c) for (i, j), c in cost.items())
-    every = _perfect_matchings(n, cost)
+    every = perfect_matchings(n, cost)
     proof = certified_optimum(n, edges, prefixes)
     if not every:
         assert proof is None
@@ -70,7 +49,7 @@ def test_a_certified_optimum_is_optimal_and_its_tight_graph_holds_exactly_the_op
     assert sum(cost[(v, mate[v])] for v in range(n) if v < mate[v]) == low
     # The optima are exactly the perfect matchings of the tight graph of least c'.
     reduced = {(i, j): c for i, j, c in tight}
-    on_tight = _perfect_matchings(n, reduced)
+    on_tight = perfect_matchings(n, reduced)
     least = min(total for total, _ in on_tight)
     optima = sorted(m for total, m in every if total == low)
     assert sorted(m for total, m in on_tight if total == least) == optima
@@ -89,7 +68,7 @@ def test_most_small_graphs_are_certified() -> None:
             if rng.random() < 0.6
         }
         edges = sorted((i, j, c) for (i, j), c in cost.items())
-        if not _perfect_matchings(n, cost):
+        if not perfect_matchings(n, cost):
             continue
         tried += 1
         proved += certified_optimum(n, edges, []) is not None

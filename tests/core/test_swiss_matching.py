@@ -21,29 +21,14 @@ from pairing.matching import (
     first_min_cost_perfect_matching,
     max_weight_matching,
 )
+from tests.support.reference import perfect_matchings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _brute_first(n: int, cost: dict[tuple[int, int], int]) -> list[int] | None:
     """The first minimum-cost perfect matching in vertex order, by enumerating them all."""
-    best: list[tuple[int, list[int]]] = []
-
-    def extend(mate: list[int], total: int) -> None:
-        free = [v for v in range(n) if mate[v] == -1]
-        if not free:
-            # Key: the partner sequence of the smaller ends in vertex order = greedy order.
-            best.append((total, list(mate)))
-            return
-        i = free[0]
-        for j in free[1:]:
-            c = cost.get((i, j))
-            if c is not None:
-                mate[i], mate[j] = j, i
-                extend(mate, total + c)
-                mate[i] = mate[j] = -1
-
-    extend([-1] * n, 0)
+    best = perfect_matchings(n, cost)
     if not best:
         return None
     low = min(total for total, _ in best)

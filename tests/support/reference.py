@@ -125,3 +125,25 @@ def reference_tables(
     if 2 * len(mate) != m:
         return None
     return sorted(tuple(sorted((sweep[i].id, sweep[j].id))) for i, j in mate)  # type: ignore[misc]
+
+
+def perfect_matchings(n: int, cost: dict[tuple[int, int], int]) -> list[tuple[int, list[int]]]:
+    """Every perfect matching of the graph on vertices 0…n−1 with edge costs ``cost[(i, j)]``
+    (i < j), as (total cost, mate), by enumeration — for brute-force checks on tiny graphs."""
+    out: list[tuple[int, list[int]]] = []
+
+    def extend(mate: list[int], total: int) -> None:
+        free = [v for v in range(n) if mate[v] == -1]
+        if not free:
+            out.append((total, list(mate)))
+            return
+        i = free[0]
+        for j in free[1:]:
+            c = cost.get((i, j))
+            if c is not None:
+                mate[i], mate[j] = j, i
+                extend(mate, total + c)
+                mate[i] = mate[j] = -1
+
+    extend([-1] * n, 0)
+    return out
