@@ -461,6 +461,33 @@
       .join("|");
   }
 
+  // A block swapped in while a finger is on a button would take the button from under it: the
+  // tap would be lost. The swap waits until the finger is lifted and its click is handled.
+  var pressed = false;
+  var afterRelease = null;
+
+  function whenReleased(swap) {
+    if (pressed) {
+      afterRelease = swap;
+    } else {
+      swap();
+    }
+  }
+
+  document.addEventListener("pointerdown", function () {
+    pressed = true;
+  }, true);
+  ["pointerup", "pointercancel"].forEach(function (type) {
+    document.addEventListener(type, function () {
+      pressed = false;
+      var swap = afterRelease;
+      afterRelease = null;
+      if (swap) {
+        window.setTimeout(swap, 0); // after the click that this release makes
+      }
+    }, true);
+  });
+
   function refreshIfShapeChanged() {
     if (shape(box.base, box.entryStatus || cfg.entryStatus) === shape(page, cfg.entryStatus)) {
       return;
@@ -477,8 +504,10 @@
         var fresh = $(".entry", doc);
         var current = $(".entry");
         if (fresh && current) {
-          current.parentNode.replaceChild(document.importNode(fresh, true), current);
-          start(false);
+          whenReleased(function () {
+            current.parentNode.replaceChild(document.importNode(fresh, true), current);
+            start(false);
+          });
         }
       })
       .catch(function () { /* the page stays as it is; the next tap tries again */ });

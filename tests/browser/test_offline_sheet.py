@@ -260,3 +260,45 @@ def test_a_tap_sent_twice_stores_one_event(phone_page: Any, login_as: Any) -> No
     assert len(sent) == 2 and sent[0] == sent[1] and "once=" in sent[0]  # the same key
     assert _tokens(table) == ["NS3", "EW2"]  # stored once
     _same_page(page, history)
+
+
+def test_a_tap_while_the_sheet_is_refreshed_is_kept(phone_page: Any, login_as: Any) -> None:
+    """The first deal changes the sheet's shape, so the page fetches its own block afresh and
+    swaps it in. A finger that is on a button when the block arrives must still make a deal: the
+    swap waits until the finger is lifted (a CI run lost a tap to a swap under the finger)."""
+    page = phone_page
+    table, referee, _ = _cast()
+    login_as(page, referee)
+    desk = _desk(table)
+    page.goto(desk)
+    _status_has(page, "已同步")
+    held: list[Any] = []
+
+    def hold_the_refresh(route: Any) -> None:
+        if route.request.method == "GET" and route.request.resource_type == "fetch":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.context.route(f"**{desk}", hold_the_refresh)
+    page.get_by_test_id("tap-NS3").click()
+    _status_has(page, "已同步")
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the first deal did not fetch the sheet's block"
+    page.evaluate("document.querySelector('.entry').dataset.old = 'yes'")
+    page.get_by_test_id("tap-EW2").hover()
+    page.mouse.down()
+    held[0].continue_()  # the block arrives while the finger is down …
+    page.wait_for_timeout(1_000)
+    page.mouse.up()  # … and is swapped in once it is lifted
+    for _ in range(100):
+        if page.evaluate("document.querySelector('.entry').dataset.old") is None:
+            break
+        page.wait_for_timeout(50)
+    assert page.evaluate("document.querySelector('.entry').dataset.old") is None, "not swapped"
+    _deals_are(page, "2/8")
+    _status_has(page, "已同步")
+    assert _tokens(table) == ["NS3", "EW2"]
