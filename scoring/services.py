@@ -36,7 +36,7 @@ from rules.ruleset import TIMED_FORMATS, RuleSet
 from rules.stages import Stage
 from scoring.corrections import Edit, ErrorKind, apply_edit
 from scoring.deadlines import round_deadlines, too_late_params
-from scoring.engine import End, MatchResult, Start
+from scoring.engine import End, MatchResult, Start, extra_deal_allowed
 from scoring.facts import (
     GAME_COLUMNS,
     MatchFacts,
@@ -107,13 +107,30 @@ def _score(locked: Table, facts: MatchFacts, complete: bool) -> MatchResult:
     rules, stage = _stage_rules(locked)
     try:
         if stage.kind != "knockout":
-            return score_table(facts, rules, complete=complete)
+            result = score_table(facts, rules, complete=complete)
+            if complete:
+                _extra_deal_check(result, facts, rules)
+            return result
         series = _series(locked, facts, complete)
     except RuleError as exc:
         raise from_rule_error(exc) from exc
     if complete and series.winner is None:
         raise ServiceError("match_not_decided", games=len(series.games), best_of=stage.games)
     return series.games[-1]
+
+
+def _extra_deal_check(result: MatchResult, facts: MatchFacts, rules: RuleSet) -> None:
+    """RULES.md §2 "Level tie" with ``tie: extra_deal``: a match level after its last regular
+    deal, or level when time is called, is decided by one more deal — it cannot be submitted as
+    a draw. (A knockout table is checked by its match: ``match_not_decided``.)"""
+    if rules.tie != "extra_deal" or result.passed_a is not None or result.end is not None:
+        return
+    if result.table_ns_level != result.table_ew_level or result.extra_deal:
+        return
+    if extra_deal_allowed(result, facts.rules(rules)):
+        raise ServiceError("extra_deal_due")
+    if rules.round_format in TIMED_FORMATS and facts.time_deals is None:
+        raise ServiceError("time_call_due")
 
 
 def _next_game_if_due(locked: Table, facts: MatchFacts) -> None:
@@ -175,24 +192,29 @@ def call_time(
     *,
     pair: Pair | int | None = None,
 ) -> Table:
-    """RULES.md §2 "Level tie": the referee calls time on a timed knockout game (计时制 /
-    计时计副制, ``tie: extra_deal``) whose levels are equal — the deals played are the game's
-    regular deals and one extra deal follows, which decides it (``MatchFacts.time_deals``,
+    """RULES.md §2 "Level tie": the referee calls time on a timed match or knockout game (计时制
+    / 计时计副制, ``tie: extra_deal``, any stage) whose levels are equal — the deals played are
+    its regular deals and one extra deal follows, which decides it (``MatchFacts.time_deals``,
     ``RuleSet.at_time``). With unequal levels time is called by closing the game
     (``start_game``) or submitting the sheet; undo takes the call back while the extra deal is
     not entered."""
     with transaction.atomic():
         locked, pair = _lock_for_entry(table, user, expected_version, via, pair)
         rules, stage = _stage_rules(locked)
-        if (
-            stage.kind != "knockout"
-            or rules.round_format not in TIMED_FORMATS
-            or rules.tie != "extra_deal"
-        ):
+        if rules.round_format not in TIMED_FORMATS or rules.tie != "extra_deal":
             raise ServiceError("time_call_not_timed")
         if locked.end_kind:
             raise ServiceError("table_ended")
         facts = table_facts(locked)
+        if stage.kind != "knockout":
+            if facts.time_deals is not None:
+                raise ServiceError("time_already_called")
+            result = _score(locked, facts, complete=False)
+            if result.table_ns_level != result.table_ew_level or result.passed_a is not None:
+                raise ServiceError("time_levels_differ")
+            fields = {"entry_status": Table.EntryStatus.OPEN, "time_deals": result.deals_played}
+            _cas(locked, **_touched_by(locked, user, fields))
+            return locked
         rows = _game_rows(locked)
         try:
             series = _series(locked, facts, closed=False)
@@ -449,9 +471,7 @@ def undo_last_event(
             empty_game.first().delete()  # type: ignore[union-attr]
             _cas(locked, **_touched_by(locked, user, {"entry_status": Table.EntryStatus.OPEN}))
             return locked
-        if _stage_rules(locked)[1].kind == "knockout" and _take_back_time_call(
-            locked, tokens, user
-        ):
+        if _take_back_time_call(locked, tokens, user):
             return locked
         if not tokens:
             raise ServiceError("no_events")

@@ -121,6 +121,9 @@ class Sheet:
     passed_a: str = ""  # "NS" / "EW" once a side passed A (no 判负 any more)
     extra_deal_next: bool = False  # the levels are tied: the next deal is the extra deal
     match: MatchState | None = None  # a knockout match played best of n (RULES.md §8)
+    # A timed match or game on equal levels (``tie: extra_deal``): "到时：加打一副" is offered
+    # (``scoring.services.call_time``) and the sheet cannot be submitted as a draw.
+    may_call_time: bool = False
 
     @property
     def events(self) -> int:
@@ -255,6 +258,7 @@ def build_match_sheet(
     return replace(
         sheet,
         match=state,
+        may_call_time=state.may_call_time,
         finished=decided,
         closable=closable,
         status_line=status or sheet.status_line,
@@ -383,8 +387,10 @@ def sheet_from_result(
         leader=leader,
         leader_label=side_label(result.winner) if leader else _("平"),
         finished=finished,
-        # 计时制 / 计时计副制 (RULES.md §2): the referee closes the match when time is called.
-        closable=finished or (rules.round_format in TIMED_FORMATS and result.deals_played > 0),
+        # 计时制 / 计时计副制 (RULES.md §2): the referee closes the match when time is called,
+        # not while the extra deal of a level tie is due.
+        closable=finished
+        or (rules.round_format in TIMED_FORMATS and result.deals_played > 0 and not extra_next),
         status_line=status,
         ns_jcf=result.ns_jcf,
         ew_jcf=result.ew_jcf,
@@ -401,9 +407,15 @@ def build_sheet(facts: MatchFacts, rules: RuleSet, *, with_rows: bool = True) ->
     refuses (it can only happen if the rules changed after entry) is shown as far as it goes,
     with the refusal. A game where the referee called time on equal levels is worded by the
     rules of that call (``MatchFacts.rules``: the extra deal next)."""
+    timed_tie = (
+        facts.time_deals is None
+        and rules.round_format in TIMED_FORMATS
+        and rules.tie == "extra_deal"
+        and facts.end is None
+    )
     rules = facts.rules(rules)
     try:
-        return sheet_from_result(score_table(facts, rules), rules, with_rows=with_rows)
+        sheet = sheet_from_result(score_table(facts, rules), rules, with_rows=with_rows)
     except RuleError as error:
         good = facts.tokens[: error.position or 0]
         message = rule_error_message(error)
@@ -412,6 +424,11 @@ def build_sheet(facts: MatchFacts, rules: RuleSet, *, with_rows: bool = True) ->
         except RuleError:
             partial = score_table(MatchFacts.from_columns(), rules)
         return sheet_from_result(partial, rules, error=message, with_rows=with_rows)
+    if timed_tie and sheet.ns_level == sheet.ew_level and not sheet.passed_a:
+        # Level when time is called: the extra deal decides (RULES.md §2), never a draw.
+        may = sheet.deals > 0 and not sheet.extra_deal_next
+        return replace(sheet, may_call_time=may, closable=False)
+    return sheet
 
 
 def sheet_state(sheet: Sheet, facts: MatchFacts, version: int) -> dict[str, Any]:
@@ -423,6 +440,7 @@ def sheet_state(sheet: Sheet, facts: MatchFacts, version: int) -> dict[str, Any]
         "start": [facts.start.ns, facts.start.ew],
         "ended": facts.end is not None,
         "tokens": list(facts.tokens),
+        "time_deals": facts.time_deals,
         "rows": [
             {
                 "number": row.number,
@@ -457,6 +475,7 @@ def sheet_state(sheet: Sheet, facts: MatchFacts, version: int) -> dict[str, Any]
         "ns_cf": sheet.ns_cf,
         "ew_cf": sheet.ew_cf,
         "error": sheet.error,
+        "may_call_time": sheet.may_call_time,
         "extra_deal_next": sheet.extra_deal_next,
     }
 

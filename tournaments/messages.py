@@ -241,8 +241,10 @@ MESSAGES: dict[str, Any] = {
         "第%(round)s轮已经编排：这项更正会改变本场的胜方，不能更正"
         "（第%(round)s轮尚未开赛时，可先撤回发布并删除其编排）"
     ),
-    "time_call_not_timed": _("只有计时制淘汰赛（级数相同时加打一副）的一局可以记录到时加赛"),
+    "time_call_not_timed": _("只有计时制（级数相同时加打一副）的比赛可以记录到时加赛"),
     "time_already_called": _("本局已记录到时，请录入加打的一副"),
+    "extra_deal_due": _("双方级数相同：须加打一副决定胜负，才能提交记分表"),
+    "time_call_due": _("双方级数相同：请先记录“到时：加打一副”并录入加打的一副，才能提交记分表"),
     "time_levels_differ": _("双方级数不同，不须加赛：请结束本局或提交记分表"),
     "not_in_stage": _("本轮所在阶段不用“%(key)s”（group 用于小组赛，slot 和 games 用于淘汰赛）"),
     "games_instead": _("多局制淘汰赛的桌应在 games 中逐局给出“%(key)s”"),

@@ -436,10 +436,11 @@ def table_page(
             "can_enter": changeable and not sheet.finished and not obj.end_kind,
             "can_lose": may_lose,
             # A timed knockout game ends when the referee says so (RULES.md §8): the button
-            # closes it and opens the next game from 2 : 2; on equal levels it is "到时：加打
-            # 一副" (RULES.md §2, ``call_time``) and the extra deal decides the game.
+            # closes it and opens the next game from 2 : 2; on equal levels, in any timed
+            # stage, it is "到时：加打一副" (RULES.md §2, ``call_time``) and the extra deal
+            # decides.
             "can_close_game": sheet.match is not None and sheet.match.may_close_game,
-            "can_call_time": sheet.match is not None and sheet.match.may_call_time,
+            "can_call_time": sheet.may_call_time,
             "may_confirm": may_confirm,
             "status": status,
             "status_label": TableStatus.label(status),

@@ -97,8 +97,8 @@
     }
     if (rules && !box.base.ended) {
       try {
-        var sheet = window.SheetRules.compute(
-          rules.rules, rules.words, box.base.start, box.base.tokens.concat(pendingTokens()));
+        var sheet = window.SheetRules.compute(rules.rules, rules.words, box.base.start,
+          box.base.tokens.concat(pendingTokens()), box.base.time_deals);
         if (sheet) {
           return sheet;
         }
@@ -332,7 +332,7 @@
     if (rules && !box.base.ended) {
       try {
         window.SheetRules.compute(rules.rules, rules.words, box.base.start,
-          box.base.tokens.concat(pendingTokens(), [token]));
+          box.base.tokens.concat(pendingTokens(), [token]), box.base.time_deals);
       } catch (e) {
         return; // the rules refuse it (the match is over): the grid is closed anyway
       }
@@ -457,8 +457,8 @@
   }, true);
 
   function shape(sheet, status) {
-    return [sheet.rows.length > 0, sheet.finished, sheet.closable, sheet.extra_deal_next, status]
-      .join("|");
+    return [sheet.rows.length > 0, sheet.finished, sheet.closable, sheet.extra_deal_next,
+      Boolean(sheet.may_call_time), status].join("|");
   }
 
   // A block swapped in while a finger is on a button would take the button from under it: the

@@ -23,13 +23,19 @@
 
   /* The sheet after ``tokens`` from ``start`` ([ns, ew]), worded like sheet_state; ``null``
      when the rules table does not reach that far (a referee's level award, an unknown token);
-     throws Refused for a tap the server would refuse (after 过A, beyond the round's deals). */
-  function compute(data, words, start, tokens) {
+     throws Refused for a tap the server would refuse (after 过A, beyond the round's deals).
+     ``timeDeals``: time was called on equal levels after that many deals (RuleSet.at_time:
+     they were the regular deals, the extra deal follows). */
+  function compute(data, words, start, tokens, timeDeals) {
     var sid = data.starts[start[0] + ":" + start[1]];
     if (sid === undefined) {
       return null;
     }
+    var called = timeDeals !== undefined && timeDeals !== null;
     var maxDeals = data.max_deals;
+    if (called) {
+      maxDeals = maxDeals === null ? timeDeals : Math.min(timeDeals, maxDeals);
+    }
     var deals = 0;
     var rows = [];
     var stageFailures = { NS: 0, EW: 0 };
@@ -102,6 +108,8 @@
     var extraNext = data.tie === "extra_deal" && maxDeals !== null && deals === maxDeals &&
       ns === ew && !passedA;
     var finished = Boolean(passedA) || extraPlayed || (allPlayed && !extraNext);
+    // Timed, level and time not called (tie extra_deal): the extra deal decides, never a draw.
+    var timedTie = data.timed && data.tie === "extra_deal" && !called && ns === ew && !passedA;
     var nextLevel = last[2] ? last[last[2] - 1] : Math.min(ns, ew);
     var jc = Math.abs(ns - ew);
     var leader = ns > ew ? "NS" : ew > ns ? "EW" : "";
@@ -131,13 +139,14 @@
       leader: leader,
       leader_label: leader ? words.sides[leader] : words.draw,
       finished: finished,
-      closable: finished || (data.timed && deals > 0),
+      closable: finished || (data.timed && deals > 0 && !extraNext && !timedTie),
       status_line: status,
       ns_jcf: leader === "EW" ? scale[1] : scale[0],
       ew_jcf: leader === "EW" ? scale[0] : scale[1],
       ns_cf: leader === "NS" ? points[0] : leader === "EW" ? points[2] : points[1],
       ew_cf: leader === "EW" ? points[0] : leader === "NS" ? points[2] : points[1],
       error: "",
+      may_call_time: timedTie && deals > 0 && !extraNext,
       extra_deal_next: extraNext
     };
   }

@@ -179,6 +179,6 @@ def test_a_timed_single_game_tied_at_time(db):
     assert table.entry_status == "entered"
 
 
-def test_time_is_called_only_in_a_timed_knockout(final_table):
+def test_time_is_called_only_in_a_timed_format(final_table):
     table = enter(final_table, "NS2", "EW2")  # a 计副制 stage: the extra deal comes by itself
     refused("time_call_not_timed", lambda: services.call_time(table, None, table.version))

@@ -36,17 +36,21 @@ RULE_SETS = {
     "double_only": RuleSet(a_pass="double_only", round_format="game"),
     "extra_deal": RuleSet(tie="extra_deal", deals_per_round=4),
     "timed_deals": RuleSet(round_format="timed_deals", deals_per_round=6),
+    # Time is called on equal levels now and then (``call_time``): the extra deal follows.
+    "timed_tie": RuleSet(round_format="timed", tie="extra_deal"),
+    "timed_deals_tie": RuleSet(round_format="timed_deals", deals_per_round=6, tie="extra_deal"),
 }
 STARTS = ((2, 2), (3, 2), (2, 4))
 # What the page compares (the facts and the version are the server's own business).
-SHOWN = ("version", "start", "ended", "tokens")
+SHOWN = ("version", "start", "ended", "tokens", "time_deals")
 
 RUNNER = """
 const rules = require(process.argv[process.argv.length - 1]);
 const cases = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const out = cases.items.map(function (c) {
   try {
-    return {sheet: rules.compute(cases.data[c.rules], cases.words, c.start, c.tokens)};
+    return {sheet: rules.compute(cases.data[c.rules], cases.words, c.start, c.tokens,
+                                 c.time_deals)};
   } catch (e) {
     if (e instanceof rules.Refused) return {refused: e.code};
     throw e;
@@ -56,16 +60,24 @@ process.stdout.write(JSON.stringify(out));
 """
 
 
-def _server(rules: RuleSet, start: tuple[int, int], tokens: list[str]) -> dict[str, Any]:
-    facts = MatchFacts.from_columns(start[0], start[1], "", "", tokens=tokens)
+def _facts(start: tuple[int, int], tokens: list[str], time_deals: int | None = None) -> MatchFacts:
+    return MatchFacts.from_columns(start[0], start[1], "", "", tokens=tokens, time_deals=time_deals)
+
+
+def _server(
+    rules: RuleSet, start: tuple[int, int], tokens: list[str], time_deals: int | None = None
+) -> dict[str, Any]:
+    facts = _facts(start, tokens, time_deals)
     state = sheet_state(build_sheet(facts, rules), facts, 0)
     return {key: value for key, value in state.items() if key not in SHOWN}
 
 
-def _accepted(rules: RuleSet, start: tuple[int, int], tokens: list[str]) -> str | None:
+def _accepted(
+    rules: RuleSet, start: tuple[int, int], tokens: list[str], time_deals: int | None = None
+) -> str | None:
     """None when the server would take this sequence, else the engine's refusal code."""
     try:
-        score_table(MatchFacts.from_columns(start[0], start[1], "", "", tokens=tokens), rules)
+        score_table(_facts(start, tokens, time_deals), rules)
     except RuleError as error:
         return error.code
     return None
@@ -81,31 +93,51 @@ def _cases(seed: int, per_rules: int) -> list[dict[str, Any]]:
         for _ in range(per_rules):
             start = rng.choice(STARTS)
             tokens: list[str] = []
+            called: int | None = None
             while len(tokens) < 60:
                 # Lean on one side now and then so A is reached, attempted, failed and passed.
                 token = rng.choice(tokens_pool if rng.random() < 0.5 else tokens_pool[:3])
-                refused = _accepted(rules, start, [*tokens, token])
+                refused = _accepted(rules, start, [*tokens, token], called)
                 if refused:
                     items.append(
                         {
                             "rules": name,
                             "start": start,
                             "tokens": [*tokens, token],
+                            "time_deals": called,
                             "refused": refused,
                         }
                     )
                     break
                 tokens.append(token)
-                items.append({"rules": name, "start": start, "tokens": list(tokens)})
-                if build_sheet(
-                    MatchFacts.from_columns(*start, "", "", tokens=tokens), rules
-                ).finished:
+                sheet = build_sheet(_facts(start, tokens, called), rules)
+                items.append(
+                    {"rules": name, "start": start, "tokens": list(tokens), "time_deals": called}
+                )
+                if sheet.may_call_time and rng.random() < 0.5:
+                    called = len(tokens)  # every token of the pool is a deal
+                    items.append(
+                        {
+                            "rules": name,
+                            "start": start,
+                            "tokens": list(tokens),
+                            "time_deals": called,
+                        }
+                    )
+                    sheet = build_sheet(_facts(start, tokens, called), rules)
+                if sheet.finished:
                     # One tap more: the server refuses it (过A, the deals), so must the page.
                     extra = [*tokens, rng.choice(tokens_pool)]
-                    refused = _accepted(rules, start, extra)
+                    refused = _accepted(rules, start, extra, called)
                     assert refused, extra
                     items.append(
-                        {"rules": name, "start": start, "tokens": extra, "refused": refused}
+                        {
+                            "rules": name,
+                            "start": start,
+                            "tokens": extra,
+                            "time_deals": called,
+                            "refused": refused,
+                        }
                     )
                     break
     return items
@@ -131,7 +163,7 @@ def test_the_page_computes_the_servers_sheet_for_random_deal_sequences(language:
     with translation.override(language):
         words = sheet_words()
         results = _run_js(items, words)
-        checked = refused = 0
+        checked = refused = calls = called = 0
         for item, result in zip(items, results, strict=True):
             where = f"{item['rules']} from {item['start']}: {' '.join(item['tokens'])}"
             if "refused" in item:
@@ -139,9 +171,13 @@ def test_the_page_computes_the_servers_sheet_for_random_deal_sequences(language:
                 refused += 1
                 continue
             rules = RULE_SETS[item["rules"]]
-            assert result["sheet"] == _server(rules, tuple(item["start"]), item["tokens"]), where
+            server = _server(rules, tuple(item["start"]), item["tokens"], item["time_deals"])
+            assert result["sheet"] == server, where
             checked += 1
+            calls += server["may_call_time"]
+            called += item["time_deals"] is not None
     assert checked > 1000 and refused > 20  # the sequences reach far enough to mean something
+    assert calls > 20 and called > 20  # time is offered, and called
 
 
 def test_the_sequences_reach_every_note_the_sheet_can_write() -> None:
@@ -152,7 +188,7 @@ def test_the_sequences_reach_every_note_the_sheet_can_write() -> None:
         if "refused" in item:
             continue
         rules = RULE_SETS[item["rules"]]
-        sheet = _server(rules, tuple(item["start"]), item["tokens"])
+        sheet = _server(rules, tuple(item["start"]), item["tokens"], item["time_deals"])
         notes.update(row["note"] for row in sheet["rows"])
         notes.add(sheet["status_line"])
     text = " ".join(notes)
