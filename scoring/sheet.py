@@ -476,6 +476,17 @@ def sheet_state(sheet: Sheet, facts: MatchFacts, version: int) -> dict[str, Any]
         "ew_cf": sheet.ew_cf,
         "error": sheet.error,
         "may_call_time": sheet.may_call_time,
+        # A knockout match (best of n): where it stands; the page fetches its block afresh
+        # when this changes (a game over, the match decided).
+        "match": None
+        if sheet.match is None
+        else {
+            "game": sheet.match.game,
+            "ns_games": sheet.match.ns_games,
+            "ew_games": sheet.match.ew_games,
+            "winner": sheet.match.winner,
+            "may_close_game": sheet.match.may_close_game,
+        },
         "extra_deal_next": sheet.extra_deal_next,
     }
 

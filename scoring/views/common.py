@@ -3,7 +3,7 @@ table (reads only) and turning a refusal into a message."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django import forms
@@ -75,14 +75,18 @@ def _sheet_of(
 
 def _sheet_and_facts(table: Table, rules: RuleSet) -> tuple[Sheet, MatchFacts]:
     """The table's sheet (``_sheet_of``) and the facts it shows: the table's, or a knockout
-    match's current game (what the page's script replays its waiting taps on)."""
+    match's current game (what the page's script puts its waiting taps after)."""
     stage = table.round.stage
     if rules.is_knockout(stage):
         games = table_games(table)
         sheet = build_match_sheet(games, rules.for_stage(stage), rules.stage(stage).games)
-        return sheet, games[-1] if games else table_facts(table)
+        return sheet, _current_game(games, table)
     facts = table_facts(table)
     return build_sheet(facts, rules.for_stage(stage)), facts
+
+
+def _current_game(games: Sequence[MatchFacts], table: Table) -> MatchFacts:
+    return games[-1] if games else table_facts(table)
 
 
 def _can_change(table: Table) -> bool:
@@ -179,15 +183,17 @@ def live_sheet(
     answers give it, where to post taps, and the rules as data for this tournament."""
     tournament = table.round.tournament
     rules = tournament.rules
-    if rules.is_knockout(table.round.stage):
-        # A best-of-n match (games, the next game from 2 : 2) is not replayed by the page's
-        # offline sheet yet: its taps stay plain form posts (docs/offline.md, "Not yet").
-        return None
-    facts = table_facts(table)  # the events the page prefetched
+    knockout = rules.is_knockout(table.round.stage)
+    # A knockout table's facts are its current game's (``_sheet_and_facts``).
+    facts = _current_game(table_games(table), table) if knockout else table_facts(table)
     return {
         "state": sheet_state(sheet, facts, table.version),
         "event_url": event_url,
         "rules_url": reverse("offline:sheet_rules", args=[tournament.slug])
         + f"?stage={table.round.stage}&v={rules_version(rules.for_stage(table.round.stage))}",
         "store": request.path,
+        # A best-of-n match (the next game from 2 : 2, the match's winner) is not replayed by the
+        # page: its waiting taps queue and sync, shown without levels until the server answers
+        # (docs/offline.md).
+        "replay": not knockout,
     }

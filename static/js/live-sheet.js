@@ -95,7 +95,7 @@
     if (!box.pending.length) {
       return box.base;
     }
-    if (rules && !box.base.ended) {
+    if (rules && cfg.replay && !box.base.ended) {
       try {
         var sheet = window.SheetRules.compute(rules.rules, rules.words, box.base.start,
           box.base.tokens.concat(pendingTokens()), box.base.time_deals);
@@ -329,7 +329,7 @@
     if (box.stop) {
       return;
     }
-    if (rules && !box.base.ended) {
+    if (rules && cfg.replay && !box.base.ended) {
       try {
         window.SheetRules.compute(rules.rules, rules.words, box.base.start,
           box.base.tokens.concat(pendingTokens(), [token]), box.base.time_deals);
@@ -458,7 +458,7 @@
 
   function shape(sheet, status) {
     return [sheet.rows.length > 0, sheet.finished, sheet.closable, sheet.extra_deal_next,
-      Boolean(sheet.may_call_time), status].join("|");
+      Boolean(sheet.may_call_time), JSON.stringify(sheet.match || null), status].join("|");
   }
 
   // A block swapped in while a finger is on a button would take the button from under it: the
@@ -615,6 +615,7 @@
     cfg = {
       eventUrl: node.getAttribute("data-event-url"),
       rulesUrl: node.getAttribute("data-rules-url"),
+      replay: node.getAttribute("data-replay") !== "0", // a knockout match: waiting taps unscored
       store: node.getAttribute("data-store"),
       worker: node.getAttribute("data-worker"),
       entryStatus: node.getAttribute("data-entry-status"),

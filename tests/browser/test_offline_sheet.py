@@ -8,7 +8,9 @@ there after them (a page load would drop it), and the history does not grow.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,10 +18,14 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from reports.fileio import import_tournament
 from scoring.models import TableEvent
 from tests.browser.conftest import PHONE
 from tests.db.conftest import build_tournament, next_round
 from tournaments.models import Table
+from tournaments.services import grant_role
+
+STAGES = Path(__file__).parents[1] / "db" / "data" / "stages"
 
 FIRST = ["EW3", "NS2", "EW1"]
 OFFLINE = ["NS3", "EW2", "NS1", "EW1", "NS2"]
@@ -302,3 +308,41 @@ def test_a_tap_while_the_sheet_is_refreshed_is_kept(phone_page: Any, login_as: A
     _deals_are(page, "2/8")
     _status_has(page, "已同步")
     assert _tokens(table) == ["NS3", "EW2"]
+
+
+def test_a_knockout_match_queues_its_taps_across_a_game(phone_page: Any, login_as: Any) -> None:
+    """A best-of-three semi-final at the referee's phone: the taps of game 1's end and game 2's
+    first deal wait offline (shown without levels: the match is the server's to score) and sync
+    in order; the page then shows game 2 from the server."""
+    data = json.loads((STAGES / "knockout.json").read_text(encoding="utf-8"))
+    data["rounds"] = data["rounds"][:2]
+    data["rounds"][1]["status"] = "published"
+    for table in data["rounds"][1]["tables"]:
+        table["games"] = []
+    tournament = import_tournament(data, slug="semi")
+    referee = get_user_model().objects.create_user(username="referee", password="pw-referee")
+    grant_role(tournament, referee, "referee")
+    table = Table.objects.get(round__tournament=tournament, round__number=2, number=1)
+    page = phone_page
+    login_as(page, referee)
+    page.goto(reverse("referee:table", args=["semi", 2, 1]))
+    _status_has(page, "已同步")
+    history = _mark(page)
+    page.get_by_test_id("tap-NS3").click()
+    _status_has(page, "已同步")
+    assert _tokens(table) == ["NS3"]
+
+    _offline(page.context)
+    for token in ("NS2", "EW1"):  # game 1 ends 7 : 2; the next deal opens game 2
+        page.get_by_test_id(f"tap-{token}").click()
+    _status_has(page, "未上传 2 条")
+    assert page.get_by_test_id("pending-row").count() == 2
+    _same_page(page, history)
+    assert _tokens(table) == ["NS3"]
+
+    _online(page.context)
+    _status_has(page, "已同步")
+    assert _tokens(table) == ["NS3", "NS2", "EW1"]  # in order, once each
+    expect(page.get_by_test_id("ns-games")).to_have_text("1")  # the block follows the match
+    assert page.get_by_test_id("pending-row").count() == 0
+    assert list(table.games.values_list("number", flat=True)) == [2]

@@ -182,3 +182,30 @@ def test_the_chief_corrects_an_earlier_game_of_a_confirmed_match(db):
     ]  # fmt: skip
     bracket = Client().get(reverse("public:bracket", args=["ko-chief"])).content.decode()
     assert "2:5" in bracket and "6:2" not in bracket  # game 2 East–West's, game 3 gone
+
+
+def test_a_knockout_sheet_queues_its_taps_on_the_phone(semi):
+    """The page's outbox works at a knockout table too (docs/offline.md): the sheet loads the
+    script, marked not to replay (a best-of-n match is the server's to score), and every tap's
+    JSON answer says where the match stands, so the page refreshes when a game ends."""
+    ref1 = semi["clients"]["ref1"]
+    html = ref1.get(sheet_url()).content.decode()
+    assert 'id="live-sheet"' in html and 'data-replay="0"' in html and "js/live-sheet.js" in html
+
+    def tap_json(token: str) -> dict[str, Any]:
+        response = ref1.post(
+            sheet_url("event"),
+            {"token": token, "version": version(), "once": f"key{token}{version():04d}xxxxxxxxxx"},
+            HTTP_ACCEPT="application/json",
+        )
+        assert response.status_code == 200, response.json()
+        return response.json()["state"]
+
+    state = tap_json("NS3")
+    assert state["match"] == {
+        "game": 1, "ns_games": 0, "ew_games": 0, "winner": "", "may_close_game": False
+    }  # fmt: skip
+    state = tap_json("NS2")  # game 1 over: 7 : 2 after its two deals
+    assert state["match"]["ns_games"] == 1 and not state["finished"]
+    state = tap_json("EW1")  # the next tap opens game 2 from 2 : 2
+    assert state["match"]["game"] == 2 and state["start"] == [2, 2] and state["tokens"] == ["EW1"]
