@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,16 +26,24 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from rules.errors import RuleError
-from rules.events import EventKind
+from rules.events import EventKind, Side
 from rules.levels import level_label
 from rules.ruleset import PRESETS as RULE_PRESETS
 from rules.ruleset import RuleSet
 from scoring.engine import MatchResult
-from scoring.facts import MatchFacts, score_table, tokens_by_table
+from scoring.facts import (
+    GameRow,
+    MatchFacts,
+    games_by_table,
+    score_games,
+    score_table,
+    split_games,
+    tokens_by_table,
+)
 from scoring.models import Penalty, TableEvent
 from scoring.standings import CRITERIA, PRESETS, resolve_criteria
 from tournaments.errors import ServiceError
-from tournaments.models import AuditEntry, Pair, Player, Round, Table, Team, Tournament
+from tournaments.models import AuditEntry, Game, Pair, Player, Round, Table, Team, Tournament
 from tournaments.wording import (
     CUSTOM_PRESET,
     PRINTED_A_FAIL_COUNTS,
@@ -274,6 +282,8 @@ class _TableFacts:
     confirmed_by: str | None
     confirmed_via: str
     match: int | None  # a team event's match (tables 2m − 1 and 2m)
+    stage: int
+    time_deals: int | None
 
 
 _FACT_FIELDS = (
@@ -293,6 +303,8 @@ _FACT_FIELDS = (
     "confirmed_by__username",
     "confirmed_via",
     "match",
+    "round__stage",
+    "time_deals",
 )
 
 
@@ -311,14 +323,52 @@ def _tokens(tournament: Tournament, round_number: int | None = None) -> dict[int
     return tokens_by_table(qs)
 
 
-def _result(t: _TableFacts, tokens: list[str], rules: RuleSet) -> MatchResult | None:
-    facts = MatchFacts.from_columns(t.start_ns, t.start_ew, t.end_kind, t.end_side, tokens=tokens)
+def _games(tournament: Tournament, round_number: int | None = None) -> dict[int, list[GameRow]]:
+    """Games 2, 3 … of the knockout tables (``scoring.facts.games_by_table``), one query."""
+    qs = Game.objects.filter(table__round__tournament=tournament)
+    if round_number is not None:
+        qs = qs.filter(table__round__number=round_number)
+    return games_by_table(qs)
+
+
+def _scored(
+    t: _TableFacts, tokens: list[str], rules: RuleSet, games: dict[int, list[GameRow]]
+) -> tuple[MatchSummary, tuple[DealLine, ...]] | None:
+    """A confirmed table's result boxes and deal lines, scored as ``scoring.services`` does: by
+    its stage's rules (``RuleSet.for_stage``), with the referee's time call, and a knockout
+    match game by game (each game's lines after a "第n局" mark; the boxes are the deciding
+    game's, the note says the match)."""
+    staged = rules.for_stage(t.stage)
+    facts = MatchFacts.from_columns(
+        t.start_ns, t.start_ew, t.end_kind, t.end_side, tokens=tokens, time_deals=t.time_deals
+    )
     try:
-        return score_table(facts, rules)
+        if not rules.is_knockout(t.stage):
+            result = score_table(facts, staged)
+            return match_summary(result), deal_lines(result, facts.rules(staged).max_deals)
+        played = split_games(facts, games.get(t.pk, []))
+        series = score_games(played, staged, rules.stage(t.stage).games, closed=True)
     except RuleError:
         # Stored facts are validated on entry; a table that no longer scores (settings changed
         # under it) prints blank rather than stopping the whole run.
         return None
+    lines: list[DealLine] = []
+    for number, (game, result) in enumerate(zip(played, series.games, strict=True), start=1):
+        shown = deal_lines(result, game.rules(staged).max_deals)
+        if number > 1 and shown:
+            mark = f"第{number}局"
+            shown = (replace(shown[0], note=f"{mark} {shown[0].note}".strip()), *shown[1:])
+        lines.extend(shown)
+    summary = match_summary(series.games[-1])
+    if series.winner is not None and series.best_of > 1:
+        won = series.wins(series.winner)
+        lost = series.wins(Side.EW if series.winner is Side.NS else Side.NS)
+        scores = "，".join(
+            f"{_label(r.level(Side.NS))}:{_label(r.level(Side.EW))}" for r in series.games
+        )
+        note = f"{printed_side(series.winner)} {won}:{lost} 胜（{scores}）"
+        summary = replace(summary, note=note)
+    return summary, tuple(lines)
 
 
 def _local(dt: Any) -> str:
@@ -401,9 +451,10 @@ def score_sheets(
     if filled:
         tables = [t for t in tables if t.entry_status == Table.EntryStatus.CONFIRMED]
     tokens = _tokens(tournament, rnd.number) if filled else {}
+    games = _games(tournament, rnd.number) if filled else {}
     base = site_url() if base_url is None else base_url.rstrip("/")
-    rows = rules.max_deals or OPEN_FORMAT_ROWS
-    fmt = round_format_label(rules)
+    rows = rules.for_stage(rnd.stage).max_deals or OPEN_FORMAT_ROWS
+    fmt = round_format_label(rules.for_stage(rnd.stage))
     teams = team_of_pairs(tournament) if rules.event == "teams" else {}
     sheets = []
     for t in tables:
@@ -411,10 +462,9 @@ def score_sheets(
         summary = None
         confirmed = ""
         if filled:
-            result = _result(t, tokens.get(t.pk, []), rules)
-            if result is not None:
-                lines = deal_lines(result, rules.max_deals)
-                summary = match_summary(result)
+            scored = _scored(t, tokens.get(t.pk, []), rules, games)
+            if scored is not None:
+                summary, lines = scored
             how = "桌边确认" if t.confirmed_via == "table" else (t.confirmed_by or "")
             confirmed = f"已确认 {_local(t.confirmed_at)} {how}".strip()
         sheets.append(
@@ -684,6 +734,7 @@ def _results_and_deals(
 ) -> tuple[tuple[tuple[int, tuple[ResultLine, ...]], ...], Iterator[DealRecord]]:
     rules = tournament.rules
     tokens = _tokens(tournament)
+    games = _games(tournament)
     corrected = set(
         AuditEntry.objects.filter(
             tournament=tournament, action=AuditEntry.Action.CORRECT, table__isnull=False
@@ -708,13 +759,13 @@ def _results_and_deals(
         )
         # Only a confirmed (or corrected) table has a result: a table not played, or still
         # being entered, shows its state and empty result columns (never "2:2 平局").
-        result = _result(t, table_tokens, rules) if state in RESULT_STATES else None
-        summary = match_summary(result) if result is not None else None
+        scored = _scored(t, table_tokens, rules, games) if state in RESULT_STATES else None
+        summary = scored[0] if scored is not None else None
         by_round[t.round_number].append(
             ResultLine(t.number, ns, ew, printed_table_state(state), summary)
         )
-        if result is not None:
-            for line, token in zip(deal_lines(result, rules.max_deals), table_tokens, strict=False):
+        if scored is not None:
+            for line, token in zip(scored[1], table_tokens, strict=False):
                 deals.append(
                     DealRecord(t.round_number, t.number, ns.number, ew.number, line, token)
                 )

@@ -147,6 +147,7 @@
       ew_cf: leader === "EW" ? points[0] : leader === "NS" ? points[2] : points[1],
       error: "",
       may_call_time: timedTie && deals > 0 && !extraNext,
+      match: null, // a knockout match is not replayed (docs/offline.md)
       extra_deal_next: extraNext
     };
   }
