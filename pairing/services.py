@@ -686,11 +686,14 @@ def finish_round(rnd: Round, user: Any = None) -> Round:
         rules = locked.tournament.rules
         planned = rules.rounds
         if rules.stages:
-            done = locked.stage >= len(rules.stages) and stage_finished(
-                locked.tournament, locked.stage
-            )
+            ends_stage = stage_finished(locked.tournament, locked.stage)
+            done = ends_stage and locked.stage >= len(rules.stages)
         else:
-            done = planned is not None and locked.number >= planned
+            ends_stage = done = planned is not None and locked.number >= planned
+        if ends_stage:
+            # The stage's correction deadline counts from now (``scoring.deadlines``).
+            locked.ends_stage = True
+            locked.save(update_fields=["ends_stage"])
         if done:
             Tournament.objects.filter(pk=locked.tournament_id).update(
                 status=Tournament.Status.FINISHED

@@ -23,6 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from pairing.stages import stage_finished
 from reports.fileformat import (
     FileProblem,
     GameSpec,
@@ -254,7 +255,21 @@ def _write(spec: TournamentSpec, slug: str, user: Any) -> Tournament:
         [_penalty_row(p, tournament, round_pk, table_pk, pair_pk) for p in spec.penalties],
         batch_size=BATCH,
     )
+    _mark_stage_ends(tournament, spec)
     return tournament
+
+
+def _mark_stage_ends(tournament: Tournament, spec: TournamentSpec) -> None:
+    """A stage's last round, finished in the file, is marked as ending it when the stage is
+    over (``Round.ends_stage``, as ``pairing.services.finish_round`` marks it during play): its
+    published-result deadline counts from it (``scoring.deadlines``)."""
+    last: dict[int, int] = {}
+    for r in spec.rounds:
+        last[r.stage] = max(last.get(r.stage, 0), r.number)
+    for stage, number in last.items():
+        ended = next(r for r in spec.rounds if r.number == number).finished
+        if ended and stage_finished(tournament, stage):
+            Round.objects.filter(tournament=tournament, number=number).update(ends_stage=True)
 
 
 def _insert(model: Any, fields: Sequence[str], rows: list[tuple[Any, ...]]) -> None:

@@ -8,10 +8,13 @@ stands unless the chief referee overrides (``scoring.services.correct_table``, l
 Which times count:
 - the round finished at ``Round.finished_at`` (set when the round is finished, every table
   confirmed — the same time the appeal window counts from, ``scoring.appeals``);
-- the stage finished at the ``finished_at`` of its last round, once the stage is over: a round
-  of a later stage exists (a stage starts only when the one before it is finished), the
-  tournament is finished (its last stage is), or a Swiss stage has played its rounds. Until
-  then, and while the round is still on, the deadline has not started (``Deadline.since`` None).
+- the stage finished at the ``finished_at`` of its last round, once the stage is over: the
+  round that ended it is marked (``Round.ends_stage``, set by ``pairing.services.finish_round``,
+  which knows when a group or knockout stage is over), a round of a later stage exists (a stage
+  starts only when the one before it is finished), the tournament is finished (its last stage
+  is), or a Swiss stage has played its rounds (the last three also read an imported file's
+  rounds). Until then, and while the round is still on, the deadline has not started
+  (``Deadline.since`` None).
 
 May touch: ``tournaments.models`` (reads only) and ``scoring.corrections``.
 """
@@ -33,16 +36,17 @@ def stage_finished_at(rnd: Round) -> datetime | None:
     """When ``rnd``'s stage finished (the end of its last round), or None while it is on."""
     rows = list(
         Round.objects.filter(tournament_id=rnd.tournament_id).values_list(
-            "stage", "status", "finished_at"
+            "stage", "status", "finished_at", "ends_stage"
         )
     )
-    own = [(status, finished) for stage, status, finished in rows if stage == rnd.stage]
+    own = [(status, finished) for stage, status, finished, _e in rows if stage == rnd.stage]
     if not own or any(status != Round.Status.FINISHED or not at for status, at in own):
         return None
     tournament = rnd.tournament
     stage = tournament.rules.stage(rnd.stage)
     over = (
-        any(stage_number > rnd.stage for stage_number, _s, _f in rows)
+        any(ends for stage_number, _s, _f, ends in rows if stage_number == rnd.stage)
+        or any(stage_number > rnd.stage for stage_number, _s, _f, _e in rows)
         or tournament.status == Tournament.Status.FINISHED
         or (stage.kind == "swiss" and stage.rounds is not None and len(own) >= stage.rounds)
     )

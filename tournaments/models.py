@@ -313,6 +313,10 @@ class Round(models.Model):
     created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
     published_at = models.DateTimeField(_("公布时间"), null=True, blank=True)
     finished_at = models.DateTimeField(_("结束时间"), null=True, blank=True)
+    # Set when the round was finished and its stage was over with it (``pairing.services.
+    # finish_round`` asks ``pairing.stages.stage_finished``): the stage's correction deadline
+    # counts from this round's ``finished_at`` (``scoring.deadlines``).
+    ends_stage = models.BooleanField(_("本阶段最后一轮"), default=False)
     # The round clock (issue 15, ``scoring.clock``): when play started (lateness counts from it,
     # RULES.md §2) and, in 计时制 / 计时计副制, how many minutes the round lasts.
     started_at = models.DateTimeField(_("开始时间"), null=True, blank=True)
