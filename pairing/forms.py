@@ -104,6 +104,23 @@ class StageForm(forms.Form):
         choices=(("", "—"), ("1", _("一局定胜负")), ("3", _("三局两胜")), ("5", _("五局三胜"))),
     )
     third_place = forms.BooleanField(label=_("三四名决赛"), required=False)
+    until = BoundedIntegerField(
+        label=_("剩几个参赛者时本阶段结束"),
+        min_value=2,
+        required=False,
+        help_text=_(
+            "淘汰赛分初赛、复赛、决赛时填写，例如 8：剩 8 个时结束，进入下一阶段。留空为打到决赛。"
+        ),
+    )
+    repechage = BoundedIntegerField(
+        label=_("附加赛（在第几轮之后）"),
+        min_value=1,
+        required=False,
+        help_text=_(
+            "本阶段第 r 轮的败者（和该轮轮空者）在下一轮抽签打附加赛，胜者回到比赛，"
+            "使人数回到“剩几个”乘以 2 的幂。留空为没有附加赛。"
+        ),
+    )
     round_format = forms.ChoiceField(
         label=_("本阶段赛制"),
         required=False,

@@ -40,8 +40,10 @@ place m + 1 (5 for the quarter-finals, 9 for the round of 16 …), listed by see
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+
+from rules.stages import RepechagePlan, halving_fields, repechage_for, repechage_plan
 
 from .groups import Entrant
 
@@ -212,18 +214,58 @@ def is_final(meetings: Sequence[Meeting | Decided]) -> bool:
     return sum(1 for m in meetings if m.slot) == 1
 
 
+def _after_repechage(index: int, repechage: int | None) -> bool:
+    return repechage is not None and index == repechage + 1
+
+
+def eliminated(rounds: Sequence[Sequence[Decided]], repechage: int | None = None) -> set[int]:
+    """Every entrant knocked out so far: the losers of every round but round ``repechage``
+    (its losers play the repechage in the next round)."""
+    out: set[int] = set()
+    for index, matches in enumerate(rounds, start=1):
+        if index != repechage:
+            out.update(d.loser for d in matches if d.loser is not None)
+    return out
+
+
+def knockout_over(
+    rounds: Sequence[Sequence[Decided]],
+    entrants: Collection[int],
+    until: int | None = None,
+    repechage: int | None = None,
+) -> bool:
+    """Whether the stage is played out: every match decided and ``until`` entrants left (or,
+    without ``until``, one: the final and any third-place match played)."""
+    if not rounds or any(d.winner is None for matches in rounds for d in matches):
+        return False
+    if _after_repechage(len(rounds) + 1, repechage):
+        return False  # the repechage is still to come
+    return len(set(entrants) - eliminated(rounds, repechage)) <= (until or 1)
+
+
 def placings(
-    rounds: Sequence[Sequence[Decided]], seeds: Mapping[int, int]
+    rounds: Sequence[Sequence[Decided]],
+    seeds: Mapping[int, int],
+    repechage: int | None = None,
+    until: int | None = None,
 ) -> tuple[tuple[int, int], ...]:
     """``(place, entrant)`` for every entrant whose place is known, best first (see the
-    module); ``seeds`` orders entrants sharing a place."""
+    module); ``seeds`` orders entrants sharing a place. The losers of a round share the place
+    after the entrants still in when it is over: its meetings' winners and byes, and in the
+    repechage round the winners waiting for it too (seed 001: the 3 repechage losers beside 8
+    still in share 9th); round ``repechage`` places nobody. With ``until`` the stage plays no
+    final: the entrants left are placed by the next stage."""
     placed: list[tuple[int, int, int]] = []  # (place, seed, entrant)
-    for matches in rounds:
+    third_place_played = any(not m.slot for r in rounds for m in r)
+    waiting = 0
+    for index, matches in enumerate(rounds, start=1):
         slots = [d for d in matches if d.slot]
-        if not slots:
+        if not slots or index == repechage:
+            waiting = sum(1 for d in slots if d.b is not None)
             continue
+        extra = waiting if _after_repechage(index, repechage) else 0
         third = next((d for d in matches if not d.slot), None)
-        if len(slots) == 1:  # the final
+        if len(slots) == 1 and not extra and until is None:  # the final
             final = slots[0]
             if final.winner is not None and final.loser is not None:
                 placed.append((1, 0, final.winner))
@@ -232,13 +274,171 @@ def placings(
                 placed.append((3, 0, third.winner))
                 placed.append((4, 0, third.loser))
             continue
-        semi_final = len(slots) == 2
+        semi_final = len(slots) == 2 and not extra
         for d in slots:
             loser = d.loser
             if loser is None:
                 continue
-            if semi_final and any(not m.slot for r in rounds for m in r):
+            if semi_final and third_place_played:
                 continue  # placed by the third-place match
-            placed.append((len(slots) + 1, seeds.get(loser, 0), loser))
+            placed.append((len(slots) + extra + 1, seeds.get(loser, 0), loser))
     placed.sort()
     return tuple((place, entrant) for place, _, entrant in placed)
+
+
+def survivors(
+    rounds: Sequence[Sequence[Decided]], seeds: Mapping[int, int], repechage: int | None = None
+) -> list[int]:
+    """The entrants still in (a stage with ``until`` stopped), in the order the next stage
+    seeds them: those that did not need the repechage first, each by the best seed of the
+    part of the bracket it won (so a bracket goes on as drawn: seed 12 that beat seed 4 in
+    seed 4's quarter stands where seed 4 stood), then by its own seed."""
+    block = dict(seeds)
+    through: set[int] = set()
+    for index, matches in enumerate(rounds, start=1):
+        for d in matches:
+            if not d.slot or d.winner is None:
+                continue
+            if d.b is not None:
+                block[d.winner] = min(block.get(d.a, 0), block.get(d.b, 0))
+            if _after_repechage(index, repechage):
+                through.add(d.winner)
+    out = set(seeds) - eliminated(rounds, repechage)
+    return sorted(out, key=lambda e: (e in through, block.get(e, 0), seeds.get(e, 0)))
+
+
+# --------------------------------------------------------------------------------------------
+# A stage with a repechage (附加赛, seed 001): the field halves every round, then the repechage.
+
+
+def halving_round(
+    field: Sequence[Entrant], seeding: str, rng: random.Random, avoid_units: bool = True
+) -> tuple[Meeting, ...]:
+    """One round of a stage with a repechage, its field halved: ``bracket`` re-seeds every
+    round, the best seed left against the worst (1–n, 2–(n−1) …), an odd field's best seed a
+    bye; ``lot`` draws every round, the bye too (seed 001: "剩下11对重新抽签……1对轮空"). The bye
+    is the last slot."""
+    ranked = sorted(field, key=lambda e: e.seed)
+    if len(ranked) < 2:
+        raise ValueError("a knockout round needs two entrants")
+    bye: Entrant | None = None
+    if seeding == "lot":
+        drawn = list(ranked)
+        rng.shuffle(drawn)
+        if len(drawn) % 2:
+            bye = drawn.pop()
+        pairs: list[tuple[Entrant, Entrant | None]] = [
+            (drawn[i], drawn[i + 1]) for i in range(0, len(drawn), 2)
+        ]
+    else:
+        if len(ranked) % 2:
+            bye, ranked = ranked[0], ranked[1:]
+        half = len(ranked) // 2
+        pairs = [(ranked[i], ranked[-1 - i]) for i in range(half)]
+    if avoid_units:
+        _units_apart(pairs)
+    meetings = [Meeting(slot, a.id, b.id if b else None) for slot, (a, b) in enumerate(pairs, 1)]
+    if bye is not None:
+        meetings.append(Meeting(len(meetings) + 1, bye.id, None))
+    return tuple(meetings)
+
+
+def repechage_pool(rounds: Sequence[Sequence[Decided]], repechage: int) -> tuple[list[int], int]:
+    """Who plays the repechage: the losers of round ``repechage`` and its bye, and how many of
+    its winners wait."""
+    matches = [d for d in rounds[repechage - 1] if d.slot]
+    pool = [d.loser if d.b is not None else d.a for d in matches]
+    if any(p is None for p in pool):
+        raise ValueError("every meeting of the previous round must be decided")
+    return [p for p in pool if p is not None], sum(1 for d in matches if d.b is not None)
+
+
+def repechage_round(
+    pool: Sequence[Entrant], plan: RepechagePlan, rng: random.Random, avoid_units: bool = True
+) -> tuple[Meeting, ...]:
+    """The repechage, drawn by lot among ``pool``: ``plan.byes`` of them drawn to rejoin
+    without playing, the others in ``plan.matches`` meetings (slots first, byes after)."""
+    drawn = sorted(pool, key=lambda e: e.seed)
+    rng.shuffle(drawn)
+    byes, playing = drawn[: plan.byes], drawn[plan.byes :]
+    pairs: list[tuple[Entrant, Entrant | None]] = [
+        (playing[i], playing[i + 1]) for i in range(0, len(playing), 2)
+    ]
+    if avoid_units:
+        _units_apart(pairs)
+    pairs += [(e, None) for e in byes]
+    return tuple(
+        Meeting(slot, a.id, b.id if b else None) for slot, (a, b) in enumerate(pairs, start=1)
+    )
+
+
+def next_halving_round(
+    rounds: Sequence[Sequence[Decided]],
+    entrants: Mapping[int, Entrant],
+    seeding: str,
+    repechage: int,
+    until: int | None,
+    rng: random.Random,
+    third_place: bool = False,
+    avoid_units: bool = True,
+) -> tuple[tuple[Meeting, ...], bool]:
+    """The next round of a stage with a repechage after round ``repechage`` and whether it is
+    the repechage: after round ``repechage`` its pool (``repechage_pool``, ``repechage_for``:
+    enough rejoin to make the field ``until`` × 2^j), else the entrants still in halved
+    (``halving_round``); with ``third_place`` the semi-final losers meet in slot 0 beside the
+    final. ``ValueError`` when a match is undecided or the repechage cannot be made."""
+    if any(d.winner is None for matches in rounds for d in matches):
+        raise ValueError("every meeting of the previous round must be decided")
+    if not rounds:
+        return halving_round(list(entrants.values()), seeding, rng, avoid_units), False
+    if len(rounds) == repechage:
+        pool, waiting = repechage_pool(rounds, repechage)
+        plan = repechage_for(repechage, waiting, len(pool), until or 1)
+        if not plan.possible:
+            raise ValueError("the repechage cannot bring the field to a power of two")
+        return repechage_round([entrants[p] for p in pool], plan, rng, avoid_units), True
+    left = sorted(set(entrants) - eliminated(rounds, repechage))
+    meetings = halving_round([entrants[p] for p in left], seeding, rng, avoid_units)
+    previous = [d for d in rounds[-1] if d.slot]
+    if third_place and len(left) == 2 and len(previous) == 2 and len(rounds) != repechage + 1:
+        losers = [d.loser for d in previous]
+        if losers[0] is not None and losers[1] is not None:
+            meetings += (Meeting(0, losers[0], losers[1]),)
+    return meetings, False
+
+
+@dataclass(frozen=True, slots=True)
+class RoundShape:
+    """One round of a knockout stage as its settings foresee it: ``entrants`` playing
+    ``matches`` meetings, ``byes`` passing; ``repechage`` for the repechage round."""
+
+    entrants: int
+    matches: int
+    byes: int
+    repechage: bool = False
+
+
+def stage_shape(entrants: int, until: int | None, repechage: int | None) -> tuple[RoundShape, ...]:
+    """Every round of a knockout stage of ``entrants`` (the pages draw the rounds to come from
+    it): a bracket — the first round's byes, then halving to ``until`` (or the final); with a
+    repechage — halving fields up to its round, the repechage (``repechage_plan``), then
+    halving from its target. Empty when the settings cannot be played."""
+    left = until or 1
+    out: list[RoundShape] = []
+    if entrants < 2 or entrants <= left:
+        return ()
+    if repechage is None:
+        size = bracket_size(entrants)
+        out.append(RoundShape(entrants, entrants - size // 2, size - entrants))
+        field = size // 2
+    else:
+        plan = repechage_plan(entrants, repechage, left)
+        if not plan.possible:
+            return ()
+        out.extend(RoundShape(f, f // 2, f % 2) for f in halving_fields(entrants, repechage))
+        out.append(RoundShape(plan.pool, plan.matches, plan.byes, True))
+        field = plan.target
+    while field > left and field >= 2:
+        out.append(RoundShape(field, field // 2, field % 2))
+        field = (field + 1) // 2
+    return tuple(out)

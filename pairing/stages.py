@@ -31,6 +31,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from rules.stages import knockout_field_problem, repechage_for, repechage_problem
 from scoring.cache import cached_standings
 from scoring.stage_results import (
     group_meetings,
@@ -43,7 +44,16 @@ from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Tournament
 
 from .groups import Entrant, group_names, lot_groups, next_group_round, snake_groups
-from .knockout import Decided, first_round, is_final, next_round, placings
+from .knockout import (
+    Decided,
+    first_round,
+    knockout_over,
+    next_halving_round,
+    next_round,
+    placings,
+    repechage_pool,
+    survivors,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +89,8 @@ def stage_finished(tournament: Tournament, stage: int) -> bool:
             for b in members[i + 1 :]
         )
     matches = knockout_matches(tournament, stage)
-    return bool(matches) and is_final(decided(matches[-1]))
+    seeds = knockout_seeds(tournament, stage)
+    return knockout_over([decided(r) for r in matches], seeds, kind.until, kind.repechage)
 
 
 def next_stage(tournament: Tournament) -> tuple[int, bool] | None:
@@ -124,9 +135,14 @@ def stage_ranking(tournament: Tournament, stage: int) -> tuple[list[int], int | 
         qualify = kind.qualify or 1
         return ranked, sum(1 for p in ranked if places[p] <= qualify)
     if kind.kind == "knockout":
-        matches = knockout_matches(tournament, stage)
+        places = knockout_places(tournament, stage)
         seeds = knockout_seeds(tournament, stage)
-        placed = [entrant for _place, entrant in placings([decided(r) for r in matches], seeds)]
+        placed = [entrant for _place, entrant in places]
+        if kind.until is not None:
+            # The entrants left go on (pairing.knockout.survivors), the others by place.
+            rounds = [decided(r) for r in knockout_matches(tournament, stage)]
+            left = survivors(rounds, seeds, kind.repechage)
+            return left + [p for p in placed if p not in left], len(left)
         rest = sorted(set(seeds) - set(placed), key=seeds.__getitem__)
         return placed + rest, None
     numbers = Round.objects.filter(tournament=tournament, stage=stage)
@@ -134,9 +150,35 @@ def stage_ranking(tournament: Tournament, stage: int) -> tuple[list[int], int | 
     return [row.pair for row in cached_standings(tournament, after_round=last)], None
 
 
+def knockout_places(tournament: Tournament, stage: int) -> list[tuple[int, int]]:
+    """``(place, pair)`` within a knockout stage as far as known (``pairing.knockout.placings``
+    with the stage's ``repechage`` and ``until``)."""
+    spec = tournament.rules.stage(stage)
+    rounds = [decided(r) for r in knockout_matches(tournament, stage)]
+    seeds = knockout_seeds(tournament, stage)
+    return list(placings(rounds, seeds, spec.repechage, spec.until))
+
+
+def is_repechage_round(tournament: Tournament, rnd: Round) -> bool:
+    """Whether ``rnd`` is its stage's repechage round (附加赛: round ``repechage`` + 1 of the
+    stage, ``rules.stages.Stage.is_repechage_round``)."""
+    rules = tournament.rules
+    if not rules.stages or rnd.stage > len(rules.stage_list):
+        return False
+    spec = rules.stage(rnd.stage)
+    if spec.repechage is None:
+        return False
+    index = Round.objects.filter(
+        tournament=tournament, stage=rnd.stage, number__lte=rnd.number
+    ).count()
+    return spec.is_repechage_round(index)
+
+
 def knockout_seeds(tournament: Tournament, stage: int) -> dict[int, int]:
     """A knockout's entrants → their seeds, as its first round was drawn (``draw_info``); for
-    an imported stage without one, the pairs of its first round by number."""
+    an imported stage without one, the seeds the draw would give them (``stage_entrants``:
+    after a stage with ``until``, its survivors in bracket order) when they are the pairs of
+    its first round, else those pairs by number."""
     first = Round.objects.filter(tournament=tournament, stage=stage).order_by("number").first()
     if first is None:
         return {}
@@ -144,6 +186,9 @@ def knockout_seeds(tournament: Tournament, stage: int) -> dict[int, int]:
     if not entrants:
         seated = first.tables.values_list("ns__number", "ew__number")
         entrants = sorted({p for pair in seated for p in pair if p is not None})
+        drawn = [e.id for e in stage_entrants(tournament, stage)]
+        if sorted(drawn) == entrants:
+            entrants = drawn
     return {int(pid): seed for seed, pid in enumerate(entrants, start=1)}
 
 
@@ -194,23 +239,32 @@ def stage_entrants(tournament: Tournament, stage: int) -> list[Entrant]:
 def final_placings(tournament: Tournament) -> list[tuple[int, int]]:
     """RULES.md §8 "Final placings": ``(place, pair)`` — the last stage's places (a knockout's
     from its bracket, equal places shared), then the entrants eliminated at each earlier stage
-    by that stage's ranking, the latest stage first. Only once the last stage is finished."""
+    by that stage's ranking, the latest stage first; an earlier knockout's entrants knocked out
+    in one round (or in its repechage) share their place. Only once the last stage is
+    finished."""
     count = len(tournament.rules.stage_list)
     if not stage_finished(tournament, count):
         return []
     out: list[tuple[int, int]] = []
     placed: set[int] = set()
     if tournament.rules.stage(count).kind == "knockout":
-        matches = knockout_matches(tournament, count)
-        seeds = knockout_seeds(tournament, count)
-        out = list(placings([decided(r) for r in matches], seeds))
+        out = knockout_places(tournament, count)
         placed = {entrant for _place, entrant in out}
     for stage in range(count if not out else count - 1, 0, -1):
         ranked, _qualifying = stage_ranking(tournament, stage)
+        shared: dict[int, int] = {}
+        if tournament.rules.stage(stage).kind == "knockout":
+            shared = {pair: place for place, pair in knockout_places(tournament, stage)}
+        last: tuple[int, int] | None = None  # (the stage's place, the event's place)
         for pair in ranked:
-            if pair not in placed:
-                placed.add(pair)
-                out.append((len(out) + 1, pair))
+            if pair in placed:
+                continue
+            placed.add(pair)
+            place = len(out) + 1
+            if pair in shared and last is not None and last[0] == shared[pair]:
+                place = last[1]
+            last = (shared[pair], place) if pair in shared else None
+            out.append((place, pair))
     return out
 
 
@@ -230,10 +284,10 @@ def plan_stage_round(
     avoid = rules.same_unit == "avoid"
     if spec.kind == "round_robin":
         return _group_round(tournament, stage, starts, rng, avoid)
+    if spec.repechage is not None:
+        return _halving_round(tournament, stage, starts, rng, avoid)
     if starts:
-        entrants = stage_entrants(tournament, stage)
-        if len(entrants) < 2:
-            raise ServiceError("stage_too_few_entrants", stage=stage, count=len(entrants))
+        entrants = _knockout_entrants(tournament, stage)
         meetings = first_round(entrants, spec.seeding_method, rng, avoid)
         info: dict[str, Any] = {"entrants": [e.id for e in entrants]}
     else:
@@ -252,6 +306,69 @@ def plan_stage_round(
             previous, spec.seeding_method, by_id, rng, spec.plays_third_place, avoid
         )
         info = {}
+    ordered = sorted(meetings, key=lambda m: (m.b is None, m.slot == 0, m.slot))
+    tables = [StageTable(number, m.a, m.b, "", m.slot) for number, m in enumerate(ordered, start=1)]
+    info["byes"] = [m.a for m in meetings if m.b is None]
+    return tables, info
+
+
+def _knockout_entrants(tournament: Tournament, stage: int) -> list[Entrant]:
+    """The entrants of a knockout stage's first round, refused when the stage cannot be played
+    with them (too few; ``until`` not below them; a repechage that cannot be made)."""
+    entrants = stage_entrants(tournament, stage)
+    if len(entrants) < 2:
+        raise ServiceError("stage_too_few_entrants", stage=stage, count=len(entrants))
+    problem = knockout_field_problem(tournament.rules.stage(stage), stage, len(entrants))
+    if problem is not None:
+        raise ServiceError(problem.code, **problem.params)
+    return entrants
+
+
+def _halving_round(
+    tournament: Tournament, stage: int, starts: bool, rng: random.Random, avoid: bool
+) -> tuple[list[StageTable], dict[str, Any]]:
+    """The next round of a knockout stage with a repechage (``pairing.knockout``
+    ``next_halving_round``); the repechage round's ``draw_info["repechage"]`` is true."""
+    spec = tournament.rules.stage(stage)
+    assert spec.repechage is not None
+    info: dict[str, Any] = {}
+    if starts:
+        entrants = _knockout_entrants(tournament, stage)
+        info["entrants"] = [e.id for e in entrants]
+        rounds: list[list[Decided]] = []
+    else:
+        played = knockout_matches(tournament, stage)
+        rounds = [decided(r) for r in played]
+        if any(d.winner is None for d in rounds[-1]):
+            raise ServiceError("knockout_undecided", round=played[-1][0].round)
+        seeds = knockout_seeds(tournament, stage)
+        units = {
+            p.number: _unit(p)
+            for p in Pair.objects.filter(tournament=tournament).select_related("unit")
+        }
+        ranked = sorted(seeds, key=seeds.__getitem__)
+        entrants = [Entrant(pid, seed, units.get(pid)) for seed, pid in enumerate(ranked, 1)]
+    by_id = {e.id: e for e in entrants}
+    try:
+        meetings, repechage = next_halving_round(
+            rounds,
+            by_id,
+            spec.seeding_method,
+            spec.repechage,
+            spec.until,
+            rng,
+            spec.plays_third_place,
+            avoid,
+        )
+    except ValueError:
+        # The rounds so far (an imported file, a hand-made round) leave a repechage pool that
+        # cannot reach ``until`` × 2^j: say which numbers do not fit.
+        pool, waiting = repechage_pool(rounds, spec.repechage)
+        plan = repechage_for(spec.repechage, waiting, len(pool), spec.remaining)
+        problem = repechage_problem(plan, stage, spec.remaining)
+        raise ServiceError(problem.code, **problem.params) from None
+    if repechage:
+        info["repechage"] = True
     ordered = sorted(meetings, key=lambda m: (m.b is None, m.slot == 0, m.slot))
     tables = [StageTable(number, m.a, m.b, "", m.slot) for number, m in enumerate(ordered, start=1)]
     info["byes"] = [m.a for m in meetings if m.b is None]

@@ -55,7 +55,7 @@ TOP_KEYS = (
 UNIT_KEYS = ("id", "name")
 PAIR_KEYS = ("id", "players", "unit", "status", "seeding")
 TEAM_KEYS = ("id", "name", "unit", "pairs", "status")
-ROUND_KEYS = ("number", "stage", "status", "seed", "tables")
+ROUND_KEYS = ("number", "stage", "repechage", "status", "seed", "tables")
 TABLE_KEYS = (
     "table",
     "match",
@@ -596,6 +596,7 @@ class _Parser:
         met: dict[frozenset[int], int] = {}  # pairs who met → the round they met in
         unfinished: int | None = None
         last_stage = 1
+        within: dict[int, int] = {}  # stage → rounds of it read so far
         for index, raw in self.list_of_objects(data, "rounds"):
             path = f"rounds[{index}]"
             number = raw.get("number")
@@ -638,6 +639,8 @@ class _Parser:
             if stage != last_stage:
                 met = {}  # RULES.md §8: pairs may meet again in a later stage, once in each
                 last_stage = stage
+            within[stage] = within.get(stage, 0) + 1
+            self.round_repechage(raw, path, stage, within[stage], rules, where)
             self.stage = stage
             tables = self.tables(raw, path, number, status, pair_ids, rules, met)
             raw_tables = raw.get("tables")  # a wrong type is named by ``self.tables``
@@ -656,6 +659,24 @@ class _Parser:
                     bye_team = value
             rounds.append(RoundSpec(number, status, tables, seed, bye_team=bye_team, stage=stage))
         return tuple(rounds)
+
+    def round_repechage(
+        self,
+        raw: dict[str, Any],
+        path: str,
+        stage: int,
+        index: int,
+        rules: RuleSet | None,
+        where: dict[str, Any],
+    ) -> None:
+        """A round's ``repechage`` mark (our extension): written on a knockout stage's
+        repechage round (its round ``repechage`` + 1); the settings decide which round that is,
+        so a missing mark is read as given, a wrong one refused."""
+        if "repechage" not in raw:
+            return
+        expected = rules is not None and rules.stage(stage).is_repechage_round(index)
+        if raw["repechage"] is not True or not expected:
+            self.add("not_repechage_round", f"{path}.repechage", {"round": index}, **where)
 
     def round_stage(
         self,
@@ -1301,10 +1322,16 @@ def to_dict(spec: TournamentSpec) -> dict[str, Any]:
             item["seeding"] = pair.seeding
         pairs.append(item)
     rounds = []
+    within: dict[int, int] = {}  # stage → its rounds so far (the repechage is one of them)
     for round_spec in spec.rounds:
         item = {"number": round_spec.number}
         if round_spec.stage != 1:
             item["stage"] = round_spec.stage
+        within[round_spec.stage] = within.get(round_spec.stage, 0) + 1
+        if spec.rules.stages and spec.rules.stage(round_spec.stage).is_repechage_round(
+            within[round_spec.stage]
+        ):
+            item["repechage"] = True
         item["status"] = round_spec.status
         if round_spec.seed is not None:
             item["seed"] = round_spec.seed

@@ -15,10 +15,10 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
-from pairing.knockout import placings
+from pairing.knockout import stage_shape
 from pairing.stages import (
-    decided,
     final_placings,
+    knockout_places,
     knockout_seeds,
     stage_finished,
     stage_ranking,
@@ -45,7 +45,7 @@ def group_tables(tournament: Tournament, stage: int) -> dict[str, Any]:
     return {"stage": stage, "groups": groups}
 
 
-def _match(match: KnockoutMatch) -> dict[str, Any]:
+def _match(match: KnockoutMatch, repechage: bool = False) -> dict[str, Any]:
     games: list[list[int]] = []
     if match.series is not None:
         for result in match.series.games:
@@ -53,36 +53,49 @@ def _match(match: KnockoutMatch) -> dict[str, Any]:
     item: dict[str, Any] = {"a": match.a, "b": match.b, "winner": match.winner, "games": games}
     if match.slot == 0:
         item["third_place"] = True
+    if repechage:
+        item["repechage"] = True
     return item
 
 
-def knockout_stage(tournament: Tournament) -> int | None:
-    """The number of the event's knockout stage (the last stage when there is one)."""
-    stages = tournament.rules.stage_list
-    return len(stages) if stages[-1].kind == "knockout" else None
+def knockout_stages(tournament: Tournament) -> list[int]:
+    """The numbers of the event's knockout stages (初赛, 复赛, 决赛 … one each)."""
+    return [n for n, s in enumerate(tournament.rules.stage_list, start=1) if s.kind == "knockout"]
+
+
+def knockout_stage(tournament: Tournament, wanted: int | None = None) -> int | None:
+    """The knockout stage ``wanted`` (None when it is not one), or without it the event's last
+    knockout stage (None when it has none)."""
+    stages = knockout_stages(tournament)
+    if wanted is not None:
+        return wanted if wanted in stages else None
+    return stages[-1] if stages else None
 
 
 def bracket(tournament: Tournament, stage: int) -> dict[str, Any]:
     """``{"stage", "rounds": [{"round", "matches": [{"a", "b", "winner", "games"}]}],
     "placings": [{"place", "entrant"}]}`` — ``b`` null for a bye, ``games`` each game's
     final levels [a, b], ``winner`` once the table is confirmed; the third-place match is
-    marked ``"third_place": true``. ``placings``: the bracket's places known so far, and once
-    the knockout is over every entrant of the event (RULES.md §8 "Final placings")."""
-    matches = knockout_matches(tournament, stage)
-    rounds = [
-        {"round": played[0].round, "matches": [_match(m) for m in played]}
-        for played in matches
-        if played
-    ]
-    final = final_placings(tournament)
-    if not final:
-        seeds = knockout_seeds(tournament, stage)
-        final = list(placings([decided(r) for r in matches], seeds))
-    return {
-        "stage": stage,
-        "rounds": rounds,
-        "placings": [{"place": place, "entrant": entrant} for place, entrant in final],
-    }
+    marked ``"third_place": true``, the repechage round and its matches ``"repechage": true``.
+    ``placings``: the stage's places known so far, and once the event is over every entrant of
+    the event (RULES.md §8 "Final placings"). A stage with ``until``, once finished, lists the
+    entrants it passes on in ``"qualifiers"`` (the next stage's seeds 1, 2 …)."""
+    spec = tournament.rules.stage(stage)
+    rounds = []
+    for index, played in enumerate(knockout_matches(tournament, stage), start=1):
+        repechage = spec.is_repechage_round(index)
+        item: dict[str, Any] = {"round": played[0].round}
+        if repechage:
+            item["repechage"] = True
+        item["matches"] = [_match(m, repechage) for m in played]
+        rounds.append(item)
+    final = final_placings(tournament) or knockout_places(tournament, stage)
+    payload: dict[str, Any] = {"stage": stage, "rounds": rounds}
+    if spec.until is not None and stage_finished(tournament, stage):
+        ranked, qualifying = stage_ranking(tournament, stage)
+        payload["qualifiers"] = ranked[:qualifying]
+    payload["placings"] = [{"place": place, "entrant": entrant} for place, entrant in final]
+    return payload
 
 
 # --------------------------------------------------------------------------------------------
@@ -116,6 +129,7 @@ class BracketRound:
     round: int | None  # None: a round not drawn yet
     label: str
     matches: tuple[BracketMatch, ...]
+    repechage: bool = False  # the stage's repechage round (附加赛)
 
 
 def _side(number: int | None, names: dict[int, str], wins: int, won: bool) -> BracketSide:
@@ -147,13 +161,23 @@ def _bracket_match(match: KnockoutMatch, names: dict[int, str]) -> BracketMatch:
     )
 
 
+def _label(matches: list[KnockoutMatch], repechage: bool, before_repechage: bool) -> str:
+    """A drawn round's label: by its meetings (byes included), the round before a repechage
+    by its matches only (its losers and its bye play on in the repechage)."""
+    entrants = sum(2 if m.b is not None else 1 for m in matches)
+    meetings = sum(1 for m in matches if m.b is not None or not before_repechage)
+    return knockout_round_label(meetings, repechage=repechage, entrants=entrants)
+
+
 def bracket_rounds(
     tournament: Tournament, stage: int, statuses: Collection[str] | None = None
 ) -> list[BracketRound]:
     """The knockout's rounds for a page or a document: the rounds drawn (only those whose
     status is in ``statuses``, when given: the public pages show no draft), then the rounds to
-    come with empty meetings, down to the final. The third-place match is a round of its own
-    after the final's round."""
+    come with empty meetings, down to the final (or to ``until``: the stage's last round; a
+    stage with a repechage as ``pairing.knockout.stage_shape`` foresees it). The third-place
+    match is a round of its own after the final's round; the repechage round is marked."""
+    spec = tournament.rules.stage(stage)
     matches = [
         played
         for played in knockout_matches(tournament, stage)
@@ -164,13 +188,15 @@ def bracket_rounds(
     numbers |= {m.b for played in matches for m in played if m.b is not None}
     names = _names(tournament, numbers)
     out: list[BracketRound] = []
-    for played in matches:
+    for index, played in enumerate(matches, start=1):
         main = [m for m in played if m.slot != 0]
+        repechage = spec.is_repechage_round(index)
         out.append(
             BracketRound(
                 played[0].round,
-                knockout_round_label(len(main)),
+                _label(main, repechage, spec.repechage == index),
                 tuple(_bracket_match(m, names) for m in main),
+                repechage,
             )
         )
         third = [m for m in played if m.slot == 0]
@@ -178,18 +204,32 @@ def bracket_rounds(
             label = knockout_round_label(1, third_place=True)
             match = _bracket_match(third[0], names)
             out.append(BracketRound(played[0].round, label, (match,)))
+    empty = BracketSide(None, "", 0, False)
+
+    def placeholder(meetings: int) -> tuple[BracketMatch, ...]:
+        return tuple(
+            BracketMatch(slot, None, empty, empty, (), None, False, False)
+            for slot in range(1, meetings + 1)
+        )
+
+    if spec.repechage is not None:
+        shape = stage_shape(len(seeds), spec.until, spec.repechage)
+        for index, future in enumerate(shape[len(matches) :], start=len(matches) + 1):
+            slots = future.matches + future.byes
+            label = knockout_round_label(
+                future.matches if spec.repechage == index else slots,
+                repechage=future.repechage,
+                entrants=future.entrants,
+            )
+            out.append(BracketRound(None, label, placeholder(slots), future.repechage))
+        return out
     size = 1
     while size < len(seeds):
         size *= 2
     last = len([m for m in matches[-1] if m.slot != 0]) if matches else size
     meetings = last // 2
-    empty = BracketSide(None, "", 0, False)
-    while meetings >= 1 and len(seeds) >= 2:
-        placeholder = tuple(
-            BracketMatch(slot, None, empty, empty, (), None, False, False)
-            for slot in range(1, meetings + 1)
-        )
-        out.append(BracketRound(None, knockout_round_label(meetings), placeholder))
+    while meetings >= spec.remaining and len(seeds) >= 2:
+        out.append(BracketRound(None, knockout_round_label(meetings), placeholder(meetings)))
         meetings //= 2
     return out
 
@@ -376,7 +416,12 @@ def _num(value: float) -> str:
 def knockout_sheets(tournament: Tournament, round_number: int | None) -> list[KnockoutSheet]:
     """The knockout score sheets of a round (the last knockout round when None): one a
     match, byes left out."""
-    stage = knockout_stage(tournament)
+    drawn_rounds = Round.objects.filter(
+        tournament=tournament, stage__in=knockout_stages(tournament)
+    ).order_by("-number")
+    if round_number is not None:
+        drawn_rounds = drawn_rounds.filter(number=round_number)
+    stage = drawn_rounds.values_list("stage", flat=True).first()
     if stage is None:
         return []
     spec = tournament.rules.stage(stage)
@@ -431,15 +476,17 @@ def stage_sheets(tournament: Tournament) -> list[tuple[str, list[str], list[list
                 for r in group
             ]
             sheets.append((f"第{stage}阶段小组", headers, rows))
-    stage_k = knockout_stage(tournament)
-    if stage_k is not None:
+    knockouts = knockout_stages(tournament)
+    for stage_k in knockouts:
+        # One sheet a knockout stage (初赛, 复赛, 决赛 …), the repechage round among them.
         headers = ["轮次", "阶段", "桌号", "甲方", "乙方", "各局", "胜方"]
         rows = []
         for rnd in printed_bracket(tournament, stage_k):
             for m in rnd.matches:
                 winner = m.a if m.won == 1 else m.b if m.won == 2 else ""
                 rows.append([rnd.label, stage_k, "", m.a, m.b, m.games, winner])
-        sheets.append(("淘汰赛", headers, rows))
+        name = "淘汰赛" if len(knockouts) == 1 else f"第{stage_k}阶段淘汰赛"
+        sheets.append((name, headers, rows))
     placed = placings_rows(tournament)
     if placed:
         sheets.append(

@@ -43,6 +43,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
         "seeding",
         "best_of",
         "third_place",
+        "until",
         "repechage",
         *_COMMON,
     ),
@@ -63,7 +64,8 @@ class Stage:
     seeding: str | None = None
     best_of: int | None = None
     third_place: bool | None = None
-    repechage: bool | None = None
+    until: int | None = None  # knockout: the stage stops when this many entrants remain
+    repechage: int | None = None  # knockout: the round whose losers play the repechage (附加赛)
     round_format: str | None = None
     deals_per_round: int | None = None
     tie: str | None = None
@@ -89,6 +91,15 @@ class Stage:
     @property
     def plays_third_place(self) -> bool:
         return bool(self.third_place)
+
+    def is_repechage_round(self, index: int) -> bool:
+        """Whether the stage's round ``index`` (1-based within the stage) is its repechage."""
+        return self.repechage is not None and index == self.repechage + 1
+
+    @property
+    def remaining(self) -> int:
+        """How many entrants are left when the stage stops: ``until``, else 1 (the final)."""
+        return self.until or 1
 
     def to_dict(self) -> dict[str, Any]:
         """The file's stage object: the keys given, in a fixed order."""
@@ -152,7 +163,8 @@ def parse_stages(
             else None,
             best_of=read.option("best_of", BEST_OF) if kind == "knockout" else None,
             third_place=read.option("third_place", (True, False)) if kind == "knockout" else None,
-            repechage=read.option("repechage", (True, False)) if kind == "knockout" else None,
+            until=read.count("until", minimum=2) if kind == "knockout" else None,
+            repechage=read.count("repechage") if kind == "knockout" else None,
             round_format=read.option("round_format", round_formats),
             deals_per_round=read.count("deals_per_round"),
             tie=read.option("tie", ties),
@@ -161,6 +173,9 @@ def parse_stages(
         if len(problems) == before:
             problems.extend(_stage_problems(stage, number, stages))
         stages.append(stage)
+    if stages and stages[-1].until is not None:
+        params = {"stage": len(stages), "until": stages[-1].until}
+        problems.append(Problem(f"stages.{len(stages)}", "stage_until_last", params))
     return tuple(stages), problems
 
 
@@ -207,13 +222,13 @@ def _stage_problems(stage: Stage, number: int, before: list[Stage]) -> list[Prob
     if number > 1 and stage.kind == "swiss":
         # The Swiss engine pairs every active pair on the event's standings: the first stage.
         problems.append(Problem(where, "stage_swiss_not_first", {"stage": number}))
-    if before and before[-1].kind == "knockout":
+    if before and before[-1].kind == "knockout" and before[-1].until is None:
+        # A knockout without ``until`` plays to its final: nothing is left for a next stage.
         problems.append(Problem(where, "stage_after_knockout", {"stage": number}))
     if stage.kind == "knockout" and stage.tie == "draw":
         # RULES.md §2/§8: a knockout game cannot be a draw; a level tie is broken by the extra deal.
         problems.append(Problem(where, "stage_knockout_draw", {"stage": number}))
-    if stage.repechage:
-        problems.append(Problem(where, "stage_repechage_unsupported", {"stage": number}))
+    problems.extend(_until_problems(stage, number))
     previous = before[-1] if before else None
     if previous is not None and previous.kind == "round_robin" and previous.groups:
         qualifiers = previous.groups * (previous.qualify or 1)
@@ -223,6 +238,10 @@ def _stage_problems(stage: Stage, number: int, before: list[Stage]) -> list[Prob
             )
         elif stage.entrants is not None and stage.entrants > qualifiers:
             params = {"stage": number, "entrants": stage.entrants, "qualifiers": qualifiers}
+            problems.append(Problem(where, "stage_entrants_exceed_qualifiers", params))
+    if previous is not None and previous.kind == "knockout" and previous.until is not None:
+        if stage.entrants is not None and stage.entrants > previous.until:
+            params = {"stage": number, "entrants": stage.entrants, "qualifiers": previous.until}
             problems.append(Problem(where, "stage_entrants_exceed_qualifiers", params))
     if stage.kind == "round_robin" and stage.groups and stage.entrants is not None:
         if stage.entrants < 2 * stage.groups:
@@ -235,4 +254,122 @@ def _stage_problems(stage: Stage, number: int, before: list[Stage]) -> list[Prob
                 "size": stage.entrants // stage.groups,
             }
             problems.append(Problem(where, "stage_qualify_too_many", params))
+    count = known_entrants(stage, previous)
+    if stage.kind == "knockout" and count is not None:
+        found = knockout_field_problem(stage, number, count)
+        if found is not None:
+            problems.append(found)
     return problems
+
+
+def _until_problems(stage: Stage, number: int) -> list[Problem]:
+    """``until`` and ``repechage`` on their own (RULES.md §8, docs/stages.md "Repechage")."""
+    where = f"stages.{number}"
+    problems: list[Problem] = []
+    if stage.until is not None and stage.plays_third_place:
+        # The stage stops before its semi-finals' losers could meet.
+        problems.append(Problem(where, "stage_until_third_place", {"stage": number}))
+    if stage.until is not None and stage.repechage is None and stage.until & (stage.until - 1):
+        # Without a repechage the field halves from a power of two (the byes of the first
+        # round): it reaches ``until`` only if that is a power of two.
+        problems.append(Problem(where, "stage_until_power_of_two", {"stage": number}))
+    return problems
+
+
+def known_entrants(stage: Stage, previous: Stage | None) -> int | None:
+    """How many entrants ``stage`` will have when the settings alone say it (its ``entrants``,
+    or what the previous stage passes on); None for the first stage (every registration) or
+    after a Swiss stage without ``entrants``."""
+    passed: int | None = None
+    if previous is not None and previous.kind == "knockout":
+        passed = previous.until
+    elif previous is not None and previous.kind == "round_robin" and previous.groups:
+        passed = previous.groups * (previous.qualify or 1)
+    if stage.entrants is not None:
+        return stage.entrants if passed is None else min(stage.entrants, passed)
+    return passed
+
+
+def knockout_field_problem(stage: Stage, number: int, entrants: int) -> Problem | None:
+    """What makes a knockout of ``entrants`` impossible with this ``until`` and ``repechage``:
+    too few entrants for ``until``, or a repechage that cannot bring the field to ``until``
+    times a power of two (``repechage_plan``); None when it can be played. The settings check
+    it when the entrants are known; the draw of the stage's first round always."""
+    where = f"stages.{number}"
+    if stage.until is not None and entrants <= stage.until:
+        params = {"stage": number, "entrants": entrants, "until": stage.until}
+        return Problem(where, "stage_until_too_many", params)
+    if stage.repechage is None:
+        return None
+    plan = repechage_plan(entrants, stage.repechage, stage.remaining)
+    return None if plan.possible else repechage_problem(plan, number, stage.remaining)
+
+
+def repechage_problem(plan: RepechagePlan, number: int, until: int) -> Problem:
+    """``stage_repechage_impossible`` for stage ``number``: the numbers that do not fit."""
+    params = {
+        "stage": number,
+        "round": plan.round,
+        "field": plan.field,
+        "winners": plan.winners,
+        "pool": plan.pool,
+        "low": plan.winners + (plan.pool + 1) // 2,
+        "high": plan.winners + plan.pool - 1,
+        "until": until,
+    }
+    return Problem(f"stages.{number}", "stage_repechage_impossible", params)
+
+
+def halving_fields(entrants: int, rounds: int) -> tuple[int, ...]:
+    """The field of rounds 1 … ``rounds`` of a knockout that halves its field every round (a
+    stage with a repechage): an odd field's odd entrant has a bye and goes on."""
+    fields = [entrants]
+    while len(fields) < rounds:
+        fields.append((fields[-1] + 1) // 2)
+    return tuple(fields)
+
+
+@dataclass(frozen=True, slots=True)
+class RepechagePlan:
+    """The repechage (附加赛) after round ``round`` of a knockout (seed 001: "第三轮比赛胜者5对进入
+    复赛，败者5对与轮空1对抽签进入附加赛，胜者3对进入复赛").
+
+    Round ``round`` has ``field`` entrants: ``winners`` (= field // 2) go on and wait; its
+    losers and its bye, the ``pool``, play the repechage in the next round, drawn by lot, and
+    ``rejoin`` of them go on, so that ``target`` = ``winners`` + ``rejoin`` is ``until`` × 2^j.
+    One round of ``matches`` meetings and ``byes`` byes does it: rejoin ≥ pool / 2."""
+
+    round: int
+    field: int
+    winners: int
+    pool: int
+    target: int
+    rejoin: int
+
+    @property
+    def possible(self) -> bool:
+        return self.winners >= 1 and 1 <= self.matches <= self.pool // 2
+
+    @property
+    def matches(self) -> int:
+        return self.pool - self.rejoin
+
+    @property
+    def byes(self) -> int:
+        return 2 * self.rejoin - self.pool
+
+
+def repechage_plan(entrants: int, round: int, until: int) -> RepechagePlan:
+    """The repechage after ``round`` for a stage of ``entrants`` that stops at ``until``
+    entrants (1: the final), its field halving every round (``halving_fields``)."""
+    field = halving_fields(entrants, round)[-1]
+    return repechage_for(round, field // 2, field - field // 2, until)
+
+
+def repechage_for(round: int, winners: int, pool: int, until: int) -> RepechagePlan:
+    """The repechage of ``pool`` entrants beside ``winners`` waiting: the smallest ``until`` ×
+    2^j that one repechage round can reach (``possible`` False when none can)."""
+    target = max(until, 1)
+    while target < winners + (pool + 1) // 2:
+        target *= 2
+    return RepechagePlan(round, winners + pool, winners, pool, target, target - winners)

@@ -1050,8 +1050,10 @@ def _check_bracket(
     locked: Table, old: tuple[MatchFacts, ...], rules: RuleSet, stage: Stage, winner: Side
 ) -> None:
     """RULES.md §5 and §8: a knockout correction may change the games and levels, but not who
-    goes on once the stage's next round is drawn (its meetings were made from this winner, or
-    this loser's third-place match): refused, naming that round."""
+    goes on once any later round is drawn — the stage's next round (its meetings were made
+    from this winner, or this loser's third-place match or repechage) or, after a stage that
+    stopped at ``until``, the next stage's (its entrants were this stage's survivors):
+    refused, naming that round."""
     try:
         before = _match_winner(old, rules, stage)
     except RuleError:
@@ -1060,9 +1062,7 @@ def _check_bracket(
         return
     later = (
         Round.objects.filter(
-            tournament_id=locked.round.tournament_id,
-            stage=locked.round.stage,
-            number__gt=locked.round.number,
+            tournament_id=locked.round.tournament_id, number__gt=locked.round.number
         )
         .order_by("number")
         .values_list("number", flat=True)

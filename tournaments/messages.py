@@ -210,11 +210,29 @@ MESSAGES: dict[str, Any] = {
         "第%(stage)s阶段：“%(key)s”应为 %(min)s 到 %(max)s 之间的整数，而不是 %(value)s"
     ),
     "stage_first_entrants": _("第%(stage)s阶段是第一个阶段，参赛者为全部报名者，不能设“entrants”"),
-    "stage_after_knockout": _("第%(stage)s阶段：淘汰赛必须是最后一个阶段"),
+    "stage_after_knockout": _(
+        "第%(stage)s阶段：前一个淘汰赛阶段没有设“until”（打到决赛），后面不能再有阶段"
+    ),
     "stage_knockout_draw": _(
         "第%(stage)s阶段：淘汰赛不能有平局，级数相同时须加打一副（tie 应为 extra_deal）"
     ),
-    "stage_repechage_unsupported": _("第%(stage)s阶段：附加赛（repechage）尚未支持"),
+    "stage_until_last": _(
+        "第%(stage)s阶段：设了“until”的淘汰赛在剩下 %(until)s 个参赛者时结束，后面须有下一阶段"
+    ),
+    "stage_until_third_place": _(
+        "第%(stage)s阶段：设了“until”的淘汰赛不打到决赛，不能有三四名决赛（third_place）"
+    ),
+    "stage_until_power_of_two": _(
+        "第%(stage)s阶段：没有附加赛时，“until”须是 2 的幂（2、4、8……），淘汰赛才会正好剩下这么多人"
+    ),
+    "stage_until_too_many": _(
+        "第%(stage)s阶段：参赛者 %(entrants)s 个，须多于“until”（%(until)s 个）"
+    ),
+    "stage_repechage_impossible": _(
+        "第%(stage)s阶段：附加赛无法编排。第%(round)s轮有 %(field)s 个参赛者，胜者 %(winners)s 个，"
+        "进附加赛 %(pool)s 个；打一轮附加赛后人数在 %(low)s 到 %(high)s 之间，"
+        "凑不成 %(until)s 乘以 2 的幂。请改附加赛的轮次或“until”"
+    ),
     "stage_entrants_exceed_qualifiers": _(
         "第%(stage)s阶段：参赛者 %(entrants)s 个，超过上一阶段的出线数 %(qualifiers)s"
     ),
@@ -246,10 +264,14 @@ MESSAGES: dict[str, Any] = {
     "extra_deal_due": _("双方级数相同：须加打一副决定胜负，才能提交记分表"),
     "time_call_due": _("双方级数相同：请先记录“到时：加打一副”并录入加打的一副，才能提交记分表"),
     "time_levels_differ": _("双方级数不同，不须加赛：请结束本局或提交记分表"),
+    "not_repechage_round": _(
+        "“repechage”只能是 true，且只用于阶段设置的附加赛轮（这是本阶段第%(round)s轮）"
+    ),
     "not_in_stage": _("本轮所在阶段不用“%(key)s”（group 用于小组赛，slot 和 games 用于淘汰赛）"),
     "games_instead": _("多局制淘汰赛的桌应在 games 中逐局给出“%(key)s”"),
     "stage_out_of_order": _("阶段不能倒退（这里是第%(value)s阶段，前一轮已是第%(last)s阶段）"),
     "no_knockout_stage": _("本赛事没有淘汰赛阶段"),
+    "stage_not_knockout": _("第%(stage)s阶段不是淘汰赛阶段"),
     "bad_stage": _("阶段 %(stage)s 无效（本赛事共 %(stages)s 个阶段）"),
     "stage_is_knockout": _("第%(stage)s阶段是淘汰赛，没有积分排名，请查看对阵表（bracket）"),
     "stage_qualify_too_many": _(

@@ -315,11 +315,18 @@ def stage_kind_label(kind: str) -> str:
     return _(STAGE_KINDS[kind]) if kind in STAGE_KINDS else kind
 
 
-def knockout_round_label(meetings: int, third_place: bool = False) -> str:
+def knockout_round_label(
+    meetings: int, third_place: bool = False, repechage: bool = False, entrants: int = 0
+) -> str:
     """A knockout round by the meetings it has: 决赛 (1), 半决赛 (2), 1/4 决赛 (4), 1/8 决赛 …;
-    the third-place match 三四名决赛."""
+    the third-place match 三四名决赛; the repechage 附加赛; a round of a field that is no power
+    of two (a stage with a repechage halves any field) "44 进 22" from its ``entrants``."""
     if third_place:
         return _("三四名决赛")
+    if repechage:
+        return _("附加赛")
+    if entrants and meetings & (meetings - 1):
+        return _("%(n)s 进 %(m)s") % {"n": entrants, "m": meetings}
     if meetings <= 1:
         return _("决赛")
     if meetings == 2:

@@ -103,6 +103,9 @@ def index(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "latest": rounds[-1].number if rounds else None,
             "pair_count": Pair.objects.filter(tournament=tournament).count(),
             "stage_kinds": {stage.kind for stage in tournament.rules.stages},
+            "knockout_stages": stages.knockout_stages(tournament)
+            if tournament.rules.stages
+            else [],
             # The QR codes must reach players' phones (issue 15): say so when they may not.
             "base_problem": collect.public_base_problem(),
             "base_url": collect.public_base(request),
@@ -326,13 +329,14 @@ def _late_entry_round(tournament: Tournament) -> int | None:
 @require_GET
 @organizer_required
 def stage_document(request: HttpRequest, tournament: Tournament, document: str) -> HttpResponse:
-    """The stages' paper (RULES.md §8): ``bracket`` (``?paper=a3``, else A4 landscape), the
+    """The stages' paper (RULES.md §8): ``bracket`` (``?stage=K`` a knockout stage, else the
+    last; ``?paper=a3``, else A4 landscape), the
     ``groups`` tables (``?stage=K``, else every group stage) and the ``knockout-sheets`` of a
     round (``?round=N``, else the knockout's last round): score sheets with a box a game."""
     if document not in STAGE_DOCUMENTS:
         raise Http404
-    knockout = stages.knockout_stage(tournament)
     if document == "bracket":
+        knockout = stages.knockout_stage(tournament, _int(request, "stage"))
         if knockout is None:
             raise Http404
         paper = "a3" if request.GET.get("paper") == "a3" else "a4"

@@ -40,7 +40,7 @@ from pairing.stages import stage_finished
 from reports.stages import (
     bracket_rounds,
     group_rows,
-    knockout_stage,
+    knockout_stages,
     pair_path,
     placings_rows,
 )
@@ -776,23 +776,38 @@ PLACINGS_PER_PAGE = 100
 
 @public_page
 def bracket(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    """The live bracket of the knockout stage: every published round, the rounds to come, each
-    match's games and who leads. One column per round: side by side on a projector, scrolled
-    sideways on a phone."""
-    stage = knockout_stage(tournament)
-    if stage is None:
+    """The live bracket of every knockout stage (初赛, 复赛, 决赛 …, the repechage round marked):
+    every published round, the rounds to come, each match's games and who leads. One column
+    per round: side by side on a projector, scrolled sideways on a phone. A later knockout
+    stage is shown once it has a published round (before that its entrants are not known)."""
+    numbers = knockout_stages(tournament)
+    if not numbers:
         raise Http404
-    spec = tournament.rules.stage(stage)
+    started = set(
+        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS).values_list(
+            "stage", flat=True
+        )
+    )
+    shown = [n for n in numbers if n in started] or numbers[:1]
+    stages = []
+    for number in shown:
+        spec = tournament.rules.stage(number)
+        stages.append(
+            {
+                "stage": number,
+                "best_of": spec.games,
+                "wins_needed": spec.wins_needed,
+                "until": spec.until,
+                "rounds": bracket_rounds(tournament, number, VISIBLE_ROUNDS),
+            }
+        )
     return render(
         request,
         "reports/bracket.html",
         {
             "tournament": tournament,
             "nav": "bracket",
-            "stage": stage,
-            "best_of": spec.games,
-            "wins_needed": spec.wins_needed,
-            "rounds": bracket_rounds(tournament, stage, VISIBLE_ROUNDS),
+            "stages": stages,
             "finished": bool(placings_done(tournament)),
         },
     )

@@ -72,7 +72,7 @@ def test_a_wrong_stage_gets_the_catalogue_message_and_nothing_changes(client_as,
     response = client.post(url(tournament), post_data(stages))
     assert response.status_code == 200
     html = response.content.decode()
-    assert "淘汰赛必须是最后一个阶段" in html
+    assert "前一个淘汰赛阶段没有设“until”" in html
     tournament.refresh_from_db()
     assert tournament.settings == before
 

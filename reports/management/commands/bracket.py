@@ -1,9 +1,11 @@
-"""``manage.py bracket SLUG [--json]`` — TOURNAMENT_FILE.md "Stages".
+"""``manage.py bracket SLUG [--stage K] [--json]`` — TOURNAMENT_FILE.md "Stages".
 
-The knockout stage's bracket: every round's matches (a bye has ``"b": null``), each game's final
+A knockout stage's bracket (``--stage K``, else the event's last knockout stage; 初赛/复赛/决赛
+are three): every round's matches (a bye has ``"b": null``), each game's final
 levels, the winners, and the placings (``reports.stages.bracket``). ``--json`` prints
 ``{"stage", "rounds": [{"round", "matches": [{"a", "b", "winner", "games"}]}], "placings":
-[{"place", "entrant"}]}``; without it, one line a match.
+[{"place", "entrant"}]}`` (the repechage round and its matches ``"repechage": true``; a stage
+with ``until``, once finished, ``"qualifiers"``); without it, one line a match.
 """
 
 from __future__ import annotations
@@ -25,11 +27,15 @@ class Command(PlainCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
+        parser.add_argument("--stage", type=int, default=None)
         parser.add_argument("--json", action="store_true", dest="as_json")
 
     def handle(self, *args: Any, **options: Any) -> None:
         tournament = get_tournament(options["slug"])
-        stage = knockout_stage(tournament)
+        wanted = options["stage"]
+        stage = knockout_stage(tournament, wanted)
+        if stage is None and wanted is not None:
+            raise CommandError(sentence("stage_not_knockout", {"stage": wanted}))
         if stage is None:
             raise CommandError(sentence("no_knockout_stage", {}))
         payload = bracket(tournament, stage)
@@ -38,7 +44,10 @@ class Command(PlainCommand):
             return
         lines = []
         for played in payload["rounds"]:
-            lines.append(gettext("第%(n)s轮") % {"n": played["round"]})
+            title = gettext("第%(n)s轮") % {"n": played["round"]}
+            if played.get("repechage"):
+                title += " " + gettext("附加赛")
+            lines.append(title)
             for match in played["matches"]:
                 games = " ".join(f"{a}:{b}" for a, b in match["games"])
                 b = match["b"] if match["b"] is not None else gettext("轮空")

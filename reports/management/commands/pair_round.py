@@ -9,7 +9,8 @@ seated from the teams' line-ups.
 With stages (TOURNAMENT_FILE.md "Stages") it pairs the next round of the current stage (a new
 stage begins when the previous one is finished) and prints ``"stage"`` too; a group table
 carries ``"group"``, a knockout table ``"slot"``, and ``"byes"`` lists every bye of a round
-that has several (groups of odd size, a knockout's first round).
+that has several (groups of odd size, a knockout's first round). A knockout's repechage round
+(附加赛) is marked ``"repechage": true``, and so is each of its tables.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from django.core.management.base import CommandParser
 from django.utils.translation import gettext
 
 from pairing import services as pairing_services
+from pairing.stages import is_repechage_round
 from tournaments.errors import ServiceError
 from tournaments.models import Table
 
@@ -51,6 +53,7 @@ class Command(PlainCommand):
             .order_by("number")
             .values_list("number", "is_bye", "ns__number", "ew__number", "group", "slot")
         )
+        repechage = is_repechage_round(tournament, rnd)
         tables = []
         for n, is_bye, ns, ew, group, slot in rows:
             if is_bye:
@@ -60,6 +63,8 @@ class Command(PlainCommand):
                 table["group"] = group
             if slot is not None:
                 table["slot"] = slot
+            if repechage:
+                table["repechage"] = True
             tables.append(table)
         byes = [ns for _n, is_bye, ns, *_rest in rows if is_bye]
         bye = byes[0] if byes else None
@@ -68,6 +73,8 @@ class Command(PlainCommand):
             payload: dict[str, Any] = {"round": rnd.number}
             if staged:
                 payload["stage"] = rnd.stage
+            if repechage:
+                payload["repechage"] = True
             payload.update({"tables": tables, "bye": bye})
             if staged and len(byes) > 1:
                 payload["byes"] = byes
@@ -82,6 +89,8 @@ class Command(PlainCommand):
             )
         if staged:
             lines[0] += " " + gettext("第%(n)s阶段") % {"n": rnd.stage}
+        if repechage:
+            lines[0] += " " + gettext("附加赛")
         for pair in byes:
             lines.append(gettext("轮空  %(pair)s") % {"pair": pair})
         self.stdout.write("\n".join(lines))
