@@ -35,6 +35,12 @@ semi-finals meet when the final is drawn (slot 0).
 **Placings** (RULES.md §8): the final's winner 1, loser 2; the third-place match's winner 3 and
 loser 4, or both semi-final losers 3 without one; the losers of a round of m meetings share
 place m + 1 (5 for the quarter-finals, 9 for the round of 16 …), listed by seed.
+
+**Several knockout stages and the repechage** (seed 001's 初赛/复赛/决赛 and 附加赛, docs/stages.md):
+a stage with ``until`` stops when that many are left (``knockout_over``; ``survivors`` orders
+them for the next stage); a stage with a repechage after round r halves its field every round
+(``halving_round``), and round r's losers and bye play the repechage in round r + 1
+(``repechage_round``, by lot) so that ``until`` × 2^j go on (``rules.stages.repechage_for``).
 """
 
 from __future__ import annotations

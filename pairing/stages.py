@@ -8,7 +8,9 @@ writes: the plan is a list of ``StageTable``s that the service writes with ``cre
 
 - A stage begins when the previous one is finished: a Swiss stage when its rounds are played, a
   group stage when every group's every meeting has been played, a knockout when its final is
-  played (every round of it finished, i.e. every table confirmed).
+  played, or when ``until`` entrants remain (every round of it finished, i.e. every table
+  confirmed); the entrants of the stage after a knockout are its survivors
+  (``pairing.knockout.survivors``).
 - Entrants of stage k > 1, in seed order: after a Swiss stage, the standings after its last
   round (``scoring.cache.cached_standings``); after a group stage, first the top ``qualify`` of
   each group by their place in the group (all group winners, then all runners-up …), equal
@@ -22,7 +24,9 @@ writes: the plan is a list of ``StageTable``s that the service writes with ``cre
   group (A's first), byes after the matches.
 - A knockout's first round is the bracket (or the lot) of ``pairing.knockout.first_round``;
   each later round follows from the previous round's winners (``next_round``), with the
-  third-place match drawn alongside the final when the stage plays one.
+  third-place match drawn alongside the final when the stage plays one. A knockout with a
+  repechage halves its field every round and draws the repechage after its round ``r``
+  (``next_halving_round``, docs/stages.md "Knockout stages and the repechage").
 """
 
 from __future__ import annotations

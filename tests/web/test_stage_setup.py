@@ -16,8 +16,8 @@ from tournaments.models import Round
 pytestmark = pytest.mark.django_db
 
 FIELDS = (
-    "kind rounds groups qualify entrants per_unit seeding best_of third_place round_format "
-    "deals_per_round correction_minutes"
+    "kind rounds groups qualify entrants per_unit seeding best_of third_place until repechage "
+    "round_format deals_per_round correction_minutes"
 ).split()
 
 
