@@ -36,7 +36,7 @@ semi-finals meet when the final is drawn (slot 0).
 loser 4, or both semi-final losers 3 without one; the losers of a round of m meetings share
 place m + 1 (5 for the quarter-finals, 9 for the round of 16 …), listed by seed.
 
-**Several knockout stages and the repechage** (seed 001's 初赛/复赛/决赛 and 附加赛, docs/stages.md):
+**Several knockout stages and the repechage** (seed 001's 初赛/复赛/决赛, 附加赛; docs/stages.md):
 a stage with ``until`` stops when that many are left (``knockout_over``; ``survivors`` orders
 them for the next stage); a stage with a repechage after round r halves its field every round
 (``halving_round``), and round r's losers and bye play the repechage in round r + 1
