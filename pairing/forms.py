@@ -158,7 +158,12 @@ class StageForm(forms.Form):
 
     @staticmethod
     def initial_from(stage: dict[str, Any]) -> dict[str, Any]:
-        return {key: value for key, value in stage.items() if key in StageForm.base_fields}
+        # ``repechage: false`` (files of the version that took a boolean) is no repechage.
+        return {
+            key: value
+            for key, value in stage.items()
+            if key in StageForm.base_fields and not (key == "repechage" and value is False)
+        }
 
 
 StageFormSet = forms.formset_factory(StageForm, extra=1, can_delete=True, max_num=MAX_STAGES)

@@ -94,7 +94,7 @@ def stage_finished(tournament: Tournament, stage: int) -> bool:
         )
     matches = knockout_matches(tournament, stage)
     seeds = knockout_seeds(tournament, stage)
-    return knockout_over([decided(r) for r in matches], seeds, kind.until, kind.repechage)
+    return knockout_over([decided(r) for r in matches], seeds, kind.until, kind.repechage_after)
 
 
 def next_stage(tournament: Tournament) -> tuple[int, bool] | None:
@@ -145,7 +145,7 @@ def stage_ranking(tournament: Tournament, stage: int) -> tuple[list[int], int | 
         if kind.until is not None:
             # The entrants left go on (pairing.knockout.survivors), the others by place.
             rounds = [decided(r) for r in knockout_matches(tournament, stage)]
-            left = survivors(rounds, seeds, kind.repechage)
+            left = survivors(rounds, seeds, kind.repechage_after)
             return left + [p for p in placed if p not in left], len(left)
         rest = sorted(set(seeds) - set(placed), key=seeds.__getitem__)
         return placed + rest, None
@@ -160,7 +160,7 @@ def knockout_places(tournament: Tournament, stage: int) -> list[tuple[int, int]]
     spec = tournament.rules.stage(stage)
     rounds = [decided(r) for r in knockout_matches(tournament, stage)]
     seeds = knockout_seeds(tournament, stage)
-    return list(placings(rounds, seeds, spec.repechage, spec.until))
+    return list(placings(rounds, seeds, spec.repechage_after, spec.until))
 
 
 def is_repechage_round(tournament: Tournament, rnd: Round) -> bool:
@@ -170,7 +170,7 @@ def is_repechage_round(tournament: Tournament, rnd: Round) -> bool:
     if not rules.stages or rnd.stage > len(rules.stage_list):
         return False
     spec = rules.stage(rnd.stage)
-    if spec.repechage is None:
+    if spec.repechage_after is None:
         return False
     index = Round.objects.filter(
         tournament=tournament, stage=rnd.stage, number__lte=rnd.number
@@ -288,7 +288,7 @@ def plan_stage_round(
     avoid = rules.same_unit == "avoid"
     if spec.kind == "round_robin":
         return _group_round(tournament, stage, starts, rng, avoid)
-    if spec.repechage is not None:
+    if spec.repechage_after is not None:
         return _halving_round(tournament, stage, starts, rng, avoid)
     if starts:
         entrants = _knockout_entrants(tournament, stage)
@@ -334,7 +334,7 @@ def _halving_round(
     """The next round of a knockout stage with a repechage (``pairing.knockout``
     ``next_halving_round``); the repechage round's ``draw_info["repechage"]`` is true."""
     spec = tournament.rules.stage(stage)
-    assert spec.repechage is not None
+    assert spec.repechage_after is not None
     info: dict[str, Any] = {}
     if starts:
         entrants = _knockout_entrants(tournament, stage)
@@ -358,7 +358,7 @@ def _halving_round(
             rounds,
             by_id,
             spec.seeding_method,
-            spec.repechage,
+            spec.repechage_after,
             spec.until,
             rng,
             spec.plays_third_place,
@@ -367,8 +367,8 @@ def _halving_round(
     except ValueError:
         # The rounds so far (an imported file, a hand-made round) leave a repechage pool that
         # cannot reach ``until`` × 2^j: say which numbers do not fit.
-        pool, waiting = repechage_pool(rounds, spec.repechage)
-        plan = repechage_for(spec.repechage, waiting, len(pool), spec.remaining)
+        pool, waiting = repechage_pool(rounds, spec.repechage_after)
+        plan = repechage_for(spec.repechage_after, waiting, len(pool), spec.remaining)
         problem = repechage_problem(plan, stage, spec.remaining)
         raise ServiceError(problem.code, **problem.params) from None
     if repechage:

@@ -194,7 +194,7 @@ def bracket_rounds(
         out.append(
             BracketRound(
                 played[0].round,
-                _label(main, repechage, spec.repechage == index),
+                _label(main, repechage, spec.repechage_after == index),
                 tuple(_bracket_match(m, names) for m in main),
                 repechage,
             )
@@ -212,12 +212,12 @@ def bracket_rounds(
             for slot in range(1, meetings + 1)
         )
 
-    if spec.repechage is not None:
-        shape = stage_shape(len(seeds), spec.until, spec.repechage)
+    if spec.repechage_after is not None:
+        shape = stage_shape(len(seeds), spec.until, spec.repechage_after)
         for index, future in enumerate(shape[len(matches) :], start=len(matches) + 1):
             slots = future.matches + future.byes
             label = knockout_round_label(
-                future.matches if spec.repechage == index else slots,
+                future.matches if spec.repechage_after == index else slots,
                 repechage=future.repechage,
                 entrants=future.entrants,
             )

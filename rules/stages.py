@@ -65,7 +65,9 @@ class Stage:
     best_of: int | None = None
     third_place: bool | None = None
     until: int | None = None  # knockout: the stage stops when this many entrants remain
-    repechage: int | None = None  # knockout: the round whose losers play the repechage (附加赛)
+    # knockout: the round whose losers play the repechage (附加赛); False (no repechage) is read
+    # and written back as given: files of the version that took a boolean and refused true.
+    repechage: int | bool | None = None
     round_format: str | None = None
     deals_per_round: int | None = None
     tie: str | None = None
@@ -94,7 +96,13 @@ class Stage:
 
     def is_repechage_round(self, index: int) -> bool:
         """Whether the stage's round ``index`` (1-based within the stage) is its repechage."""
-        return self.repechage is not None and index == self.repechage + 1
+        after = self.repechage_after
+        return after is not None and index == after + 1
+
+    @property
+    def repechage_after(self) -> int | None:
+        """The round whose losers play the repechage; None without one."""
+        return None if self.repechage is None or self.repechage is False else int(self.repechage)
 
     @property
     def remaining(self) -> int:
@@ -164,7 +172,9 @@ def parse_stages(
             best_of=read.option("best_of", BEST_OF) if kind == "knockout" else None,
             third_place=read.option("third_place", (True, False)) if kind == "knockout" else None,
             until=read.count("until", minimum=2) if kind == "knockout" else None,
-            repechage=read.count("repechage") if kind == "knockout" else None,
+            repechage=(False if item.get("repechage") is False else read.count("repechage"))
+            if kind == "knockout"
+            else None,
             round_format=read.option("round_format", round_formats),
             deals_per_round=read.count("deals_per_round"),
             tie=read.option("tie", ties),
@@ -263,13 +273,18 @@ def _stage_problems(stage: Stage, number: int, before: list[Stage]) -> list[Prob
 
 
 def _until_problems(stage: Stage, number: int) -> list[Problem]:
-    """``until`` and ``repechage`` on their own (RULES.md §8, docs/stages.md "Repechage")."""
+    """``until`` and ``repechage`` on their own (RULES.md §8; docs/stages.md "Knockout stages
+    and the repechage")."""
     where = f"stages.{number}"
     problems: list[Problem] = []
     if stage.until is not None and stage.plays_third_place:
         # The stage stops before its semi-finals' losers could meet.
         problems.append(Problem(where, "stage_until_third_place", {"stage": number}))
-    if stage.until is not None and stage.repechage is None and stage.until & (stage.until - 1):
+    if (
+        stage.until is not None
+        and stage.repechage_after is None
+        and stage.until & (stage.until - 1)
+    ):
         # Without a repechage the field halves from a power of two (the byes of the first
         # round): it reaches ``until`` only if that is a power of two.
         problems.append(Problem(where, "stage_until_power_of_two", {"stage": number}))
@@ -299,9 +314,9 @@ def knockout_field_problem(stage: Stage, number: int, entrants: int) -> Problem 
     if stage.until is not None and entrants <= stage.until:
         params = {"stage": number, "entrants": entrants, "until": stage.until}
         return Problem(where, "stage_until_too_many", params)
-    if stage.repechage is None:
+    if stage.repechage_after is None:
         return None
-    plan = repechage_plan(entrants, stage.repechage, stage.remaining)
+    plan = repechage_plan(entrants, stage.repechage_after, stage.remaining)
     return None if plan.possible else repechage_problem(plan, number, stage.remaining)
 
 

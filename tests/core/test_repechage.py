@@ -89,6 +89,14 @@ def test_seed_001_three_knockout_stages_are_accepted_and_round_trip():
     assert [first.is_repechage_round(i) for i in (3, 4, 5)] == [False, True, False]
 
 
+def test_repechage_false_of_older_files_is_no_repechage_and_round_trips():
+    stages = [{"kind": "swiss", "rounds": 3}, {"kind": "knockout", "repechage": False}]
+    rules = RuleSet.from_dict({"stages": stages})
+    knockout = rules.stage(2)
+    assert knockout.repechage_after is None and not knockout.is_repechage_round(1)
+    assert [s.to_dict() for s in rules.stage_list] == stages
+
+
 def _decide(meetings, better):
     """The meetings played: ``better(a, b)`` wins; a bye goes to its entrant."""
     return [Decided(m.slot, m.a, m.b, m.a if m.b is None else better(m.a, m.b)) for m in meetings]
