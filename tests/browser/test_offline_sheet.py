@@ -281,7 +281,8 @@ def test_a_tap_while_the_sheet_is_refreshed_is_kept(phone_page: Any, login_as: A
     held: list[Any] = []
 
     def hold_the_refresh(route: Any) -> None:
-        if route.request.method == "GET" and route.request.resource_type == "fetch":
+        # Only the first refresh is held: under load a slow answer can be asked for again.
+        if route.request.method == "GET" and route.request.resource_type == "fetch" and not held:
             held.append(route)
         else:
             route.continue_()
@@ -300,7 +301,7 @@ def test_a_tap_while_the_sheet_is_refreshed_is_kept(phone_page: Any, login_as: A
     held[0].continue_()  # the block arrives while the finger is down …
     page.wait_for_timeout(1_000)
     page.mouse.up()  # … and is swapped in once it is lifted
-    for _ in range(100):
+    for _ in range(300):
         if page.evaluate("document.querySelector('.entry').dataset.old") is None:
             break
         page.wait_for_timeout(50)

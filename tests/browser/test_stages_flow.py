@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from pairing import services as pairing_services
 from scoring import services as scoring_services
@@ -37,8 +38,12 @@ def _fill_stage(page: Any, index: int, values: dict[str, str]) -> None:
 
 
 def _tap(page: Any, token: str) -> None:
+    """One deal, as a referee enters it: tapped, synced, and the next deal not within the
+    outbox's double-tap window (live-sheet.js DOUBLE_TAP_MS, 600 ms: two taps of the same
+    button closer than that are one deal)."""
     page.get_by_test_id(f"tap-{token}").click()
-    page.wait_for_load_state("load")
+    expect(page.get_by_test_id("sync-status")).to_have_text("已同步")
+    page.wait_for_timeout(650)
 
 
 def test_organizer_sets_up_stages_and_a_referee_enters_a_best_of_three_semi_final(
