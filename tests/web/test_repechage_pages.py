@@ -80,6 +80,9 @@ def test_the_set_up_form_takes_until_and_the_repechage_round(client_as, tourname
     assert response.status_code == 302
     tournament.refresh_from_db()
     assert tournament.settings["stages"] == STAGES
+    rows = client.get(url(tournament)).content.decode().split('data-testid="stage-rows"')[1]
+    rows = rows.split("</table>")[0]
+    assert "剩 8 个时本阶段结束 · 第3轮后附加赛" in rows and "剩 4 个时本阶段结束" in rows
     # A repechage that cannot reach until × 2^j once the entrants are known: a clear refusal.
     wrong = [STAGES[0], {"kind": "knockout", "until": 4, "repechage": 1}, STAGES[2]]
     posted = {**post_data(wrong), "form-INITIAL_FORMS": "3"}  # the three saved stages
