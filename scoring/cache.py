@@ -43,7 +43,7 @@ import time
 from array import array
 from collections.abc import Collection, Iterator, Sequence
 from datetime import datetime
-from itertools import chain
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any, overload
 
@@ -417,8 +417,10 @@ def round_outcomes(
         changed = True
     if changed:
         _keep(pointer, f"{pointer}:{secrets.token_hex(8)}", (source.base, tables))
-    outcomes = map(Outcome._make, chain.from_iterable(kept for _, kept in tables.values()))
-    return list(outcomes), len(tables)
+    # Outcomes made from the kept tuples by ``tuple.__new__`` in C (``Outcome._make`` is a
+    # Python call per outcome: ~3 ms a round at 10,000 pairs).
+    kept_outcomes = chain.from_iterable(kept for _, kept in tables.values())
+    return list(map(tuple.__new__, repeat(Outcome), kept_outcomes)), len(tables)
 
 
 class _Entrants:
@@ -518,7 +520,8 @@ def compute(source: StandingsSource) -> CompactStandings:
     incremental when it can be), with the garbage collector paused throughout (the reading
     and scoring of a cold start make a million short-lived objects: ``collector_paused``)."""
     with collector_paused():
-        columns = standings_state(source).columns()
+        # CompactStandings stores the CF/JCF figures as doubles: ints need no float() first.
+        columns = standings_state(source).columns(floats=False)
     return CompactStandings.from_columns(columns, as_of=timezone.now())
 
 

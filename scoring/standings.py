@@ -68,7 +68,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain, groupby, repeat
-from operator import add, eq, is_, itemgetter, sub
+from operator import add, eq, is_, itemgetter, ne, sub
 from typing import Any
 
 from scoring.criteria import (
@@ -248,28 +248,16 @@ class StandingsState:
         """The rank of one entrant (by id) in these standings."""
         return self.ranking.ranks[self.setup.index[entrant]]
 
-    def columns(self) -> tuple[tuple[Any, ...], ...]:
+    def columns(self, floats: bool = True) -> tuple[tuple[Any, ...], ...]:
         """One tuple per ``StandingRow`` field, in standings order: what a compact cache of the
-        standings stores, without a row object per entrant."""
+        standings stores, without a row object per entrant. ``floats=False``: the CF/JCF
+        figures of an exact state stay the ints they are (equal values), for a store that
+        makes them doubles anyway (``scoring.cache.CompactStandings``)."""
         n = len(self.setup.entrants)
         if n == 0:
             return tuple(() for _ in STANDING_ROW_FIELDS)
         pick: Callable[[Sequence[Any]], tuple[Any, ...]]
         pick = itemgetter(*self.ranking.order) if n > 1 else _pick_first
-        by_index = self._by_index()
-        return (
-            tuple(range(1, n + 1)),
-            *map(pick, by_index[1:-1]),
-            self.ranking.decided_by,
-        )
-
-    def rows(self) -> tuple[StandingRow, ...]:
-        """The standings as rows, rank 1 first: ``columns()`` made into rows (``_make_rows``)."""
-        return _make_rows(self.columns())
-
-    def _by_index(self) -> list[Sequence[Any]]:
-        """The ``StandingRow`` fields as columns by entrant index."""
-        ranking = self.ranking
         figures: list[Sequence[Any]] = [
             self.shown_cf,
             self.shown_jcf,
@@ -277,16 +265,12 @@ class StandingsState:
             self.shown_progressive,
             self.shown_deducted,
         ]
-        if self.exact:  # whole numbers kept as ints: the floats they stand for
+        if self.exact and floats:  # whole numbers kept as ints: the floats they stand for
             figures = [list(map(float, column)) for column in figures]
             for i in self.unmet:  # 对手分 of a pair that met nobody: 0, as sum([])
                 figures[2][i] = 0  # type: ignore[index]
         cf, jcf, opponents_cf, progressive, deducted = figures
-        decided_by: Sequence[str | None] = ranking.decided_by
-        if len(ranking.ranks) > 1:  # by entrant: the entry at each one's position
-            decided_by = itemgetter(*map(sub, ranking.ranks, repeat(1)))(decided_by)
-        return [
-            ranking.ranks,
+        by_index = [
             self.setup.entrants,
             cf,
             jcf,
@@ -299,8 +283,12 @@ class StandingsState:
             progressive,
             deducted,
             self.previous_rank,
-            decided_by,
         ]
+        return (tuple(range(1, n + 1)), *map(pick, by_index), self.ranking.decided_by)
+
+    def rows(self) -> tuple[StandingRow, ...]:
+        """The standings as rows, rank 1 first: ``columns()`` made into rows (``_make_rows``)."""
+        return _make_rows(self.columns())
 
 
 # The StandingRow fields in order (``StandingsState.columns()``).
@@ -376,9 +364,9 @@ def advance(
     setup = state.setup
     number = state.after_round + 1
     bucket = list(outcomes)
-    for o in bucket:
-        if o.round != number:
-            raise StandingsUsageError("wrong_round", pair=o.pair, round=o.round, expected=number)
+    if any(map(ne, map(_round_of, bucket), repeat(number))):
+        o = next(o for o in bucket if o.round != number)
+        raise StandingsUsageError("wrong_round", pair=o.pair, round=o.round, expected=number)
     figures = round_figures(setup, number, bucket)
     return _advance(state, figures, _checked_deductions(setup, deductions, number))
 

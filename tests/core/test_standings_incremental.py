@@ -263,3 +263,14 @@ def test_rows_made_a_block_at_a_time_are_the_rows_of_the_columns(monkeypatch):
     for block in (1, 2, 3, len(PAIRS), 4096):  # blocks that split the rows, and one that does not
         monkeypatch.setattr(standings, "_ROW_BLOCK", block)
         assert list(state.rows()) == want
+
+
+def test_columns_without_floats_are_the_same_figures_kept_as_ints():
+    # For a store that makes the figures doubles anyway (scoring.cache.CompactStandings).
+    state = state_after(standings_setup(PAIRS, "regulation", 4), _rounds(), [], 2)
+    assert state.exact
+    as_floats, as_kept = state.columns(), state.columns(floats=False)
+    assert as_kept == as_floats  # equal values (2 == 2.0), in the same order
+    cf = STANDING_ROW_FIELDS.index("cf")
+    assert {type(v) for v in as_floats[cf]} == {float}
+    assert {type(v) for v in as_kept[cf]} == {int}
