@@ -256,35 +256,52 @@ class StandingsState:
         n = len(self.setup.entrants)
         if n == 0:
             return tuple(() for _ in STANDING_ROW_FIELDS)
+        order = self.ranking.order
         pick: Callable[[Sequence[Any]], tuple[Any, ...]]
-        pick = itemgetter(*self.ranking.order) if n > 1 else _pick_first
-        figures: list[Sequence[Any]] = [
-            self.shown_cf,
-            self.shown_jcf,
-            self.opponents_cf,
-            self.shown_progressive,
-            self.shown_deducted,
-        ]
+        pick = itemgetter(*order) if n > 1 else _pick_first
+        # Picked first, then made floats: the floats are made in standings order and read in
+        # it (made by entrant and picked in standings order they would lie all over memory).
+        cf, jcf, opponents_cf, progressive, deducted = map(
+            pick,
+            (
+                self.shown_cf,
+                self.shown_jcf,
+                self.opponents_cf,
+                self.shown_progressive,
+                self.shown_deducted,
+            ),
+        )
         if self.exact and floats:  # whole numbers kept as ints: the floats they stand for
-            figures = [list(map(float, column)) for column in figures]
-            for i in self.unmet:  # 对手分 of a pair that met nobody: 0, as sum([])
-                figures[2][i] = 0  # type: ignore[index]
-        cf, jcf, opponents_cf, progressive, deducted = figures
-        by_index = [
-            self.setup.entrants,
+            cf, jcf, progressive, deducted = (
+                tuple(map(float, column)) for column in (cf, jcf, progressive, deducted)
+            )
+            opponents_cf = tuple(map(float, opponents_cf))
+        if self.exact and floats and self.unmet:
+            # 对手分 of a pair that met nobody: 0, as sum([]) (an int among the floats).
+            unmet = set(self.unmet)
+            opponents_cf = tuple(
+                0 if i in unmet else value for i, value in zip(order, opponents_cf, strict=True)
+            )
+        ids = self.setup.entrants
+        pairs: tuple[int, ...]
+        if type(ids[0]) is int and all(map(eq, ids, range(ids[0], ids[0] + n))):
+            # Consecutive ids: made in standings order (index + first id) rather than picked.
+            pairs = tuple(map(add, order, repeat(ids[0], n)))
+        else:
+            pairs = pick(ids)
+        return (
+            tuple(range(1, n + 1)),
+            pairs,
             cf,
             jcf,
-            self.wins,
-            self.draws,
-            self.losses,
-            self.level_difference,
+            *map(pick, (self.wins, self.draws, self.losses, self.level_difference)),
             opponents_cf,
-            self.upgrades,
+            pick(self.upgrades),
             progressive,
             deducted,
-            self.previous_rank,
-        ]
-        return (tuple(range(1, n + 1)), *map(pick, by_index), self.ranking.decided_by)
+            pick(self.previous_rank),
+            self.ranking.decided_by,
+        )
 
     def rows(self) -> tuple[StandingRow, ...]:
         """The standings as rows, rank 1 first: ``columns()`` made into rows (``_make_rows``)."""
