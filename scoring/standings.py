@@ -481,21 +481,18 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
     if len(flat) != width * m:
         raise TypeError("outcomes must be Outcome tuples")
     _, pairs, opponents, kinds, results, cf, jcf, ld, up = (flat[k::width] for k in range(width))
-    try:
-        mine = _indices(setup, pairs)
-        if setup.contiguous and None not in opponents:
-            theirs = _indices(setup, opponents)
-        else:
-            theirs = list(map(setup.index.__getitem__, opponents))
-    except (KeyError, TypeError):
-        mine, theirs = [], []
+    is_bye = list(map(is_, opponents, repeat(None, m)))
     # place[i]: the position of entrant i's outcome, m (the value appended to every column
-    # below: 0, or n for the opponent) when it has none; written in one pass over ``mine``, so a
-    # pair given twice fills fewer than m places. An array of machine ints, like the opponent
-    # column (``_index_column``).
-    place = _index_column(m, n)
-    if len(mine) == m:
-        deque(map(place.__setitem__, mine, range(m)), maxlen=0)
+    # below: 0) when it has none. The opponent column is written by position (``_positions``)
+    # into machine ints: its values are entrant indices, one int object each, and a tuple of
+    # them in entrant order would point all over memory (they were made in the order of the
+    # outcomes); every later round's 对手分 and head-to-head read this column, and reading
+    # 50,000 scattered objects costs several times more per entry than reading 10,000 (they no
+    # longer fit the processor's cache).
+    try:
+        mine, theirs, place, opponent = _positions(setup, pairs, opponents, is_bye)
+    except (KeyError, TypeError, IndexError, OverflowError):
+        mine, theirs, place, opponent = [], [], _index_column(m, n), _index_column(n, n)
     if (
         len(mine) != m
         or not number >= 1
@@ -503,14 +500,19 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
         or not set(results) <= RESULTS
         or n - place.count(m) != m  # each pair at most once
         # a bye has no opponent and nothing else lacks one; nobody meets itself
-        or list(map(eq, kinds, repeat("bye", m))) != list(map(is_, opponents, repeat(None, m)))
+        or list(map(eq, kinds, repeat("bye", m))) != is_bye
         or any(map(eq, mine, theirs))
     ):
         _reject(outcomes, setup.index)
-    whole_cf, whole_jcf = list(map(int, cf)), list(map(int, jcf))
-    exact = whole_cf == cf and whole_jcf == jcf
-    if exact:  # whole numbers as ints (see StandingsState)
-        cf, jcf = whole_cf, whole_jcf
+    types = set(map(type, cf))
+    types.update(map(type, jcf))
+    if types <= {int}:  # whole numbers as ints (see StandingsState), as the engine gives them
+        exact = True
+    else:
+        whole_cf, whole_jcf = list(map(int, cf)), list(map(int, jcf))
+        exact = whole_cf == cf and whole_jcf == jcf
+        if exact:
+            cf, jcf = whole_cf, whole_jcf
     # Booleans (True adds 1): the cumulative counts start from int 0, so they stay ints.
     wins = list(map(eq, results, repeat("win", m)))
     draws = list(map(eq, results, repeat("draw", m)))
@@ -525,13 +527,6 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
     for column in columns:
         column.append(0)
     cf_, jcf_, wins_, draws_, losses_, ld_, up_ = map(gather, columns)
-    # The opponent column is written by position instead, into machine ints: its values are
-    # entrant indices, one int object each, and a tuple of them in entrant order would point
-    # all over memory (they were made in the order of the outcomes); every later round's 对手分
-    # and head-to-head read this column, and reading 50,000 scattered objects costs several
-    # times more per entry than reading 10,000 (they no longer fit the processor's cache).
-    opponent = _index_column(n, n)
-    deque(map(opponent.__setitem__, mine, theirs), maxlen=0)
     return RoundFigures(number, cf_, jcf_, wins_, draws_, losses_, ld_, up_, opponent, exact)
 
 
@@ -541,15 +536,46 @@ def _index_column(value: int, n: int) -> array[int]:
     return array("i", (value,)) * n
 
 
-def _indices(setup: StandingsSetup, ids: list[int]) -> list[int]:
-    """Entrant indices of ``ids`` (KeyError for an unknown one). For consecutive ids, a
-    subtraction (no look-up in a large dictionary, which at 50,000 entrants misses the cache)."""
+def _positions(
+    setup: StandingsSetup, pairs: list[Any], opponents: list[Any], is_bye: list[bool]
+) -> tuple[list[int], list[int], array[int], array[int]]:
+    """The entrant indices of ``pairs`` (mine) and ``opponents`` (theirs; n for None), and two
+    columns by entrant: ``place`` (entrant i's position in ``pairs``, m for none; a pair given
+    twice fills fewer than m places) and ``opponent`` (its opponent's index, n for none).
+    KeyError, TypeError or IndexError for an unknown id. ``opponents`` is changed.
+
+    For consecutive ids (the usual pair numbers 1…n) an index is a subtraction, with no
+    look-up in a large dictionary (which at 50,000 entrants misses the processor's cache); the
+    arrays refuse what is not an int or too large, and one ``min`` (``max``) checks the rest
+    (a float id, which the dictionary takes for the int it equals, goes the dictionary's way)."""
     n = len(setup.entrants)
+    m = len(pairs)
     if setup.contiguous and n:
-        indices = list(map(sub, ids, repeat(setup.entrants[0], len(ids))))
-        if all(map(isinstance, indices, repeat(int))) and 0 <= min(indices) <= max(indices) < n:
-            return indices
-    return list(map(setup.index.__getitem__, ids))
+        first = setup.entrants[0]
+        byes, k = is_bye.count(True), -1
+        for _ in range(byes):  # no opponent: index n, the id after the last
+            k = is_bye.index(True, k + 1)
+            opponents[k] = first + n
+        mine = list(map(sub, pairs, repeat(first, m)))
+        theirs = list(map(sub, opponents, repeat(first, m)))
+        place, opponent = _index_column(m, n), _index_column(n, n)
+        try:
+            deque(map(place.__setitem__, mine, range(m)), maxlen=0)
+            deque(map(opponent.__setitem__, mine, theirs), maxlen=0)
+            # n only for a bye: the id after the last is no opponent otherwise.
+            if 0 <= min(mine) and 0 <= min(theirs) and theirs.count(n) == byes:
+                return mine, theirs, place, opponent
+        except (TypeError, IndexError, OverflowError):
+            pass
+        for k in range(m):
+            if is_bye[k]:
+                opponents[k] = None
+    index = setup.index.__getitem__
+    mine, theirs = list(map(index, pairs)), list(map(index, opponents))
+    place, opponent = _index_column(m, n), _index_column(n, n)
+    deque(map(place.__setitem__, mine, range(m)), maxlen=0)
+    deque(map(opponent.__setitem__, mine, theirs), maxlen=0)
+    return mine, theirs, place, opponent
 
 
 def _no_outcomes(n: int, number: int) -> RoundFigures:

@@ -274,3 +274,31 @@ def test_columns_without_floats_are_the_same_figures_kept_as_ints():
     cf = STANDING_ROW_FIELDS.index("cf")
     assert {type(v) for v in as_floats[cf]} == {float}
     assert {type(v) for v in as_kept[cf]} == {int}
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        Outcome(1, 11, 16, "played", "win", 2, 14, 1, 0),  # the id after the last one
+        Outcome(1, 11, 10, "played", "win", 2, 14, 1, 0),  # the id before the first one
+        Outcome(1, 16, 11, "played", "win", 2, 14, 1, 0),
+        Outcome(1, 10, 11, "played", "win", 2, 14, 1, 0),
+        Outcome(1, 11, -3, "played", "win", 2, 14, 1, 0),  # would wrap round an array
+    ],
+)
+def test_round_figures_refuse_ids_just_outside_consecutive_ones(outcome):
+    setup = standings_setup(PAIRS, (), 0)  # 11…15: indices by subtraction
+    for outcomes in ([outcome], [Outcome(1, 13, None, "bye", "win", 2, 17, 0, 0), outcome]):
+        with pytest.raises(StandingsError) as error:
+            round_figures(setup, 1, outcomes)
+        assert error.value.code == "unknown_pair"
+
+
+def test_round_figures_take_a_float_id_as_the_int_it_equals():
+    # As the dictionary of ids always did (3.0 == 3): the consecutive ids' shortcut steps aside.
+    setup = standings_setup(PAIRS, (), 0)
+    bye = Outcome(1, 13, None, "bye", "win", 2, 17, 0, 0)
+    floats = round_figures(setup, 1, [Outcome(1, 11.0, 12, "played", "win", 2, 14, 1, 0), bye])
+    ints = round_figures(setup, 1, [Outcome(1, 11, 12, "played", "win", 2, 14, 1, 0), bye])
+    assert list(floats.opponent) == list(ints.opponent) == [1, 5, 5, 5, 5]
+    assert floats.cf == ints.cf == (2, 0, 2, 0, 0)
