@@ -53,6 +53,12 @@ How it runs (issue 18: linear at any size, incremental after each confirmation):
 - Cumulative figures are whole columns added with ``map``; the per-round opponent columns make
   对手分 a ``map`` per round. Costs grow as n·log n per round for the sort and n·r for 对手分
   (see docs/benchmarks.md, ``python -m benchmarks.standings``; docs/core-api.md for the API).
+- Memory order (issue 18, second pass): at 50,000 entrants a column of objects no longer fits
+  the processor's cache, so what grew faster than the work was reading objects out of the order
+  they lie in. A round's outcomes are read once in the order given and each column gathered
+  into entrant order by position (not sorted by pair); opponent columns are arrays of machine
+  ints (no int object per entry); ``columns()`` picks into standings order before it makes
+  floats; rows are filled a block at a time (docs/core-api.md has the figures).
 
 Totals are exact when every value is a whole number; otherwise they are rounded to 9 decimals
 before they are compared or shown (rounding leaves a whole number unchanged, so a state that has
