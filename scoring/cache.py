@@ -29,8 +29,12 @@ the kept state's version: the state is then built from everything (``state_after
 start) and kept again. The state after round r itself is kept once round r is complete (for
 round r + 1). Each process also keeps what it last kept or loaded, used only while the shared
 cache still names it. It equals ``scoring.results.standings_from_db`` (the full computation;
-tests/db/test_standings_cache.py compares them). At 10,000 pairs × 9 rounds the page after a
-confirmation takes ~110 ms, ~60 of them in ``compute`` (docs/benchmarks.md).
+tests/db/test_standings_cache.py compares them). At 10,000 pairs × 9 rounds the public page's
+first request after a confirmation takes 84–90 ms of CPU (98 before the second pass of issue
+18, in the same alternating runs; load 3–4 on 2 cores): ~45 in ``compute`` (~25 of them
+``advance``, ~12 reading and scoring the round), ~13 in ``standings_source`` (its per-round
+version query reads the ``table_round_progress`` index alone), the rest the page itself; the
+cold start ~0.9–1.0 s (docs/core-api.md, docs/benchmarks.md).
 """
 
 from __future__ import annotations

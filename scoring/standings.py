@@ -569,7 +569,7 @@ def _positions(
             deque(map(place.__setitem__, mine, range(m)), maxlen=0)
             deque(map(opponent.__setitem__, mine, theirs), maxlen=0)
             # n only for a bye: the id after the last is no opponent otherwise.
-            if 0 <= min(mine) and 0 <= min(theirs) and theirs.count(n) == byes:
+            if min(mine) >= 0 and min(theirs) >= 0 and max(theirs) <= n and theirs.count(n) == byes:
                 return mine, theirs, place, opponent
         except (TypeError, IndexError, OverflowError):
             pass

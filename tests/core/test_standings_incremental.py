@@ -284,6 +284,8 @@ def test_columns_without_floats_are_the_same_figures_kept_as_ints():
         Outcome(1, 16, 11, "played", "win", 2, 14, 1, 0),
         Outcome(1, 10, 11, "played", "win", 2, 14, 1, 0),
         Outcome(1, 11, -3, "played", "win", 2, 14, 1, 0),  # would wrap round an array
+        Outcome(1, 11, 99, "played", "win", 2, 14, 1, 0),  # far beyond the last one
+        Outcome(1, 99, 11, "played", "win", 2, 14, 1, 0),
     ],
 )
 def test_round_figures_refuse_ids_just_outside_consecutive_ones(outcome):
