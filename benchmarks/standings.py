@@ -320,8 +320,9 @@ def markdown_report(seed: int = 1, repeat: int = 5) -> str:
             "which on this machine cost more per item over 50,000 items than over 10,000 (a "
             "list of 10,000 stays in the processor's cache, one of 50,000 does not, the more "
             "so when other jobs share the cache), where the old one's time went mostly to the "
-            "interpreter. So its growth is no better than the old one's and varies with the "
-            "load; what it gains is the time itself ("
+            'interpreter. So its growth varies with the load (docs/core-api.md, "Linear at '
+            '50,000 pairs": where it comes from and what was done about it); what it gains '
+            "is the time itself ("
             f"{small.reference_seconds / small.standings_seconds:.1f}× less at "
             f"{small.pairs:,} pairs, {large.reference_seconds / large.standings_seconds:.1f}× "
             f"at {large.pairs:,}).",

@@ -29,8 +29,12 @@ the kept state's version: the state is then built from everything (``state_after
 start) and kept again. The state after round r itself is kept once round r is complete (for
 round r + 1). Each process also keeps what it last kept or loaded, used only while the shared
 cache still names it. It equals ``scoring.results.standings_from_db`` (the full computation;
-tests/db/test_standings_cache.py compares them). At 10,000 pairs × 9 rounds the page after a
-confirmation takes ~110 ms, ~60 of them in ``compute`` (docs/benchmarks.md).
+tests/db/test_standings_cache.py compares them). At 10,000 pairs × 9 rounds the public page's
+first request after a confirmation takes 84–90 ms of CPU (98 before the second pass of issue
+18, in the same alternating runs; load 3–4 on 2 cores): ~45 in ``compute`` (~25 of them
+``advance``, ~12 reading and scoring the round), ~13 in ``standings_source`` (its per-round
+version query reads the ``table_round_progress`` index alone), the rest the page itself; the
+cold start ~0.9–1.0 s (docs/core-api.md, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ import time
 from array import array
 from collections.abc import Collection, Iterator, Sequence
 from datetime import datetime
-from itertools import chain
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any, overload
 
@@ -417,8 +421,10 @@ def round_outcomes(
         changed = True
     if changed:
         _keep(pointer, f"{pointer}:{secrets.token_hex(8)}", (source.base, tables))
-    outcomes = map(Outcome._make, chain.from_iterable(kept for _, kept in tables.values()))
-    return list(outcomes), len(tables)
+    # Outcomes made from the kept tuples by ``tuple.__new__`` in C (``Outcome._make`` is a
+    # Python call per outcome: ~3 ms a round at 10,000 pairs).
+    kept_outcomes = chain.from_iterable(kept for _, kept in tables.values())
+    return list(map(tuple.__new__, repeat(Outcome), kept_outcomes)), len(tables)
 
 
 class _Entrants:
@@ -518,7 +524,8 @@ def compute(source: StandingsSource) -> CompactStandings:
     incremental when it can be), with the garbage collector paused throughout (the reading
     and scoring of a cold start make a million short-lived objects: ``collector_paused``)."""
     with collector_paused():
-        columns = standings_state(source).columns()
+        # CompactStandings stores the CF/JCF figures as doubles: ints need no float() first.
+        columns = standings_state(source).columns(floats=False)
     return CompactStandings.from_columns(columns, as_of=timezone.now())
 
 

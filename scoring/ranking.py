@@ -241,7 +241,7 @@ class _MiniLeague:
 
     def __init__(
         self,
-        opponents: tuple[tuple[int, ...], ...],
+        opponents: tuple[Sequence[int], ...],
         round_cf: tuple[tuple[float, ...], ...],
         exact: bool,
     ) -> None:

@@ -53,6 +53,12 @@ How it runs (issue 18: linear at any size, incremental after each confirmation):
 - Cumulative figures are whole columns added with ``map``; the per-round opponent columns make
   对手分 a ``map`` per round. Costs grow as n·log n per round for the sort and n·r for 对手分
   (see docs/benchmarks.md, ``python -m benchmarks.standings``; docs/core-api.md for the API).
+- Memory order (issue 18, second pass): at 50,000 entrants a column of objects no longer fits
+  the processor's cache, so what grew faster than the work was reading objects out of the order
+  they lie in. A round's outcomes are read once in the order given and each column gathered
+  into entrant order by position (not sorted by pair); opponent columns are arrays of machine
+  ints (no int object per entry); ``columns()`` picks into standings order before it makes
+  floats; rows are filled a block at a time (docs/core-api.md has the figures).
 
 Totals are exact when every value is a whole number; otherwise they are rounded to 9 decimals
 before they are compared or shown (rounding leaves a whole number unchanged, so a state that has
@@ -62,12 +68,13 @@ seen only whole numbers and one that has seen a fraction agree on every whole to
 from __future__ import annotations
 
 import gc
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain, groupby, repeat
-from operator import add, eq, is_, itemgetter, sub
+from operator import add, eq, is_, itemgetter, ne, sub
 from typing import Any
 
 from scoring.criteria import (
@@ -81,7 +88,6 @@ from scoring.criteria import (
     StandingRow,
     StandingsError,
     StandingsUsageError,
-    _pair_of,
     _round_of,
     _rounded,
     lot_number,
@@ -190,7 +196,7 @@ class RoundFigures:
     losses: tuple[int, ...]
     level_difference: tuple[int, ...]
     upgrades: tuple[int, ...]
-    opponent: tuple[int, ...]
+    opponent: Sequence[int]  # machine ints (array "i"), see round_figures
     exact: bool
 
 
@@ -222,7 +228,7 @@ class StandingsState:
     level_difference: tuple[int, ...]
     upgrades: tuple[int, ...]
     progressive: tuple[float, ...]
-    opponents: tuple[tuple[int, ...], ...]
+    opponents: tuple[Sequence[int], ...]
     round_cf: tuple[tuple[float, ...], ...]
     unmet: tuple[int, ...]
     previous: Ranking | None
@@ -248,59 +254,64 @@ class StandingsState:
         """The rank of one entrant (by id) in these standings."""
         return self.ranking.ranks[self.setup.index[entrant]]
 
-    def columns(self) -> tuple[tuple[Any, ...], ...]:
+    def columns(self, floats: bool = True) -> tuple[tuple[Any, ...], ...]:
         """One tuple per ``StandingRow`` field, in standings order: what a compact cache of the
-        standings stores, without a row object per entrant."""
+        standings stores, without a row object per entrant. ``floats=False``: the CF/JCF
+        figures of an exact state stay the ints they are (equal values), for a store that
+        makes them doubles anyway (``scoring.cache.CompactStandings``)."""
         n = len(self.setup.entrants)
         if n == 0:
             return tuple(() for _ in STANDING_ROW_FIELDS)
+        order = self.ranking.order
         pick: Callable[[Sequence[Any]], tuple[Any, ...]]
-        pick = itemgetter(*self.ranking.order) if n > 1 else _pick_first
-        by_index = self._by_index()
+        pick = itemgetter(*order) if n > 1 else _pick_first
+        # Picked first, then made floats: the floats are made in standings order and read in
+        # it (made by entrant and picked in standings order they would lie all over memory).
+        cf, jcf, opponents_cf, progressive, deducted = map(
+            pick,
+            (
+                self.shown_cf,
+                self.shown_jcf,
+                self.opponents_cf,
+                self.shown_progressive,
+                self.shown_deducted,
+            ),
+        )
+        if self.exact and floats:  # whole numbers kept as ints: the floats they stand for
+            cf, jcf, progressive, deducted = (
+                tuple(map(float, column)) for column in (cf, jcf, progressive, deducted)
+            )
+            opponents_cf = tuple(map(float, opponents_cf))
+        if self.exact and floats and self.unmet:
+            # 对手分 of a pair that met nobody: 0, as sum([]) (an int among the floats).
+            unmet = set(self.unmet)
+            opponents_cf = tuple(
+                0 if i in unmet else value for i, value in zip(order, opponents_cf, strict=True)
+            )
+        ids = self.setup.entrants
+        pairs: tuple[int, ...]
+        if type(ids[0]) is int and all(map(eq, ids, range(ids[0], ids[0] + n))):
+            # Consecutive ids: made in standings order (index + first id) rather than picked.
+            pairs = tuple(map(add, order, repeat(ids[0], n)))
+        else:
+            pairs = pick(ids)
         return (
             tuple(range(1, n + 1)),
-            *map(pick, by_index[1:-1]),
+            pairs,
+            cf,
+            jcf,
+            *map(pick, (self.wins, self.draws, self.losses, self.level_difference)),
+            opponents_cf,
+            pick(self.upgrades),
+            progressive,
+            deducted,
+            pick(self.previous_rank),
             self.ranking.decided_by,
         )
 
     def rows(self) -> tuple[StandingRow, ...]:
         """The standings as rows, rank 1 first: ``columns()`` made into rows (``_make_rows``)."""
         return _make_rows(self.columns())
-
-    def _by_index(self) -> list[Sequence[Any]]:
-        """The ``StandingRow`` fields as columns by entrant index."""
-        ranking = self.ranking
-        figures: list[Sequence[Any]] = [
-            self.shown_cf,
-            self.shown_jcf,
-            self.opponents_cf,
-            self.shown_progressive,
-            self.shown_deducted,
-        ]
-        if self.exact:  # whole numbers kept as ints: the floats they stand for
-            figures = [list(map(float, column)) for column in figures]
-            for i in self.unmet:  # 对手分 of a pair that met nobody: 0, as sum([])
-                figures[2][i] = 0  # type: ignore[index]
-        cf, jcf, opponents_cf, progressive, deducted = figures
-        decided_by: Sequence[str | None] = ranking.decided_by
-        if len(ranking.ranks) > 1:  # by entrant: the entry at each one's position
-            decided_by = itemgetter(*map(sub, ranking.ranks, repeat(1)))(decided_by)
-        return [
-            ranking.ranks,
-            self.setup.entrants,
-            cf,
-            jcf,
-            self.wins,
-            self.draws,
-            self.losses,
-            self.level_difference,
-            opponents_cf,
-            self.upgrades,
-            progressive,
-            deducted,
-            self.previous_rank,
-            decided_by,
-        ]
 
 
 # The StandingRow fields in order (``StandingsState.columns()``).
@@ -333,11 +344,23 @@ def _make_rows(columns: Sequence[Sequence[Any]]) -> tuple[StandingRow, ...]:
     ``map(StandingRow, *columns)``. ``StandingRow`` is frozen, so its ``__init__`` sets each of
     its 14 fields through ``object.__setattr__``, an interpreted call per field (~0.25 s for
     50,000 rows); here the empty objects are made at once and each field is set by its slot's
-    descriptor for the whole column, with no Python frame per row or per field."""
-    rows = list(map(object.__new__, repeat(StandingRow, len(columns[0]) if columns else 0)))
-    for set_field, column in zip(_ROW_SETTERS, columns, strict=True):
-        deque(map(set_field, rows, column), maxlen=0)
+    descriptor for a whole column, with no Python frame per row or per field.
+
+    A block of ``_ROW_BLOCK`` rows at a time: each of the 14 columns visits every row of the
+    block, and a block's rows (~0.5 MB) stay in the processor's cache for all 14 visits, where
+    all 50,000 rows (~6.5 MB) would be read from memory 14 times (the cost per row then grew by
+    ~1.5× from 10,000 to 50,000 rows)."""
+    n = len(columns[0]) if columns else 0
+    rows = list(map(object.__new__, repeat(StandingRow, n)))
+    for start in range(0, n, _ROW_BLOCK):
+        end = start + _ROW_BLOCK
+        block = rows[start:end]
+        for set_field, column in zip(_ROW_SETTERS, columns, strict=True):
+            deque(map(set_field, block, column[start:end]), maxlen=0)
     return tuple(rows)
+
+
+_ROW_BLOCK = 4096
 
 
 def _pick_first(column: Sequence[Any]) -> tuple[Any, ...]:
@@ -364,9 +387,9 @@ def advance(
     setup = state.setup
     number = state.after_round + 1
     bucket = list(outcomes)
-    for o in bucket:
-        if o.round != number:
-            raise StandingsUsageError("wrong_round", pair=o.pair, round=o.round, expected=number)
+    if any(map(ne, map(_round_of, bucket), repeat(number))):
+        o = next(o for o in bucket if o.round != number)
+        raise StandingsUsageError("wrong_round", pair=o.pair, round=o.round, expected=number)
     figures = round_figures(setup, number, bucket)
     return _advance(state, figures, _checked_deductions(setup, deductions, number))
 
@@ -451,78 +474,121 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
     m = len(outcomes)
     if not m:
         return _no_outcomes(n, number)
-    # Entrant order is id order, so outcomes sorted by pair give every column in entrant order
-    # (read in sequence, rather than gathered through a permutation column by column).
-    try:
-        ordered: Sequence[Outcome] = sorted(outcomes, key=_pair_of)
-    except TypeError:
-        ordered = outcomes
-    # One visit to each outcome (they lie scattered in memory once sorted), its fields copied
-    # into one flat list, then a column is every ninth entry. (``zip(*ordered)`` would hold one
-    # iterator per outcome and visit every outcome once per field: at 100,000 outcomes a round,
-    # nine passes through memory out of the processor's cache, and 100,000 objects for the
-    # garbage collector.)
-    flat: list[Any] = list(chain.from_iterable(ordered))
+    # One visit to each outcome, in the order given (the order they were made in, so mostly the
+    # order they lie in memory), its fields copied into one flat list; a column is then every
+    # ninth entry. Neither the outcomes nor their fields are sorted or visited again: each
+    # column is gathered into entrant order by position (``place`` below). Sorting the
+    # outcomes by pair first, as before, was n·log n and, worse, read the outcomes out of
+    # memory order (at 50,000 pairs a round is 50,000 objects out of the processor's cache):
+    # ~1.4× the cost per outcome at 50,000 pairs than at 10,000. ``zip(*outcomes)`` would
+    # visit every outcome once per field.
+    flat: list[Any] = list(chain.from_iterable(outcomes))
     width = len(Outcome._fields)
     if len(flat) != width * m:
         raise TypeError("outcomes must be Outcome tuples")
     _, pairs, opponents, kinds, results, cf, jcf, ld, up = (flat[k::width] for k in range(width))
+    is_bye = list(map(is_, opponents, repeat(None, m)))
+    # place[i]: the position of entrant i's outcome, m (the value appended to every column
+    # below: 0) when it has none. The opponent column is written by position (``_positions``)
+    # into machine ints: its values are entrant indices, one int object each, and a tuple of
+    # them in entrant order would point all over memory (they were made in the order of the
+    # outcomes); every later round's 对手分 and head-to-head read this column, and reading
+    # 50,000 scattered objects costs several times more per entry than reading 10,000 (they no
+    # longer fit the processor's cache).
     try:
-        everyone = m == n and pairs == list(setup.entrants)  # each once: a finished round
-        mine: list[int] = list(range(n)) if everyone else _indices(setup, pairs)
-        if setup.contiguous and None not in opponents:
-            theirs = _indices(setup, opponents)
-        else:
-            theirs = list(map(setup.index.__getitem__, opponents))
-    except (KeyError, TypeError):
-        everyone, mine, theirs = False, [], []
+        mine, theirs, place, opponent = _positions(setup, pairs, opponents, is_bye)
+    except (KeyError, TypeError, IndexError, OverflowError):
+        mine, theirs, place, opponent = [], [], _index_column(m, n), _index_column(n, n)
     if (
         len(mine) != m
         or not number >= 1
         or not set(kinds) <= KINDS
         or not set(results) <= RESULTS
-        or (not everyone and len(set(mine)) != m)
+        or n - place.count(m) != m  # each pair at most once
         # a bye has no opponent and nothing else lacks one; nobody meets itself
-        or list(map(eq, kinds, repeat("bye", m))) != list(map(is_, opponents, repeat(None, m)))
-        or any(map(eq, pairs, opponents))
+        or list(map(eq, kinds, repeat("bye", m))) != is_bye
+        or any(map(eq, mine, theirs))
     ):
         _reject(outcomes, setup.index)
-    whole_cf, whole_jcf = list(map(int, cf)), list(map(int, jcf))
-    exact = whole_cf == cf and whole_jcf == jcf
-    if exact:  # whole numbers as ints (see StandingsState)
-        cf, jcf = whole_cf, whole_jcf
+    types = set(map(type, cf))
+    types.update(map(type, jcf))
+    if types <= {int}:  # whole numbers as ints (see StandingsState), as the engine gives them
+        exact = True
+    else:
+        whole_cf, whole_jcf = list(map(int, cf)), list(map(int, jcf))
+        exact = whole_cf == cf and whole_jcf == jcf
+        if exact:
+            cf, jcf = whole_cf, whole_jcf
     # Booleans (True adds 1): the cumulative counts start from int 0, so they stay ints.
     wins = list(map(eq, results, repeat("win", m)))
     draws = list(map(eq, results, repeat("draw", m)))
     losses = list(map(eq, results, repeat("loss", m)))
-    columns: list[Sequence[Any]] = [cf, jcf, wins, draws, losses, ld, up, theirs]
-    if everyone:
-        by_entrant = columns
-    else:  # the round in progress: 0 (and no opponent) for those without an outcome yet
-        by_entrant = []
-        for column, missing in zip(columns, (0, 0, 0, 0, 0, 0, 0, n), strict=True):
-            full = [missing] * n
-            for i, value in zip(mine, column, strict=True):
-                full[i] = value
-            by_entrant.append(full)
-    cf_, jcf_, wins_, draws_, losses_, ld_, up_, opponent = map(tuple, by_entrant)
+    # Each column in entrant order: entry i is the column's value at place[i], the value at
+    # position m (appended) for an entrant without an outcome. One gather in C per column,
+    # reading only the column's own list (its values are small ints, shared objects, or the
+    # floats of an inexact round).
+    gather: Callable[[Sequence[Any]], tuple[Any, ...]]
+    gather = itemgetter(*place) if n > 1 else (lambda column: (column[place[0]],))
+    columns: list[list[Any]] = [cf, jcf, wins, draws, losses, ld, up]
+    for column in columns:
+        column.append(0)
+    cf_, jcf_, wins_, draws_, losses_, ld_, up_ = map(gather, columns)
     return RoundFigures(number, cf_, jcf_, wins_, draws_, losses_, ld_, up_, opponent, exact)
 
 
-def _indices(setup: StandingsSetup, ids: list[int]) -> list[int]:
-    """Entrant indices of ``ids`` (KeyError for an unknown one). For consecutive ids, a
-    subtraction (no look-up in a large dictionary, which at 50,000 entrants misses the cache)."""
+def _index_column(value: int, n: int) -> array[int]:
+    """A column of n entrant indices (or positions), all ``value``: machine ints in one block
+    of memory, not n pointers to int objects (see ``RoundFigures``)."""
+    return array("i", (value,)) * n
+
+
+def _positions(
+    setup: StandingsSetup, pairs: list[Any], opponents: list[Any], is_bye: list[bool]
+) -> tuple[list[int], list[int], array[int], array[int]]:
+    """The entrant indices of ``pairs`` (mine) and ``opponents`` (theirs; n for None), and two
+    columns by entrant: ``place`` (entrant i's position in ``pairs``, m for none; a pair given
+    twice fills fewer than m places) and ``opponent`` (its opponent's index, n for none).
+    KeyError, TypeError or IndexError for an unknown id. ``opponents`` is changed.
+
+    For consecutive ids (the usual pair numbers 1…n) an index is a subtraction, with no
+    look-up in a large dictionary (which at 50,000 entrants misses the processor's cache); the
+    arrays refuse what is not an int or too large, and one ``min`` (``max``) checks the rest
+    (a float id, which the dictionary takes for the int it equals, goes the dictionary's way)."""
     n = len(setup.entrants)
+    m = len(pairs)
     if setup.contiguous and n:
-        indices = list(map(sub, ids, repeat(setup.entrants[0], len(ids))))
-        if all(map(isinstance, indices, repeat(int))) and 0 <= min(indices) <= max(indices) < n:
-            return indices
-    return list(map(setup.index.__getitem__, ids))
+        first = setup.entrants[0]
+        byes, k = is_bye.count(True), -1
+        for _ in range(byes):  # no opponent: index n, the id after the last
+            k = is_bye.index(True, k + 1)
+            opponents[k] = first + n
+        mine = list(map(sub, pairs, repeat(first, m)))
+        theirs = list(map(sub, opponents, repeat(first, m)))
+        place, opponent = _index_column(m, n), _index_column(n, n)
+        try:
+            deque(map(place.__setitem__, mine, range(m)), maxlen=0)
+            deque(map(opponent.__setitem__, mine, theirs), maxlen=0)
+            # n only for a bye: the id after the last is no opponent otherwise.
+            if min(mine) >= 0 and min(theirs) >= 0 and max(theirs) <= n and theirs.count(n) == byes:
+                return mine, theirs, place, opponent
+        except (TypeError, IndexError, OverflowError):
+            pass
+        for k in range(m):
+            if is_bye[k]:
+                opponents[k] = None
+    index = setup.index.__getitem__
+    mine, theirs = list(map(index, pairs)), list(map(index, opponents))
+    place, opponent = _index_column(m, n), _index_column(n, n)
+    deque(map(place.__setitem__, mine, range(m)), maxlen=0)
+    deque(map(opponent.__setitem__, mine, theirs), maxlen=0)
+    return mine, theirs, place, opponent
 
 
 def _no_outcomes(n: int, number: int) -> RoundFigures:
     zeros: tuple[int, ...] = (0,) * n
-    return RoundFigures(number, zeros, zeros, zeros, zeros, zeros, zeros, zeros, (n,) * n, True)
+    return RoundFigures(
+        number, zeros, zeros, zeros, zeros, zeros, zeros, zeros, _index_column(n, n), True
+    )
 
 
 def _states(
@@ -654,7 +720,7 @@ def _ranked(
     level_difference: tuple[int, ...],
     upgrades: tuple[int, ...],
     progressive: tuple[float, ...],
-    opponents: tuple[tuple[int, ...], ...],
+    opponents: tuple[Sequence[int], ...],
     round_cf: tuple[tuple[float, ...], ...],
     unmet: tuple[int, ...],
     previous: Ranking | None,
@@ -728,7 +794,7 @@ def _ranked(
 
 
 def _opponents_cf(
-    cf: tuple[float, ...], opponents: tuple[tuple[int, ...], ...], exact: bool
+    cf: tuple[float, ...], opponents: tuple[Sequence[int], ...], exact: bool
 ) -> tuple[float, ...]:
     """RULES.md §4 对手分: the sum of the cumulative CF (as compared) of every opponent met.
 

@@ -482,6 +482,16 @@ class Table(models.Model):
                 name="table_match_tables",
             ),
         ]
+        indexes = [
+            # Issue 18: what the standings read at every page after a confirmation — each
+            # round's table count, summed versions and last id (``scoring.cache.round_versions``),
+            # the confirmed tables' versions of the round in play and the public page's
+            # confirmed-of-total count — read from this index alone, not from the table rows
+            # (~12 of ~30 ms of queries at 10,000 pairs, SQLite).
+            models.Index(
+                fields=["round", "entry_status", "is_bye", "version"], name="table_round_progress"
+            ),
+        ]
 
     def __str__(self) -> str:
         if self.is_bye:

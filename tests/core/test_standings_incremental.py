@@ -9,6 +9,7 @@ import pickle
 
 import pytest
 
+from scoring import standings
 from scoring.standings import (
     HEAD_TO_HEAD,
     STANDING_ROW_FIELDS,
@@ -22,6 +23,7 @@ from scoring.standings import (
     compute_standings,
     initial_state,
     rank_entrants,
+    round_figures,
     standings_setup,
     state_after,
 )
@@ -212,3 +214,93 @@ def test_a_state_survives_pickling_and_advances_the_same():
     copy = pickle.loads(pickle.dumps(frozen))  # noqa: S301 (our own bytes)
     round_2 = [o for o in outcomes if o.round == 2]
     assert advance(copy, round_2).rows() == advance(frozen, round_2).rows()
+
+
+# -- round_figures and rows: the columns by entrant, whatever the order of the input ----------
+
+
+def test_round_figures_are_by_entrant_whatever_the_order_of_the_outcomes():
+    # Outcomes are gathered into entrant order by position, not sorted (issue 18): any order,
+    # gaps in the ids, and entrants without an outcome yet (0, and no opponent: index n).
+    ids = (3, 7, 8, 20, 21, 40)
+    setup = standings_setup(ids, (), 0)
+    outcomes = [
+        *match(1, 21, 3, 2),
+        Outcome(1, 40, None, "bye", "win", 2, 17, 0, 0),
+        Outcome(1, 7, 8, "forfeit", "loss", 0, 0, 0, 0),
+    ]
+
+    def figures(outcomes: list[Outcome]) -> list[object]:
+        got = round_figures(setup, 1, outcomes)
+        return [list(getattr(got, f.name)) for f in dataclasses.fields(got)[1:-1]]
+
+    want = figures(sorted(outcomes, key=lambda o: o.pair))
+    for order in ([2, 0, 3, 1], [3, 2, 1, 0], [1, 3, 0, 2]):
+        assert figures([outcomes[k] for k in order]) == want
+    cf, jcf, wins, _, losses, level_difference, _, opponent = want
+    n = len(ids)
+    assert opponent == [4, 2, n, n, 0, n]  # 3 met 21, 7 (forfeited) 8; 8 and 20 no outcome yet
+    assert cf == [0, 0, 0, 0, 2, 2]
+    assert jcf == [11, 0, 0, 0, 15, 17]
+    assert (wins, losses) == ([0, 0, 0, 0, 1, 1], [1, 1, 0, 0, 0, 0])
+    assert level_difference == [-2, 0, 0, 0, 2, 0]
+
+
+def test_round_figures_refuse_an_entrant_given_twice_in_any_order():
+    setup = standings_setup(PAIRS, (), 0)
+    twice = [*match(1, 11, 12), Outcome(1, 11, None, "bye", "win", 2, 17, 0, 0)]
+    for outcomes in (twice, twice[::-1]):
+        with pytest.raises(StandingsError) as error:
+            round_figures(setup, 1, outcomes)
+        assert error.value.code == "repeated_outcome"
+
+
+def test_rows_made_a_block_at_a_time_are_the_rows_of_the_columns(monkeypatch):
+    outcomes = _rounds()
+    state = state_after(standings_setup(PAIRS, "regulation", 4), outcomes, [], 2)
+    columns = state.columns()
+    want = [StandingRow(*values) for values in zip(*columns, strict=True)]
+    for block in (1, 2, 3, len(PAIRS), 4096):  # blocks that split the rows, and one that does not
+        monkeypatch.setattr(standings, "_ROW_BLOCK", block)
+        assert list(state.rows()) == want
+
+
+def test_columns_without_floats_are_the_same_figures_kept_as_ints():
+    # For a store that makes the figures doubles anyway (scoring.cache.CompactStandings).
+    state = state_after(standings_setup(PAIRS, "regulation", 4), _rounds(), [], 2)
+    assert state.exact
+    as_floats, as_kept = state.columns(), state.columns(floats=False)
+    assert as_kept == as_floats  # equal values (2 == 2.0), in the same order
+    cf = STANDING_ROW_FIELDS.index("cf")
+    assert {type(v) for v in as_floats[cf]} == {float}
+    assert {type(v) for v in as_kept[cf]} == {int}
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        Outcome(1, 11, 16, "played", "win", 2, 14, 1, 0),  # the id after the last one
+        Outcome(1, 11, 10, "played", "win", 2, 14, 1, 0),  # the id before the first one
+        Outcome(1, 16, 11, "played", "win", 2, 14, 1, 0),
+        Outcome(1, 10, 11, "played", "win", 2, 14, 1, 0),
+        Outcome(1, 11, -3, "played", "win", 2, 14, 1, 0),  # would wrap round an array
+        Outcome(1, 11, 99, "played", "win", 2, 14, 1, 0),  # far beyond the last one
+        Outcome(1, 99, 11, "played", "win", 2, 14, 1, 0),
+    ],
+)
+def test_round_figures_refuse_ids_just_outside_consecutive_ones(outcome):
+    setup = standings_setup(PAIRS, (), 0)  # 11…15: indices by subtraction
+    for outcomes in ([outcome], [Outcome(1, 13, None, "bye", "win", 2, 17, 0, 0), outcome]):
+        with pytest.raises(StandingsError) as error:
+            round_figures(setup, 1, outcomes)
+        assert error.value.code == "unknown_pair"
+
+
+def test_round_figures_take_a_float_id_as_the_int_it_equals():
+    # As the dictionary of ids always did (3.0 == 3): the consecutive ids' shortcut steps aside.
+    setup = standings_setup(PAIRS, (), 0)
+    bye = Outcome(1, 13, None, "bye", "win", 2, 17, 0, 0)
+    floats = round_figures(setup, 1, [Outcome(1, 11.0, 12, "played", "win", 2, 14, 1, 0), bye])
+    ints = round_figures(setup, 1, [Outcome(1, 11, 12, "played", "win", 2, 14, 1, 0), bye])
+    assert list(floats.opponent) == list(ints.opponent) == [1, 5, 5, 5, 5]
+    assert floats.cf == ints.cf == (2, 0, 2, 0, 0)
