@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pairing import matching, matching_lp
+from pairing import matching
 from pairing.matching import first_min_cost_perfect_matching
 from pairing.matching_lp import _Programme, integral_solution, matching_of_cost
 from pairing.swiss_exact import _UNIT_REACH, _costed_edges
@@ -211,21 +211,32 @@ def test_the_rounded_window_solution_is_a_perfect_matching(graph: Graph) -> None
 
 
 def test_the_rounding_repairs_an_odd_cycle_of_halves() -> None:
-    # Two triangles joined by one dear edge: the LP without cuts takes halves on both
-    # triangles; the rounding must free the neighbours too and find the perfect matching.
+    # Two triangles at one half each, and 6–7 at 1: the six vertices of the triangles cannot
+    # be paired among themselves, so the rounding must free 6 and 7 too (2–6, 7–3).
     edges = np.asarray(
-        [(0, 1, 0), (0, 2, 0), (1, 2, 0), (2, 3, 10), (3, 4, 0), (3, 5, 0), (4, 5, 0)],
+        [
+            (0, 1, 0),
+            (0, 2, 0),
+            (1, 2, 0),
+            (2, 6, 9),
+            (3, 4, 0),
+            (3, 5, 0),
+            (3, 7, 9),
+            (4, 5, 0),
+            (6, 7, 0),
+        ],
         dtype=np.int64,
     )
-    lp = _Programme(6, edges, [])
+    lp = _Programme(8, edges, [])
     lp.add_columns(np.arange(len(edges)))
     x = np.zeros(lp.highs.getNumCol())
     columns = np.asarray(lp.columns)
-    for e in (0, 1, 2, 4, 5, 6):
+    for e in (0, 1, 2, 4, 5, 7):
         x[np.nonzero(columns == e)[0]] = 0.5
+    x[np.nonzero(columns == 8)[0]] = 1.0
     mate = lp.rounded(x)
     assert mate is not None
-    assert mate[2] == 3 and mate[0] == 1 and mate[4] == 5
+    assert mate[2] == 6 and mate[3] == 7 and mate[0] == 1 and mate[4] == 5
 
 
 def _costed_by_definition(problem: _Problem, big_a: int, width: int) -> list[list[int]]:
@@ -280,14 +291,21 @@ def test_adjacency_keeps_the_cheapest_of_parallel_edges_and_drops_loops() -> Non
 def test_prover_answers_are_checked_not_trusted() -> None:
     # A prover claiming a matching of the wrong cost, or not a matching of the graph, is
     # ignored (the solve decides): the answer stays the brute-force one.
-    n = 6
-    cost = {(0, 1): 0, (0, 2): 0, (1, 3): 0, (2, 3): 0, (2, 4): 1, (3, 5): 1, (4, 5): 0}
+    # 0–1 is in a perfect matching (with 2–3) but a dearer one: asked about it, the liar
+    # offers 2–3, a perfect matching of the rest, as if it cost 0 − 5.
+    n = 4
+    cost = {(0, 1): 5, (0, 2): 0, (1, 3): 0, (2, 3): 0}
     last = _last_optimum(n, cost)
     assert last is not None
     edges = [(i, j, c) for (i, j), c in cost.items()]
+    lies: list[bool] = []
 
-    def liar(m: int, arr: np.ndarray, target: int) -> list[int]:  # type: ignore[type-arg]
-        return list(range(m))[::-1]
+    def liar(m: int, arr: np.ndarray, target: int) -> list[int] | None:  # type: ignore[type-arg]
+        # A real perfect matching of the graph it is given, but a dearer one than claimed.
+        sub = {(int(a), int(b)): int(c) for a, b, c in arr.tolist()}
+        dearer = [mate for total, mate in perfect_matchings(m, sub) if total != target]
+        lies.append(bool(dearer))
+        return dearer[0] if dearer else None
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(matching, "_swap_in", lambda *args: False)
@@ -295,4 +313,4 @@ def test_prover_answers_are_checked_not_trusted() -> None:
         patch.setattr(matching, "_PROVE_FROM", 0)
         got = first_min_cost_perfect_matching(n, edges, initial=last, prover=liar)
     assert got == _brute_first(n, cost)
-    assert matching_lp is not None
+    assert any(lies)  # it did lie, and was not believed
