@@ -314,3 +314,30 @@ def test_prover_answers_are_checked_not_trusted() -> None:
         got = first_min_cost_perfect_matching(n, edges, initial=last, prover=liar)
     assert got == _brute_first(n, cost)
     assert any(lies)  # it did lie, and was not believed
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_pair_round_leaves_the_garbage_collector_as_it_found_it(enabled: bool) -> None:
+    import gc
+
+    from pairing.swiss import SwissOptions, pair_round
+
+    field = adversarial_field(60, 8, 1)
+    seen: list[bool] = []
+    real = matching.first_min_cost_perfect_matching
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        with pytest.MonkeyPatch.context() as patch:
+            from pairing import swiss_exact
+
+            def spy(*args: object, **kwargs: object) -> list[int]:
+                seen.append(gc.isenabled())
+                return real(*args, **kwargs)  # type: ignore[arg-type]
+
+            patch.setattr(swiss_exact, "first_min_cost_perfect_matching", spy)
+            pair_round(field, 9, SwissOptions(), random.Random(1))
+        assert gc.isenabled() == enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen and not any(seen)  # paused while pairing
