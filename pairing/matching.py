@@ -188,12 +188,17 @@ def first_min_cost_perfect_matching(
       partners re-paired along a path of ``mate``), that cycle is applied: ``mate`` stays a
       minimum-cost matching of R and i now has the smallest partner it could possibly have. If
       no perfect matching of R pairs i with j at all (:func:`_partners_possible`, one Edmonds
-      search for every j at once), j is skipped — an exclusion proved without a solve. If all
-      the candidates before ``mate[i]`` are excluded, i keeps ``mate[i]``. Otherwise R is
-      solved again, ordering from i.
+      search for every j at once), j is skipped — an exclusion proved without a solve. For a j
+      it does not exclude, a label-correcting search for an equal-cost cycle
+      (:func:`_swap_in_weighted`, accepting only simple cycles), then ``prover`` when given
+      (:func:`_forced_pair`: a perfect matching of R − {i, j} of exactly the right cost, checked
+      here, or a proof that none exists). If all the candidates before ``mate[i]`` are
+      excluded, i keeps ``mate[i]``. Otherwise R is solved again, ordering from i.
 
     ``initial``, when given, must be a minimum-cost perfect matching of the graph (the caller
     proved it, e.g. :func:`pairing.matching_lp.certified_optimum`): it replaces the first solve.
+    ``prover`` (see :data:`Prover`; :func:`pairing.matching_lp.matching_of_cost`) is asked only
+    on large R (``_PROVE_FROM``), where a solve is dear.
     """
     adjacency, later = _adjacency(n, edges)
     settled = [False] * n

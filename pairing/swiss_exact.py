@@ -32,6 +32,7 @@ class _Segment:
         "cost",
         "free",
         "gap",
+        "hard",
         "hi",
         "hint",
         "hint_mates",
@@ -56,10 +57,13 @@ class _Segment:
         self.hint: tuple[int, int] | None = None
         # … and that pairing itself, in positions relative to ``lo``.
         self.hint_mates: list[int] | None = None
+        # Whether the fast path failed on it, or on a segment it was merged from.
+        self.hard = False
 
     @classmethod
     def merged(cls, parts: Sequence[_Segment]) -> _Segment:
         seg = cls(parts[0].lo, parts[-1].hi)
+        seg.hard = any(p.hard for p in parts)
         if all(p.mates is not None for p in parts):
             seg.hint = (sum(p.same for p in parts), sum(p.gap for p in parts))
             seg.hint_mates = [
@@ -116,6 +120,7 @@ def _segmented(problem: _Problem) -> list[int] | None:
                 seg.mates, seg.cost, seg.bound = old.mates, old.cost, old.bound
                 seg.free, seg.parity = old.free, old.parity
                 seg.same, seg.gap = old.same, old.gap
+                seg.hard = old.hard
             else:
                 try:
                     _solve_segment(problem, seg, big_a)
@@ -174,8 +179,14 @@ def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
     """Solve the segment exactly (rules 1–4 inside it) and its lower bounds F(p, q)."""
     lo, hi = seg.lo, seg.hi
     sub = _Problem(problem.sweep[lo:hi], problem.avoid)
-    local = _fast_path(sub)
+    # A segment merged from one the fast path failed on goes straight to the exact core: a
+    # pairing reaching the merged segment's bound crosses no boundary (an even cut), so its
+    # parts reach theirs — the search would fail again (or at best, after a failed budget,
+    # redo work), and on 800 pairs with 2 units it spent 15 s doing so. Either way the result
+    # is the exact optimum; this only chooses the quicker exact method.
+    local = None if seg.hard else _fast_path(sub)
     easy = local is not None
+    seg.hard = not easy
     if local is None:
         if 2 * (hi - lo) > problem.n:
             # A hard segment of more than half the field: the blossom on it, its exits and the

@@ -341,3 +341,51 @@ def test_pair_round_leaves_the_garbage_collector_as_it_found_it(enabled: bool) -
     finally:
         (gc.enable if was else gc.disable)()
     assert seen and not any(seen)  # paused while pairing
+
+
+@pytest.mark.parametrize("which", ["adv120", "sim120_2_5"])
+def test_a_segment_merged_from_a_hard_one_skips_the_fast_path(which: str) -> None:
+    # A pairing reaching a merged segment's bound crosses no boundary (an even cut), so the fast
+    # path fails on it whenever it failed on a part: the engine goes straight to the exact core
+    # there (800 pairs, 2 units, round 8: 16 s → 0.9 s). Exactness does not depend on it — the
+    # tables are the same with the shortcut switched off — and the shortcut is really taken.
+    from pairing import swiss_exact
+    from pairing.swiss import SwissOptions, pair_round
+    from tests.support.fields import simulate_field
+
+    field, rnd = (
+        (adversarial_field(120, 8, 2), 9)
+        if which == "adv120"
+        else (simulate_field(120, 4, 2, 1), 5)
+    )
+    seen: list[tuple[int, int, bool, bool]] = []  # lo, hi, hard before, hard after
+    real = swiss_exact._solve_segment
+
+    def spy(problem: _Problem, seg: swiss_exact._Segment, big_a: int) -> None:
+        before = seg.hard
+        try:
+            real(problem, seg, big_a)
+        finally:
+            seen.append((seg.lo, seg.hi, before, seg.hard))
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(swiss_exact, "_solve_segment", spy)
+        draw = pair_round(field, rnd, SwissOptions(), random.Random(1))
+    failed = [(lo, hi) for lo, hi, before, after in seen if after and not before]
+    around = [
+        before
+        for lo, hi, before, _ in seen
+        if any(lo <= a and b <= hi and (lo, hi) != (a, b) for a, b in failed)
+    ]
+    assert around and all(around)  # merged over a failed part: no fast path
+    real_merged = swiss_exact._Segment.merged.__func__  # type: ignore[attr-defined]
+
+    def forgetful(cls: type, parts: list[swiss_exact._Segment]) -> swiss_exact._Segment:
+        seg = real_merged(cls, parts)
+        seg.hard = False
+        return seg
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(swiss_exact._Segment, "merged", classmethod(forgetful))
+        again = pair_round(field, rnd, SwissOptions(), random.Random(1))
+    assert [(t.ns, t.ew) for t in draw.tables] == [(t.ns, t.ew) for t in again.tables]
