@@ -155,6 +155,8 @@ def matching_of_cost(n: int, edges: NDArray[np.int64], target: int) -> list[int]
     return None
 
 
+# How many times :meth:`_Programme.rounded` frees the neighbours of vertices it cannot pair.
+_ROUNDING_WIDENINGS = 8
 # Solves of the programme :func:`matching_of_cost` makes before it gives up.
 _PROVER_ROUNDS = 30
 
@@ -390,7 +392,8 @@ class _Programme:
         """A perfect matching close to the solution ``x``: its edges at 1, and a maximum-weight
         perfect matching (compiled blossom) of the given edges among the vertices they leave
         unmatched (those of the fractional edges). When those cannot be paired among themselves
-        (an odd cycle of halves), the pairs at 1 next to them are freed too, up to four times.
+        (an odd cycle of halves), the pairs at 1 next to them are freed too, up to
+        ``_ROUNDING_WIDENINGS`` times.
         None if that does not give a perfect matching."""
         n = self.n
         mate = np.full(n, -1, dtype=np.int64)
@@ -402,7 +405,7 @@ class _Programme:
             if mate[i] == -1 and mate[j] == -1:
                 mate[i], mate[j] = j, i
         free = mate == -1
-        for _ in range(5):
+        for _ in range(_ROUNDING_WIDENINGS + 1):
             rest = np.nonzero(free)[0]
             if len(rest) == 0:
                 return [int(v) for v in mate.tolist()]
