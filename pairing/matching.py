@@ -18,7 +18,8 @@ matching and 2^131 raises ``OverflowError``. Every weight passed to it is checke
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from heapq import heappop, heappush
 
 import numpy as np
 import rustworkx as rx
@@ -88,6 +89,11 @@ def _identity(weight: int) -> int:
 # Partners of a block vertex are told apart up to this rank (0 = its nearest neighbour after
 # it); a vertex whose chosen partner ranks higher is not settled by that solve.
 _RANK_CAP = 14
+# The prover (an exact answer for one candidate partner, by a linear programme) is asked about
+# at most this many candidates of one vertex, only while this many vertices are unsettled
+# (below, one solve by the compiled blossom is quicker), and never again once it could not tell.
+_PROVER_CALLS = 3
+_PROVE_FROM = 400
 # Vertices the first, short search for an equal-cost swap may see before the exclusion proof.
 _QUICK_SWAP = 64
 # The tie-break prefers edges shorter than this (in vertex order).
@@ -148,8 +154,17 @@ def _block_size(m: int, top: int, cap: int) -> int:
     return block
 
 
+# ``prover(m, edges, target)``: for the graph on vertices 0..m-1 with ``edges`` (an (E, 3) array
+# (i, j, cost), i < j, sorted), a perfect matching of cost ``target`` (a list of mates) if it
+# finds one, False if it proves every perfect matching costs more, None if it cannot tell.
+Prover = Callable[[int, NDArray[np.int64], int], "list[int] | bool | None"]
+
+
 def first_min_cost_perfect_matching(
-    n: int, edges: Sequence[tuple[int, int, int]], initial: Sequence[int] | None = None
+    n: int,
+    edges: Sequence[tuple[int, int, int]] | NDArray[np.int64],
+    initial: Sequence[int] | None = None,
+    prover: Prover | None = None,
 ) -> list[int]:
     """The first perfect matching in vertex order among those of minimum total cost.
 
@@ -173,24 +188,19 @@ def first_min_cost_perfect_matching(
       partners re-paired along a path of ``mate``), that cycle is applied: ``mate`` stays a
       minimum-cost matching of R and i now has the smallest partner it could possibly have. If
       no perfect matching of R pairs i with j at all (:func:`_partners_possible`, one Edmonds
-      search for every j at once), j is skipped — an exclusion proved without a solve. If all
-      the candidates before ``mate[i]`` are excluded, i keeps ``mate[i]``. Otherwise R is
-      solved again, ordering from i.
+      search for every j at once), j is skipped — an exclusion proved without a solve. For a j
+      it does not exclude, a label-correcting search for an equal-cost cycle
+      (:func:`_swap_in_weighted`, accepting only simple cycles), then ``prover`` when given
+      (:func:`_forced_pair`: a perfect matching of R − {i, j} of exactly the right cost, checked
+      here, or a proof that none exists). If all the candidates before ``mate[i]`` are
+      excluded, i keeps ``mate[i]``. Otherwise R is solved again, ordering from i.
 
     ``initial``, when given, must be a minimum-cost perfect matching of the graph (the caller
     proved it, e.g. :func:`pairing.matching_lp.certified_optimum`): it replaces the first solve.
+    ``prover`` (see :data:`Prover`; :func:`pairing.matching_lp.matching_of_cost`) is asked only
+    on large R (``_PROVE_FROM``), where a solve is dear.
     """
-    adjacency: list[dict[int, int]] = [{} for _ in range(n)]
-    for i, j, c in edges:
-        if i == j:
-            continue
-        if c < 0:
-            raise ValueError("costs must be >= 0")
-        old = adjacency[i].get(j)
-        if old is None or c < old:
-            adjacency[i][j] = c
-            adjacency[j][i] = c
-    later = [sorted(w for w in adjacency[v] if w > v) for v in range(n)]
+    adjacency, later = _adjacency(n, edges)
     settled = [False] * n
     mate = [-1] * n
     need_solve = True
@@ -213,13 +223,14 @@ def first_min_cost_perfect_matching(
             partner = mate[i]
             decided = True
             reach: list[bool] | None = None
+            asked = 0
             for j in later[i]:
                 if j >= partner:
                     break
                 if settled[j] or (reach is not None and not reach[j]):
                     continue
                 # A short search first (most swaps are short cycles); when it fails, the
-                # exclusion proof, and the full search only for a j it does not exclude.
+                # exclusion proof, and the full searches only for a j it does not exclude.
                 quick = _QUICK_SWAP if reach is None else None
                 if _swap_in(adjacency, mate, settled, i, j, quick):
                     partner = j
@@ -231,6 +242,22 @@ def first_min_cost_perfect_matching(
                     if _swap_in(adjacency, mate, settled, i, j):
                         partner = j
                         break
+                if _swap_in_weighted(adjacency, mate, settled, i, j):
+                    partner = j
+                    break
+                if (
+                    prover is not None
+                    and asked < _PROVER_CALLS
+                    and settled.count(False) >= _PROVE_FROM
+                ):
+                    asked += 1
+                    answer = _forced_pair(adjacency, mate, settled, i, j, prover)
+                    if answer is True:
+                        partner = j
+                        break
+                    if answer is False:
+                        continue  # proved: no minimum-cost matching of R pairs i with j
+                    prover = None  # it could not tell: on this graph, solves decide from now
                 decided = False
                 break
             if decided:
@@ -238,6 +265,44 @@ def first_min_cost_perfect_matching(
                 continue
         _solve_from(i, n, adjacency, later, settled, mate)
         need_solve = False
+
+
+def _adjacency(
+    n: int, edges: Sequence[tuple[int, int, int]] | NDArray[np.int64]
+) -> tuple[list[dict[int, int]], list[list[int]]]:
+    """``adjacency[v]`` = {w: least cost of an edge v–w} and ``later[v]`` = v's neighbours
+    after v in increasing order, built in numpy (the tight graphs have 10^5–10^6 edges):
+    self-loops dropped, of parallel edges the cheapest kept."""
+    arr = np.asarray(edges, dtype=np.int64).reshape(-1, 3)
+    arr = arr[arr[:, 0] != arr[:, 1]]
+    if len(arr) and int(arr[:, 2].min()) < 0:
+        raise ValueError("costs must be >= 0")
+    lo = np.minimum(arr[:, 0], arr[:, 1])
+    hi = np.maximum(arr[:, 0], arr[:, 1])
+    cost = arr[:, 2]
+    order = np.lexsort((cost, hi, lo))
+    lo, hi, cost = lo[order], hi[order], cost[order]
+    if len(lo):
+        first = np.ones(len(lo), dtype=bool)
+        first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+        lo, hi, cost = lo[first], hi[first], cost[first]
+    # ``later``: (lo, hi) is sorted, so each vertex's later neighbours are one run of hi.
+    bounds = np.searchsorted(lo, np.arange(n + 1)).tolist()
+    hi_list = hi.tolist()
+    later = [hi_list[bounds[v] : bounds[v + 1]] for v in range(n)]
+    # Both directions, grouped by vertex: one dict per vertex from zipped runs.
+    src = np.concatenate([lo, hi])
+    dst = np.concatenate([hi, lo])
+    both = np.concatenate([cost, cost])
+    order = np.argsort(src, kind="stable")
+    dst_list = dst[order].tolist()
+    cost_list = both[order].tolist()
+    bounds = np.searchsorted(src[order], np.arange(n + 1)).tolist()
+    adjacency = []
+    for v in range(n):
+        a, b = bounds[v], bounds[v + 1]
+        adjacency.append(dict(zip(dst_list[a:b], cost_list[a:b], strict=True)))
+    return adjacency, later
 
 
 def _settle(adjacency: list[dict[int, int]], settled: list[bool], v: int, w: int) -> None:
@@ -295,6 +360,132 @@ def _swap_in(
                 nxt.append((x2, delta + step))
         frontier = nxt
     return False
+
+
+def _forced_pair(
+    adjacency: list[dict[int, int]],
+    mate: list[int],
+    settled: list[bool],
+    i: int,
+    j: int,
+    prover: Prover,
+) -> bool | None:
+    """Whether some minimum-cost perfect matching of the unsettled vertices R pairs i with j,
+    asked of ``prover`` on R − {i, j}: those matchings cost exactly cost(mate) − c(i, j) there.
+    True: ``mate`` is replaced by such a matching (with i–j); False: proved impossible; None:
+    not known."""
+    unsettled = [v for v in range(len(mate)) if not settled[v]]
+    total = sum(adjacency[v][mate[v]] for v in unsettled if v < mate[v])
+    target = total - adjacency[i][j]
+    rest = [v for v in unsettled if v != i and v != j]
+    local = {v: k for k, v in enumerate(rest)}
+    rows: list[tuple[int, int, int]] = []
+    for v in rest:
+        lv = local[v]
+        for u, c in adjacency[v].items():
+            lu = local.get(u)
+            if lu is not None and lu > lv:
+                rows.append((lv, lu, c))
+    if not rows:
+        return None
+    arr = np.asarray(rows, dtype=np.int64)
+    arr = arr[np.lexsort((arr[:, 1], arr[:, 0]))]
+    answer = prover(len(rest), arr, target)
+    if answer is None:
+        return None
+    if answer is False or answer is True:
+        return False if answer is False else None
+    # Checked here, not trusted: a perfect matching of R − {i, j} on its edges, of that cost.
+    if len(answer) != len(rest) or not all(0 <= lw < len(rest) for lw in answer):
+        return None
+    got = 0
+    for lv, lw in enumerate(answer):
+        v, w = rest[lv], rest[lw]
+        if answer[lw] != lv or w not in adjacency[v]:
+            return None
+        if v < w:
+            got += adjacency[v][w]
+    if got != target:
+        return None
+    for lv, lw in enumerate(answer):
+        mate[rest[lv]] = rest[lw]
+    mate[i], mate[j] = j, i
+    return True
+
+
+def _swap_in_weighted(
+    adjacency: list[dict[int, int]],
+    mate: list[int],
+    settled: list[bool],
+    i: int,
+    j: int,
+) -> bool:
+    """:func:`_swap_in` without its two restrictions: steps that make the cycle dearer are
+    allowed and a vertex is reached again whenever a cheaper path to it is found (label
+    correcting, cheapest first). The paths it builds are alternating walks, which in a graph
+    with odd cycles need not be simple: a closure is accepted only after its path has been
+    walked and found simple (then it is an alternating cycle of change ≤ 0, so exactly 0 since
+    ``mate`` is a minimum-cost matching of the unsettled vertices). Finding nothing proves
+    nothing."""
+    a, b = mate[i], mate[j]
+    base = adjacency[i][j] - adjacency[i][a] - adjacency[j][b]
+    ends = {i, j, a, b}
+    dist: dict[int, int] = {b: base}  # outer vertex x -> least change of a path b … x
+    parent: dict[int, int] = {}  # y -> the x it was last reached from
+    heap = [(base, b)]
+    budget = 4 * len(adjacency)
+    while heap and budget > 0:
+        delta, x = heappop(heap)
+        if delta != dist.get(x):
+            continue
+        budget -= 1
+        close = adjacency[x].get(a)
+        if close is not None and delta + close <= 0:
+            path = _simple_path(mate, parent, b, x, ends)
+            if path is not None:
+                _apply_path(mate, path, i, j, a, x)
+                return True
+        for y, c_xy in adjacency[x].items():
+            if y in ends or settled[y] or y == mate[x]:
+                continue
+            x2 = mate[y]
+            nd = delta + c_xy - adjacency[y][x2]
+            old = dist.get(x2)
+            if old is None or nd < old:
+                dist[x2] = nd
+                parent[y] = x
+                heappush(heap, (nd, x2))
+    return False
+
+
+def _simple_path(
+    mate: list[int], parent: dict[int, int], b: int, last: int, ends: set[int]
+) -> list[int] | None:
+    """The path last, mate[last], parent[…], …, b as :func:`_apply_cycle` reads it, or None
+    if following the parents repeats a vertex (a walk, not a path) or never reaches b."""
+    path = [last]
+    seen = {last}
+    x = last
+    while x != b:
+        y = mate[x]
+        x = parent.get(y, -1)
+        if x == -1 or y in seen or x in seen or y in ends or (x in ends and x != b):
+            return None
+        seen.add(y)
+        seen.add(x)
+        path.append(y)
+        path.append(x)
+    return path
+
+
+def _apply_path(mate: list[int], path: list[int], i: int, j: int, a: int, last: int) -> None:
+    """Re-pair along the cycle i–j, b, …, ``last``–a whose middle is ``path`` (read
+    backwards from ``last`` to b, as :func:`_simple_path` gives it)."""
+    mate[i], mate[j] = j, i
+    mate[last], mate[a] = a, last
+    for k in range(1, len(path) - 1, 2):
+        y, x_prev = path[k], path[k + 1]
+        mate[y], mate[x_prev] = x_prev, y
 
 
 def _partners_possible(

@@ -34,13 +34,15 @@ uses its exact solver instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import highspy
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["certified_optimum"]
+from pairing.matching import max_weight_matching
+
+__all__ = ["certified_optimum", "integral_solution", "matching_of_cost"]
 
 # Edges per vertex (the nearest in vertex order) in the first programme.
 _FIRST_EDGES = 6
@@ -58,7 +60,7 @@ def certified_optimum(
     odd_prefixes: Sequence[int],
     known: Sequence[int] | None = None,
     rounds: int = 60,
-) -> tuple[list[int], list[tuple[int, int, int]]] | None:
+) -> tuple[list[int], _Ints] | None:
     """(M, tight): a proven minimum-cost perfect matching and the tight edges ``(i, j, c')``
     (see the module docstring); None when the programme does not prove it.
 
@@ -73,36 +75,90 @@ def certified_optimum(
     if n == 0 or len(edges) == 0:
         return None
     lp = _Programme(n, edges, odd_prefixes)
-    first = np.zeros(len(lp.cost), dtype=bool)
-    starts = np.searchsorted(lp.ei, np.arange(n), side="left")
-    rank = np.arange(len(lp.cost)) - starts[lp.ei]
-    first[rank < _FIRST_EDGES] = True
     known_edges = lp.edges_of(known) if known is not None else None
-    if known_edges is not None:
-        first[known_edges] = True
-    lp.add_columns(np.nonzero(first)[0])
+    lp.start(known_edges)
     for _ in range(rounds):
-        lp.highs.run()
-        if lp.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        step = lp.step()
+        if step is None:
             _note("not solved")
             return None
-        solution = lp.highs.getSolution()
-        dual = np.asarray(solution.row_dual, dtype=float)
-        reduced = lp.cost - dual[lp.ei] - dual[lp.ej] - lp.crossing(dual[n:])
-        negative = np.nonzero((reduced < -_TOLERANCE) & ~lp.in_lp)[0]
-        if len(negative):
-            take = max(8 * n, 4000)
-            if len(negative) > take:
-                negative = negative[np.argpartition(reduced[negative], take)[:take]]
-            lp.add_columns(negative)
+        if step is True:
             continue
-        x = np.asarray(solution.col_value, dtype=float)
+        x, dual = step
         if known_edges is not None and lp.proves(known_edges, dual):
             return lp.certify(known_edges, dual)
+        if lp.fractional(x):
+            # A fractional optimum may still be as cheap as a perfect matching near it (a tie
+            # between matchings): its edges at 1 and the rest re-paired by the blossom.
+            near = lp.rounded(x)
+            near_edges = lp.edges_of(near) if near is not None else None
+            if near_edges is not None and lp.proves(near_edges, dual):
+                return lp.certify(near_edges, dual)
         if not lp.cut_odd_components(x):
             return lp.certify(lp.primal_edges(x), dual)
     _note("too many rounds")
     return None
+
+
+def integral_solution(
+    n: int,
+    edges: NDArray[np.int64],
+    odd_prefixes: Sequence[int],
+    rounds: int,
+) -> list[int] | None:
+    """Some cheap perfect matching of the graph, nothing proved about it (an upper bound for
+    whoever asked): the programme's optimum after column generation (at most ``rounds``
+    solves), its edges at 1 kept and the few vertices of fractional edges re-paired by the
+    compiled blossom (:meth:`_Programme.rounded`). None if that finds no perfect matching."""
+    if n == 0 or len(edges) == 0:
+        return None
+    lp = _Programme(n, edges, odd_prefixes)
+    lp.start(None)
+    for left in range(rounds - 1, -1, -1):
+        step = lp.step(price=left > 0)
+        if step is None:
+            return None
+        if step is not True:
+            return lp.rounded(step[0])
+    return None
+
+
+def matching_of_cost(n: int, edges: NDArray[np.int64], target: int) -> list[int] | bool | None:
+    """A perfect matching of cost ``target`` (``mate`` list), or False when every perfect
+    matching is proved to cost more than ``target``, or None when the programme cannot tell.
+
+    ``edges`` are ``(i, j, cost)`` sorted by i, i < j: *all* the edges of the graph. The proof
+    of False is a dual solution checked in exact integers (:meth:`_Programme.lower_bound`); the
+    matching is the programme's integral optimum, whose cost the caller checks again."""
+    if n == 0 or len(edges) == 0:
+        return None
+    lp = _Programme(n, edges, [])
+    lp.start(None)
+    for _ in range(_PROVER_ROUNDS):
+        step = lp.step()
+        if step is None:
+            return None
+        if step is True:
+            continue
+        x, dual = step
+        if lp.lower_bound(dual) > target:
+            return False
+        picked = lp.primal_edges(x)
+        if picked is not None:
+            mate = [-1] * n
+            for e in picked.tolist():
+                mate[int(lp.ei[e])], mate[int(lp.ej[e])] = int(lp.ej[e]), int(lp.ei[e])
+            cost = sum(int(c) for c in lp.cost[picked].tolist())
+            return mate if cost == target and -1 not in mate else None
+        if not lp.cut_odd_components(x):
+            return None
+    return None
+
+
+# How many times :meth:`_Programme.rounded` frees the neighbours of vertices it cannot pair.
+_ROUNDING_WIDENINGS = 8
+# Solves of the programme :func:`matching_of_cost` makes before it gives up.
+_PROVER_ROUNDS = 30
 
 
 def _note(why: str) -> None:
@@ -153,6 +209,39 @@ class _Programme:
             rows, np.ones(rows), upper, 0, np.zeros(rows, np.int32), np.zeros(0, np.int32), []
         )
         self._artificial(0, rows)
+
+    def start(self, known_edges: _Ints | None) -> None:
+        """The first columns: the nearest ``_FIRST_EDGES`` edges of every vertex, and the
+        edges ``known_edges`` (a known perfect matching's) if given."""
+        first = np.zeros(len(self.cost), dtype=bool)
+        starts = np.searchsorted(self.ei, np.arange(self.n), side="left")
+        rank = np.arange(len(self.cost)) - starts[self.ei]
+        first[rank < _FIRST_EDGES] = True
+        if known_edges is not None:
+            first[known_edges] = True
+        self.add_columns(np.nonzero(first)[0])
+
+    def step(
+        self, price: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | Literal[True] | None:
+        """Solve the programme on the columns so far. None: not solved; True: edges of
+        negative reduced cost were added (solve again); else (x, dual), optimal on *every*
+        edge (with ``price`` False: on the columns so far only)."""
+        self.highs.run()
+        if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        solution = self.highs.getSolution()
+        dual = np.asarray(solution.row_dual, dtype=float)
+        if price:
+            reduced = self.cost - dual[self.ei] - dual[self.ej] - self.crossing(dual[self.n :])
+            negative = np.nonzero((reduced < -_TOLERANCE) & ~self.in_lp)[0]
+            if len(negative):
+                take = max(8 * self.n, 4000)
+                if len(negative) > take:
+                    negative = negative[np.argpartition(reduced[negative], take)[:take]]
+                self.add_columns(negative)
+                return True
+        return np.asarray(solution.col_value, dtype=float), dual
 
     def _artificial(self, first_row: int, count: int) -> None:
         self.highs.addCols(
@@ -295,13 +384,82 @@ class _Programme:
             picked.append(e)
         return np.asarray(picked, dtype=np.int64)
 
+    def fractional(self, x: NDArray[np.float64]) -> bool:
+        """Whether some column of ``x`` lies strictly between 0 and 1."""
+        return bool(np.any((x > _TOLERANCE) & (x < 1 - _TOLERANCE)))
+
+    def rounded(self, x: NDArray[np.float64]) -> list[int] | None:
+        """A perfect matching close to the solution ``x``: its edges at 1, and a maximum-weight
+        perfect matching (compiled blossom) of the given edges among the vertices they leave
+        unmatched (those of the fractional edges). When those cannot be paired among themselves
+        (an odd cycle of halves), the pairs at 1 next to them are freed too, up to
+        ``_ROUNDING_WIDENINGS`` times.
+        None if that does not give a perfect matching."""
+        n = self.n
+        mate = np.full(n, -1, dtype=np.int64)
+        for col in np.nonzero(x > 1 - _TOLERANCE)[0].tolist():
+            e = self.columns[col]
+            if e < 0:
+                continue
+            i, j = int(self.ei[e]), int(self.ej[e])
+            if mate[i] == -1 and mate[j] == -1:
+                mate[i], mate[j] = j, i
+        free = mate == -1
+        for _ in range(_ROUNDING_WIDENINGS + 1):
+            rest = np.nonzero(free)[0]
+            if len(rest) == 0:
+                return [int(v) for v in mate.tolist()]
+            inside = free[self.ei] & free[self.ej]
+            local = np.full(n, -1, dtype=np.int64)
+            local[rest] = np.arange(len(rest))
+            edges = np.empty((int(inside.sum()), 3), dtype=np.int64)
+            edges[:, 0] = local[self.ei[inside]]
+            edges[:, 1] = local[self.ej[inside]]
+            top = int(self.cost[inside].max(initial=0)) + 1
+            edges[:, 2] = top - self.cost[inside]
+            sub = max_weight_matching(len(rest), edges, maxcardinality=True)
+            if -1 not in sub:
+                out = mate.copy()
+                out[rest] = rest[np.asarray(sub, dtype=np.int64)]
+                return [int(v) for v in out.tolist()]
+            # Free the neighbours of the free vertices and their partners.
+            touch = np.zeros(n, dtype=bool)
+            touch[self.ej[free[self.ei]]] = True
+            touch[self.ei[free[self.ej]]] = True
+            touch &= ~free
+            free = free | touch
+            free[mate[touch]] = True
+        return None
+
+    def lower_bound(self, dual: NDArray[np.float64]) -> int:
+        """A lower bound of every perfect matching's cost, exact whatever the solver's
+        precision: the doubled duals rounded down (Z ≥ 0), then each vertex's Y lowered by the
+        largest violation of its edges as first end, so 2c_e ≥ Y_i + Y_j + Σ_{S left by e} Z_S
+        holds on *every* edge, checked in integers. Then for a perfect matching M,
+        2·cost(M) ≥ Σ Y + Σ_S Z_S·|M ∩ δ(S)| ≥ Σ Y + Σ Z (each odd set is left at least once),
+        and the cost is an integer: ⌈(Σ Y + Σ Z)/2⌉."""
+        n = self.n
+        y2 = np.floor(2 * dual[:n]).astype(np.int64)
+        z2 = np.maximum(np.floor(2 * dual[n:]), 0).astype(np.int64)
+        slack = 2 * self.cost - y2[self.ei] - y2[self.ej] - self.crossing(z2)
+        short = slack < 0
+        if np.any(short):
+            deficit = np.zeros(n, dtype=np.int64)
+            np.maximum.at(deficit, self.ei[short], -slack[short])
+            y2 -= deficit
+            slack = 2 * self.cost - y2[self.ei] - y2[self.ej] - self.crossing(z2)
+        if np.any(slack < 0):  # pragma: no cover - lowering Y_i by each deficit fixes every edge
+            return -(1 << 62)
+        doubled = int(sum(y2.tolist())) + int(sum(z2.tolist()))
+        return (doubled + 1) // 2
+
     def proves(self, picked: _Ints, dual: NDArray[np.float64]) -> bool:
         """Whether the (floating) dual objective reaches the cost of the edges ``picked``."""
         return bool(abs(float(dual.sum()) - float(self.cost[picked].sum())) < 0.25)
 
     def certify(
         self, picked: _Ints | None, dual: NDArray[np.float64]
-    ) -> tuple[list[int], list[tuple[int, int, int]]] | None:
+    ) -> tuple[list[int], _Ints] | None:
         """The exact check of the module docstring for the matching ``picked`` (edge indices)
         and the dual; the result, or None."""
         if picked is None:
@@ -341,12 +499,8 @@ class _Programme:
             _note("objectives differ")
             return None
         tight = np.nonzero(slack == 0)[0]
-        out = list(
-            zip(
-                self.ei[tight].tolist(),
-                self.ej[tight].tolist(),
-                crossing[tight].tolist(),
-                strict=True,
-            )
-        )
+        out = np.empty((len(tight), 3), dtype=np.int64)
+        out[:, 0] = self.ei[tight]
+        out[:, 1] = self.ej[tight]
+        out[:, 2] = crossing[tight]
         return mate, out

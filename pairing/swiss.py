@@ -22,6 +22,7 @@ hold the parts. ``docs/pairing.md`` gives the algorithm, the optimality argument
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Sequence
 from fractions import Fraction
@@ -80,7 +81,16 @@ def pair_round(
         # (-CF, rank) keeps the line structure of the cost even if a caller's rank disagrees.
         order = sorted(pairs, key=lambda p: (-p.match_points, p.rank, p.id))
         first_reason = None
-    bye, bye_reasons, matching = _choose_bye_and_pair(order, round_number, options, rng, avoid)
+    # The exact core allocates millions of small objects (adjacency dicts, edge tuples) that
+    # live until the draw is made: the cyclic garbage collector's passes over them cost time and
+    # free nothing, so it is paused for the pairing (and resumed only if it was running).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        bye, bye_reasons, matching = _choose_bye_and_pair(order, round_number, options, rng, avoid)
+    finally:
+        if collecting:
+            gc.enable()
     return _build_draw(order, round_number, matching, bye, bye_reasons, first_reason, avoid)
 
 

@@ -5,14 +5,13 @@ minimum-cost matching (``pairing.matching``, rule (4) settled lexicographically)
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from pairing.matching import NoPerfectMatching, first_min_cost_perfect_matching, max_weight_matching
-from pairing.matching_lp import certified_optimum
+from pairing.matching_lp import certified_optimum, integral_solution, matching_of_cost
 from pairing.swiss_fast import _fast_path
 from pairing.swiss_problem import PairingError, _Problem, _unit_surplus
 
@@ -33,6 +32,7 @@ class _Segment:
         "cost",
         "free",
         "gap",
+        "hard",
         "hi",
         "hint",
         "hint_mates",
@@ -57,10 +57,13 @@ class _Segment:
         self.hint: tuple[int, int] | None = None
         # … and that pairing itself, in positions relative to ``lo``.
         self.hint_mates: list[int] | None = None
+        # Whether the fast path failed on it, or on a segment it was merged from.
+        self.hard = False
 
     @classmethod
     def merged(cls, parts: Sequence[_Segment]) -> _Segment:
         seg = cls(parts[0].lo, parts[-1].hi)
+        seg.hard = any(p.hard for p in parts)
         if all(p.mates is not None for p in parts):
             seg.hint = (sum(p.same for p in parts), sum(p.gap for p in parts))
             seg.hint_mates = [
@@ -117,6 +120,7 @@ def _segmented(problem: _Problem) -> list[int] | None:
                 seg.mates, seg.cost, seg.bound = old.mates, old.cost, old.bound
                 seg.free, seg.parity = old.free, old.parity
                 seg.same, seg.gap = old.same, old.gap
+                seg.hard = old.hard
             else:
                 try:
                     _solve_segment(problem, seg, big_a)
@@ -175,8 +179,14 @@ def _solve_segment(problem: _Problem, seg: _Segment, big_a: int) -> None:
     """Solve the segment exactly (rules 1–4 inside it) and its lower bounds F(p, q)."""
     lo, hi = seg.lo, seg.hi
     sub = _Problem(problem.sweep[lo:hi], problem.avoid)
-    local = _fast_path(sub)
+    # A segment merged from one the fast path failed on goes straight to the exact core: a
+    # pairing reaching the merged segment's bound crosses no boundary (an even cut), so its
+    # parts reach theirs — the search would fail again (or at best, after a failed budget,
+    # redo work), and on 800 pairs with 2 units it spent 15 s doing so. Either way the result
+    # is the exact optimum; this only chooses the quicker exact method.
+    local = None if seg.hard else _fast_path(sub)
     easy = local is not None
+    seg.hard = not easy
     if local is None:
         if 2 * (hi - lo) > problem.n:
             # A hard segment of more than half the field: the blossom on it, its exits and the
@@ -297,19 +307,14 @@ def _exit_cost(problem: _Problem, lo: int, hi: int, p: int, q: int, big_a: int) 
         ]
         proof = certified_optimum(size, edges, prefixes)
         if proof is not None:
-            mate = proof[0]
-            cost: dict[tuple[int, int], int] = {
-                (a, b): c for a, b, c in zip(*edges.T.tolist(), strict=True)
-            }
-            return sum(cost[(a, b)] for a, b in enumerate(mate) if a < b)
+            return _matching_cost(edges, proof[0])
     top = int(edges[:, 2].max(initial=0)) + 1
     weighted = edges.copy()
     weighted[:, 2] = top - edges[:, 2]
     mates = max_weight_matching(size, weighted, True)
     if any(x == -1 for x in mates):
         return _INF
-    cost = {(a, b): c for a, b, c in zip(*edges.T.tolist(), strict=True)}
-    return sum(cost[(a, b)] for a, b in enumerate(mates) if a < b)
+    return _matching_cost(edges, mates)
 
 
 def _free_exit_cost(problem: _Problem, lo: int, hi: int, big_a: int) -> float:
@@ -414,66 +419,114 @@ _WINDOW = 24
 _UNIT_REACH = 8
 
 
-def _costed_edges(problem: _Problem, big_a: int, width: int) -> list[tuple[int, int, int]]:
+def _costed_edges(problem: _Problem, big_a: int, width: int) -> _Edges:
     """Allowed (no-rematch) edges (i, j, A·same_unit + gap), i < j ≤ i + width, and the first
-    ``_UNIT_REACH`` allowed j > i + width of every unit (only for a window short of the field)."""
+    ``_UNIT_REACH`` allowed j > i + width of every unit (only for a window short of the field),
+    as an (E, 3) array sorted by (i, j). In numpy: the window is a band of offsets, and a unit's
+    candidates beyond it are the next positions of that unit after i + width, enough of them
+    (``_UNIT_REACH`` + the most rematches of a pair) that the first ``_UNIT_REACH`` allowed ones
+    are among them."""
     n = problem.n
-    cf = problem.cf
-    unit = problem.unit
-    avoid = problem.avoid
-    edges: list[tuple[int, int, int]] = []
-    positions: dict[int, list[int]] = {}
+    unit = np.asarray(problem.unit, dtype=np.int64)
+    cf = np.asarray(problem.cf, dtype=np.int64)
+    bad_keys = np.asarray(
+        sorted(i * n + j for i in range(n) for j in problem.bad[i] if i < j), dtype=np.int64
+    )
+    base = np.arange(n, dtype=np.int64)
+    parts_i: list[NDArray[np.int64]] = []
+    parts_j: list[NDArray[np.int64]] = []
+    span = min(width, n - 1)
+    for d in range(1, span + 1):
+        parts_i.append(base[: n - d])
+        parts_j.append(base[d:])
+    ii = np.concatenate(parts_i) if parts_i else np.zeros(0, dtype=np.int64)
+    jj = np.concatenate(parts_j) if parts_j else np.zeros(0, dtype=np.int64)
+    ii, jj = _allowed(ii, jj, n, bad_keys)
+    more_i: list[NDArray[np.int64]] = [ii]
+    more_j: list[NDArray[np.int64]] = [jj]
     if width < n:
-        for k, u in enumerate(unit):
-            if u >= 0:
-                positions.setdefault(u, []).append(k)
-    for i in range(n):
-        bad_i = problem.bad[i]
-        cf_i = cf[i]
-        unit_i = unit[i]
-        end = min(n, i + width + 1)
-        targets = list(range(i + 1, end))
-        for where in positions.values():
-            taken = 0
-            for j in where[bisect_right(where, end - 1) :]:
-                if j not in bad_i:
-                    targets.append(j)
-                    taken += 1
-                    if taken == _UNIT_REACH:
-                        break
-        for j in targets:
-            if j not in bad_i:
-                cost = abs(cf_i - cf[j])
-                if avoid and unit_i == unit[j]:
-                    cost += big_a
-                edges.append((i, j, cost))
-    return edges
+        deepest = max((len(b) for b in problem.bad), default=0)
+        reach = _UNIT_REACH + deepest
+        for u in np.unique(unit[unit >= 0]).tolist():
+            where = np.nonzero(unit == u)[0]
+            start = np.searchsorted(where, base + width + 1)  # first of u beyond i's window
+            steps = start[:, None] + np.arange(reach)[None, :]
+            valid = steps < len(where)
+            cand = np.where(valid, where[np.minimum(steps, len(where) - 1)], -1)
+            ok = valid.copy()
+            if len(bad_keys):
+                keys = base[:, None] * n + cand
+                at = np.searchsorted(bad_keys, keys)
+                hit = bad_keys[np.minimum(at, len(bad_keys) - 1)] == keys
+                ok &= ~hit
+            ok &= np.cumsum(ok, axis=1) <= _UNIT_REACH
+            rows, cols = np.nonzero(ok)
+            more_i.append(rows.astype(np.int64))
+            more_j.append(cand[rows, cols])
+    ii = np.concatenate(more_i)
+    jj = np.concatenate(more_j)
+    order = np.lexsort((jj, ii))
+    ii, jj = ii[order], jj[order]
+    out = np.empty((len(ii), 3), dtype=np.int64)
+    out[:, 0] = ii
+    out[:, 1] = jj
+    out[:, 2] = np.abs(cf[ii] - cf[jj])
+    if problem.avoid:
+        out[:, 2] += big_a * (unit[ii] == unit[jj])
+    return out
 
 
-def _min_cost(n: int, edges: list[tuple[int, int, int]]) -> tuple[int, list[int]] | None:
+def _allowed(
+    ii: NDArray[np.int64], jj: NDArray[np.int64], n: int, bad_keys: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The pairs (ii, jj), i < j, that are not rematches (``bad_keys``: sorted i·n + j)."""
+    if len(bad_keys) == 0 or len(ii) == 0:
+        return ii, jj
+    keys = ii * n + jj
+    at = np.searchsorted(bad_keys, keys)
+    hit = bad_keys[np.minimum(at, len(bad_keys) - 1)] == keys
+    return ii[~hit], jj[~hit]
+
+
+def _min_cost(n: int, edges: _Edges) -> tuple[int, list[int]] | None:
     """A minimum-cost perfect matching on ``edges`` and its cost, or None if there is none."""
-    top = max((c for _, _, c in edges), default=0) + 1
-    mate = max_weight_matching(n, [(i, j, top - c) for i, j, c in edges], maxcardinality=True)
+    top = int(edges[:, 2].max(initial=0)) + 1
+    weighted = edges.copy()
+    weighted[:, 2] = top - edges[:, 2]
+    mate = max_weight_matching(n, weighted, maxcardinality=True)
     if any(m == -1 for m in mate):
         return None
-    cost = {(i, j): c for i, j, c in edges}
-    return sum(cost[(i, j)] for i, j in enumerate(mate) if i < j), mate
+    return _matching_cost(edges, mate), mate
+
+
+def _matching_cost(edges: _Edges, mate: Sequence[int]) -> int:
+    """The cost of the perfect matching ``mate`` on ``edges`` (sorted by (i, j), i < j)."""
+    n = len(mate)
+    keys = edges[:, 0] * n + edges[:, 1]
+    small = np.asarray([v for v in range(n) if v < mate[v]], dtype=np.int64)
+    want = small * n + np.asarray([mate[v] for v in small.tolist()], dtype=np.int64)
+    at = np.searchsorted(keys, want)
+    return int(edges[at, 2].sum())
 
 
 def _window_optimum(problem: _Problem, big_a: int, width: int) -> tuple[int, list[int]] | None:
-    """A least-cost perfect matching of the window graph (:func:`_costed_edges`) and its cost, or
-    None if it has none. Only an upper bound is needed from it: the linear programme when it is
-    integral there (its matching is a perfect matching of the window, whatever its proof), else
-    the compiled blossom."""
+    """A cheap perfect matching of the window graph (:func:`_costed_edges`) and its cost, or None
+    if it has none. Only an upper bound is needed from it (any perfect matching is one): from
+    ``_LP_FROM`` pairs on, the linear programme's optimum on the window with its few fractional
+    edges re-paired by the compiled blossom (:func:`pairing.matching_lp.integral_solution`), else
+    — or if that finds none — the compiled blossom's least-cost matching of the window."""
     edges = _costed_edges(problem, big_a, width)
     n = problem.n
-    if n >= _LP_FROM and edges:
-        edges.sort()
-        proof = certified_optimum(n, edges, _odd_prefixes(problem), rounds=_WINDOW_ROUNDS)
-        if proof is not None:
-            mate = proof[0]
-            cost = {(i, j): c for i, j, c in edges}
-            return sum(cost[(i, j)] for i, j in enumerate(mate) if i < j), mate
+    if n >= _LP_FROM and len(edges):
+        # Costs scaled by Q and the tie-break min(j − i, NUDGE) added (its sum over a perfect
+        # matching is below Q): the programme's matching is among the window's cheapest and
+        # leans to short tables, which is where rule (4) starts from.
+        scale = _NUDGE * (n // 2) + 1
+        nudged = edges.copy()
+        nudged[:, 2] = edges[:, 2] * scale + np.minimum(edges[:, 1] - edges[:, 0], _NUDGE)
+        mate = integral_solution(n, nudged, _odd_prefixes(problem), _WINDOW_ROUNDS)
+        if mate is not None:
+            return _matching_cost(edges, mate), mate
     return _min_cost(n, edges)
 
 
@@ -534,9 +587,9 @@ def _exact_blossom(
         # A proven optimum and the tight graph holding every optimum (pairing.matching_lp):
         # rule (4) is the first minimum-cost perfect matching of the tight graph.
         mate, tight = proof
-        return first_min_cost_perfect_matching(n, tight, initial=mate)
+        return first_min_cost_perfect_matching(n, tight, initial=mate, prover=matching_of_cost)
     try:
-        return first_min_cost_perfect_matching(n, [(i, j, c) for i, j, c in kept.tolist()])
+        return first_min_cost_perfect_matching(n, kept, prover=matching_of_cost)
     except NoPerfectMatching:  # pragma: no cover - the window's matching is within the kept edges
         raise PairingError("no_pairing_without_rematch", count=n) from None
 
@@ -544,9 +597,10 @@ def _exact_blossom(
 # The linear programme (pairing.matching_lp) is tried from this many pairs on; below, the
 # compiled blossom alone is quicker.
 _LP_FROM = 40
-# Solves of the programme on the window before the compiled blossom takes over (a sparse
-# window can need many odd-set cuts; it only has to give an upper bound).
-_WINDOW_ROUNDS = 6
+# Solves of the programme on the window (column generation) before its solution is rounded.
+_WINDOW_ROUNDS = 20
+# The window's tie-break: tables shorter than this many sweep positions are preferred.
+_NUDGE = 64
 
 
 def _odd_prefixes(problem: _Problem) -> list[int]:

@@ -59,10 +59,11 @@ def test_first_min_cost_perfect_matching_equals_brute_force(
     # most partners are beyond the cap. Without swaps every dispute is settled by a solve; with
     # ``one`` a solve settles one vertex only, so the rest goes through disputes and swaps.
     n, cost = graph
-    old = matching._RANK_CAP, matching._swap_in, matching._block_size
+    old = matching._RANK_CAP, matching._swap_in, matching._block_size, matching._swap_in_weighted
     matching._RANK_CAP = cap
     if not swaps:
         matching._swap_in = lambda *args: False  # type: ignore[assignment]
+        matching._swap_in_weighted = lambda *args: False  # type: ignore[assignment]
     if one:
         matching._block_size = lambda m, top, cap: 1  # type: ignore[assignment]
     try:
@@ -74,7 +75,12 @@ def test_first_min_cost_perfect_matching_equals_brute_force(
         else:
             assert first_min_cost_perfect_matching(n, edges) == expected
     finally:
-        matching._RANK_CAP, matching._swap_in, matching._block_size = old
+        (
+            matching._RANK_CAP,
+            matching._swap_in,
+            matching._block_size,
+            matching._swap_in_weighted,
+        ) = old
 
 
 @pytest.mark.parametrize(("seed", "one"), [(17, False), (17, True), (18, True), (19, True)])
@@ -224,5 +230,6 @@ def test_first_matching_from_the_last_optimum_equals_brute_force(
     with pytest.MonkeyPatch.context() as patch:
         if not swaps:
             patch.setattr(matching, "_swap_in", lambda *args: False)
+            patch.setattr(matching, "_swap_in_weighted", lambda *args: False)
         got = first_min_cost_perfect_matching(n, edges, initial=last)
     assert got == _brute_first(n, cost)
