@@ -501,8 +501,9 @@
           return;
         }
         var doc = new DOMParser().parseFromString(html, "text/html");
-        var fresh = $(".entry", doc);
-        var current = $(".entry");
+        // The block, not the <body class="entry"> around it: the rest of the page stays.
+        var fresh = $("div.entry", doc);
+        var current = $("div.entry");
         if (fresh && current) {
           whenReleased(function () {
             current.parentNode.replaceChild(document.importNode(fresh, true), current);

@@ -295,17 +295,19 @@ def test_a_tap_while_the_sheet_is_refreshed_is_kept(phone_page: Any, login_as: A
             break
         page.wait_for_timeout(50)
     assert held, "the first deal did not fetch the sheet's block"
-    page.evaluate("document.querySelector('.entry').dataset.old = 'yes'")
+    page.evaluate("document.querySelector('div.entry').dataset.old = 'yes'")
+    page.evaluate("document.body.dataset.kept = 'yes'")  # the block is swapped, not the body
     page.get_by_test_id("tap-EW2").hover()
     page.mouse.down()
     held[0].continue_()  # the block arrives while the finger is down …
     page.wait_for_timeout(1_000)
     page.mouse.up()  # … and is swapped in once it is lifted
     for _ in range(300):
-        if page.evaluate("document.querySelector('.entry').dataset.old") is None:
+        if page.evaluate("document.querySelector('div.entry').dataset.old") is None:
             break
         page.wait_for_timeout(50)
-    assert page.evaluate("document.querySelector('.entry').dataset.old") is None, "not swapped"
+    assert page.evaluate("document.querySelector('div.entry').dataset.old") is None, "not swapped"
+    assert page.evaluate("document.body.dataset.kept") == "yes", "the whole body was swapped"
     _deals_are(page, "2/8")
     _status_has(page, "已同步")
     assert _tokens(table) == ["NS3", "EW2"]
