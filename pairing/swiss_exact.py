@@ -118,16 +118,16 @@ def _segmented(problem: _Problem) -> list[int] | None:
         # more than the whole-field exact core they almost always merge into (at 5,000
         # adversarial pairs two hard segments of 1,374 pairs took ≈ 11 s and were thrown away).
         # A choice between two exact methods, never a change of the result.
-        quick: dict[tuple[int, int], list[int] | None] = {}
+        quick: dict[tuple[int, int], tuple[_Problem, list[int] | None]] = {}
         hard = 0
         for seg in segments:
             key = (seg.lo, seg.hi)
             if key in solved:
                 hard += seg.hi - seg.lo if solved[key].hard else 0
                 continue
-            if not seg.hard:
-                quick[key] = _fast_path(_Problem(problem.sweep[seg.lo : seg.hi], problem.avoid))
-            if seg.hard or quick[key] is None:
+            sub = _Problem(problem.sweep[seg.lo : seg.hi], problem.avoid)
+            quick[key] = (sub, None if seg.hard else _fast_path(sub))
+            if quick[key][1] is None:
                 hard += seg.hi - seg.lo
         if _WHOLE_WHEN_HARD and 2 * hard > n:
             return _exact_blossom(problem, _whole_hint(segments, solved))
@@ -141,7 +141,7 @@ def _segmented(problem: _Problem) -> list[int] | None:
                 seg.hard = old.hard
             else:
                 try:
-                    _solve_segment(problem, seg, big_a, quick.get(key))
+                    _solve_segment(problem, seg, big_a, *quick[key])
                 except _TooBig:
                     return _exact_blossom(problem, _whole_hint(segments, solved))
                 solved[key] = seg
@@ -194,13 +194,13 @@ def _whole_hint(
 
 
 def _solve_segment(
-    problem: _Problem, seg: _Segment, big_a: int, local: list[int] | None = None
+    problem: _Problem, seg: _Segment, big_a: int, sub: _Problem, local: list[int] | None
 ) -> None:
     """Solve the segment exactly (rules 1–4 inside it) and its lower bounds F(p, q).
 
-    ``local``: the fast path's pairing of the segment if it already ran and found one."""
+    ``sub``: the segment as a problem of its own; ``local``: the fast path's pairing of it, if
+    it ran (not on a segment merged from a hard one) and found one."""
     lo, hi = seg.lo, seg.hi
-    sub = _Problem(problem.sweep[lo:hi], problem.avoid)
     # A segment merged from one the fast path failed on goes straight to the exact core: a
     # pairing reaching the merged segment's bound crosses no boundary (an even cut), so its
     # parts reach theirs — the search would fail again (or at best, after a failed budget,
