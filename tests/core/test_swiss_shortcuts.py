@@ -335,7 +335,16 @@ def test_pair_round_leaves_the_garbage_collector_as_it_found_it(enabled: bool) -
                 seen.append(gc.isenabled())
                 return real(*args, **kwargs)  # type: ignore[arg-type]
 
+            from pairing import swiss
+
+            real_build = swiss._build_draw
+
+            def spy_build(*args: object) -> object:
+                seen.append(gc.isenabled())  # the draw's tables too (20,000 pairs: 0.06 s)
+                return real_build(*args)  # type: ignore[arg-type]
+
             patch.setattr(swiss_exact, "first_min_cost_perfect_matching", spy)
+            patch.setattr(swiss, "_build_draw", spy_build)
             pair_round(field, 9, SwissOptions(), random.Random(1))
         assert gc.isenabled() == enabled
     finally:
@@ -361,14 +370,16 @@ def test_a_segment_merged_from_a_hard_one_skips_the_fast_path(which: str) -> Non
     seen: list[tuple[int, int, bool, bool]] = []  # lo, hi, hard before, hard after
     real = swiss_exact._solve_segment
 
-    def spy(problem: _Problem, seg: swiss_exact._Segment, big_a: int) -> None:
+    def spy(problem: _Problem, seg: swiss_exact._Segment, *args: object) -> None:
         before = seg.hard
         try:
-            real(problem, seg, big_a)
+            real(problem, seg, *args)  # type: ignore[arg-type]
         finally:
             seen.append((seg.lo, seg.hi, before, seg.hard))
 
     with pytest.MonkeyPatch.context() as patch:
+        # Merged segments must be reached: the whole-field shortcut (tested below) off.
+        patch.setattr(swiss_exact, "_WHOLE_WHEN_HARD", False)
         patch.setattr(swiss_exact, "_solve_segment", spy)
         draw = pair_round(field, rnd, SwissOptions(), random.Random(1))
     failed = [(lo, hi) for lo, hi, before, after in seen if after and not before]
@@ -386,6 +397,54 @@ def test_a_segment_merged_from_a_hard_one_skips_the_fast_path(which: str) -> Non
         return seg
 
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(swiss_exact, "_WHOLE_WHEN_HARD", False)
         patch.setattr(swiss_exact._Segment, "merged", classmethod(forgetful))
         again = pair_round(field, rnd, SwissOptions(), random.Random(1))
     assert [(t.ns, t.ew) for t in draw.tables] == [(t.ns, t.ew) for t in again.tables]
+
+
+@pytest.mark.parametrize(
+    ("kind", "n", "extra", "rnd"),
+    [
+        ("adv", 120, 2, 9),
+        ("adv", 300, 1, 9),
+        ("adv", 400, 3, 9),
+        ("sim", 120, 2, 5),
+        ("sim", 200, 2, 6),
+        ("sim", 200, 4, 5),
+    ],
+)
+def test_hard_segments_over_half_the_field_go_to_the_whole_field(
+    kind: str, n: int, extra: int, rnd: int
+) -> None:
+    # When the segments the fast path fails on hold more than half the field, the engine skips
+    # their exact solves and goes to the whole-field exact core (5,000 adversarial pairs: the
+    # two 1,374-pair hard segments' ≈ 11 s were thrown away when they merged). Exactness does
+    # not depend on it: the tables are the same with the shortcut switched off, and where the
+    # shortcut is taken the whole field is really solved in one piece.
+    from pairing import swiss_exact
+    from pairing.swiss import SwissOptions, pair_round
+    from tests.support.fields import simulate_field
+
+    # extra: the adversarial field's seed, or the simulated field's number of units
+    field = (
+        adversarial_field(n, 8, extra) if kind == "adv" else simulate_field(n, rnd - 1, extra, 1)
+    )
+    sizes: list[int] = []
+    real = swiss_exact._exact_blossom
+
+    def spy(problem: _Problem, *args: object) -> list[int]:
+        sizes.append(problem.n)
+        return real(problem, *args)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(swiss_exact, "_exact_blossom", spy)
+        draw = pair_round(field, rnd, SwissOptions(), random.Random(1))
+        taken = list(sizes)
+        sizes.clear()
+        patch.setattr(swiss_exact, "_WHOLE_WHEN_HARD", False)
+        again = pair_round(field, rnd, SwissOptions(), random.Random(1))
+    assert [(t.ns, t.ew) for t in draw.tables] == [(t.ns, t.ew) for t in again.tables]
+    if kind == "adv":  # taken: fewer exact solves, the last one on the whole field
+        assert taken[-1] == sizes[-1] == 2 * len(draw.tables)
+        assert len(taken) < len(sizes)
