@@ -6,6 +6,9 @@
   attempt), but Redis (``REDIS_URL``) is the intended production store (docs/deploy.md).
 - ``guandan.E002``: the throttle store is Redis and Redis does not answer: every login and
   pair-code attempt would then be let through unthrottled (the throttle fails open).
+- ``guandan.E003``: production (``DEBUG`` off) without ``SECRET_KEY`` or ``ALLOWED_HOSTS``
+  (``settings.SERVING_PROBLEMS``); the server refuses to start for the same reason
+  (``require_serving_settings``, called by ``wsgi.py`` and ``asgi.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, Warning, register
+from django.core.exceptions import ImproperlyConfigured
 
 PER_PROCESS_CACHES = {
     "django.core.cache.backends.locmem.LocMemCache",
@@ -51,3 +55,18 @@ def shared_store(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
                 )
             )
     return problems
+
+
+def require_serving_settings() -> None:
+    """Refuse to serve without production's secrets (``settings.SERVING_PROBLEMS``)."""
+    problems = getattr(settings, "SERVING_PROBLEMS", [])
+    if problems:
+        raise ImproperlyConfigured("; ".join(problems))
+
+
+@register(Tags.security, deploy=True)
+def serving_settings(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    return [
+        Error(problem, hint="docs/deploy.md, '3. The environment file'", id="guandan.E003")
+        for problem in getattr(settings, "SERVING_PROBLEMS", [])
+    ]

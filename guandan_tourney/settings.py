@@ -72,11 +72,17 @@ def env_list(name: str, default: str = "") -> list[str]:
 
 DEBUG = env_bool("DEBUG", False)
 
+# What production must have before it serves: missing, these stop the server (``wsgi.py``,
+# ``asgi.py``) and ``check --deploy`` (guandan.E003), not the commands that serve nothing
+# (``makemigrations --check`` on a fresh clone). A value that is set but wrong fails here.
+SERVING_PROBLEMS: list[str] = []
+
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
-    SECRET_KEY = "insecure-development-key-only-for-debug"  # noqa: S105 - debug only
+        SERVING_PROBLEMS.append("SECRET_KEY must be set when DEBUG is off")
+    else:
+        SECRET_KEY = "insecure-development-key-only-for-debug"  # noqa: S105 - debug only
 elif not DEBUG and (len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5):
     # Sessions and the CSRF token are signed with it; Django's own check wants >= 50 characters.
     raise ImproperlyConfigured(
@@ -86,9 +92,7 @@ elif not DEBUG and (len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5):
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
 if not DEBUG and not ALLOWED_HOSTS:
-    raise ImproperlyConfigured(
-        "ALLOWED_HOSTS must be set when DEBUG is off (e.g. score.example.org)"
-    )
+    SERVING_PROBLEMS.append("ALLOWED_HOSTS must be set when DEBUG is off (e.g. score.example.org)")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 # Where players' phones reach the site (QR codes, printed links): ``reports.collect.public_base``.

@@ -103,10 +103,8 @@ def _load_settings(monkeypatch: pytest.MonkeyPatch, **env: str) -> types.ModuleT
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"DEBUG": "0", "ALLOWED_HOSTS": "x.org"}, "SECRET_KEY must be set"),
         ({"DEBUG": "0", "SECRET_KEY": "short", "ALLOWED_HOSTS": "x.org"}, "at least 50"),
         ({"DEBUG": "0", "SECRET_KEY": "a" * 60, "ALLOWED_HOSTS": "x.org"}, "at least 50"),
-        ({"DEBUG": "0", "SECRET_KEY": PROD_KEY}, "ALLOWED_HOSTS must be set"),
         ({"DEBUG": "maybe"}, "DEBUG must be a boolean"),
         ({"CONN_MAX_AGE": "forever"}, "CONN_MAX_AGE must be a whole number"),
         ({"LOGIN_FAILURES_LIMIT": "0"}, "LOGIN_FAILURES_LIMIT must be at least 1"),
@@ -118,6 +116,36 @@ def test_a_bad_environment_fails_loudly_at_start(
 ) -> None:
     with pytest.raises(ImproperlyConfigured, match=message):
         _load_settings(monkeypatch, **{"DEBUG": "1", **env})
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DEBUG": "0", "ALLOWED_HOSTS": "x.org"}, "SECRET_KEY must be set"),
+        ({"DEBUG": "0", "SECRET_KEY": PROD_KEY}, "ALLOWED_HOSTS must be set"),
+    ],
+)
+@pytest.mark.parametrize("entry", ["wsgi", "asgi"])
+def test_production_without_its_secrets_does_not_serve(
+    env: dict[str, str], message: str, entry: str
+) -> None:
+    """A missing SECRET_KEY or ALLOWED_HOSTS stops the server (gunicorn imports the WSGI
+    application) and fails ``check --deploy``, with the message that says what to set."""
+    result = _run(["-c", f"import guandan_tourney.{entry}"], _env(**env))
+    assert result.returncode != 0 and message in result.stderr, result.stderr
+    result = _run(["manage.py", "check", "--deploy"], _env(**env))
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "guandan.E003" in result.stderr and message in result.stderr
+    served = _run(["-c", "import guandan_tourney.wsgi"], _prod_env())
+    assert served.returncode == 0, served.stderr
+
+
+def test_commands_that_serve_nothing_run_without_production_secrets() -> None:
+    """A fresh clone's ``manage.py makemigrations --check`` with no environment at all (DEBUG off,
+    no SECRET_KEY): the migrations are checked, not the deployment."""
+    result = _run(["manage.py", "makemigrations", "--check", "--dry-run"], _env())
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No changes detected" in result.stdout
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,9 +193,10 @@ def test_production_defaults_are_secure(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_debug_is_off_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 11 finding 12: an unset DEBUG is production (so it needs its secrets)."""
-    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY must be set"):
-        _load_settings(monkeypatch)
+    """Issue 11 finding 12: an unset DEBUG is production (so it needs its secrets to serve)."""
+    s = _load_settings(monkeypatch)
+    assert s.DEBUG is False and s.SECRET_KEY == ""
+    assert any("SECRET_KEY must be set" in problem for problem in s.SERVING_PROBLEMS)
     s = _load_settings(monkeypatch, SECRET_KEY=PROD_KEY, ALLOWED_HOSTS="x.org")
     assert s.DEBUG is False
 
