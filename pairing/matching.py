@@ -391,10 +391,10 @@ def _forced_pair(
     arr = np.asarray(rows, dtype=np.int64)
     arr = arr[np.lexsort((arr[:, 1], arr[:, 0]))]
     answer = prover(len(rest), arr, target)
-    if answer is None:
-        return None
-    if answer is False or answer is True:
-        return False if answer is False else None
+    if answer is False:
+        return False  # proved impossible
+    if answer is None or answer is True:
+        return None  # not known, or possible without a matching to show
     # Checked here, not trusted: a perfect matching of R − {i, j} on its edges, of that cost.
     if len(answer) != len(rest) or not all(0 <= lw < len(rest) for lw in answer):
         return None
