@@ -1,5 +1,5 @@
-"""The ranking alone: any entrants ranked by ordered criteria columns in one sort, ties split by
-the next criterion without recursion, head-to-head and mini-leagues only inside tie groups
+"""The ranking alone: any entrants ranked by ordered criteria columns in one sort (numpy), ties
+split by the next criterion without recursion, head-to-head and mini-leagues only inside tie groups
 (RULES.md §4). Pure (no Django); pairs, teams and groups all rank through ``rank_entrants``.
 """
 
@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import ge, itemgetter, lshift, or_, sub, xor
 from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
 
 from scoring.criteria import StandingsUsageError, _rounded
 
@@ -66,12 +67,12 @@ def rank_entrants(columns: Sequence[RankColumn], mini_league: MiniLeague | None 
     ``StandingsUsageError("no_total_order")``. Nothing here knows what an entrant is: pair, team and
     group standings share it.
 
-    How: each column becomes small whole numbers (its values' places, best first) and the
-    columns one sort key per entrant, each column a fixed field of bits, most significant first.
-    One sort of whole numbers orders everyone; the first criterion on which two neighbours differ
-    is the field holding the highest bit in which their keys differ, so ``decided_by`` needs no
-    comparison column by column. Head-to-head then works only inside the tie groups that reach
-    it (``_head_to_head``).
+    How: every column becomes one array of machine numbers (negated where higher is better),
+    and one stable sort in C (numpy's ``lexsort``, the first column most significant) orders
+    everyone; the criterion that separates two neighbours is the first column whose sorted
+    array differs between them (one whole-array comparison per column, no comparison row by
+    row in Python). Head-to-head then works only inside the tie groups that reach it
+    (``_head_to_head``).
     """
     return _rank(columns, mini_league, None)
 
@@ -84,8 +85,8 @@ def _rank(
     """``rank_entrants``; ``last_order``, when given, is every entrant sorted by the last column
     (which must then tell them all apart): the drawing of lots, the same every round, kept by
     ``StandingsSetup``, or the ranking after the round before when ``previous_rank`` is the last
-    column. The last column then stays out of the key (its values are not read): a stable sort
-    from that order leaves entrants with equal keys in it, and equal keys mean it decided."""
+    column. The last column then stays out of the sort (its values are not read): a stable sort
+    from that order leaves entrants equal on every other column in it, and then it decided."""
     numeric = [c for c in columns if c.values is not None]
     h2h_at = next((k for k, c in enumerate(columns) if c.values is None), None)
     if (
@@ -105,77 +106,95 @@ def _rank(
     if n == 1:
         return Ranking((0,), (None,))
 
-    # The sort key: column k's places shifted into its own field of bits. bit_column[b] is the
-    # column whose field holds bit b - 1 (bit_column[0]: keys equal, no column separates).
-    key: list[int] = []
-    bit_column: list[int] = []
-    keyed = numeric if last_order is None else numeric[:-1]
-    for k, column in enumerate(keyed):
-        assert column.values is not None
-        places, width = _places(column.values, column.higher_is_better)
-        if not key:
-            key = places
-        elif width:
-            key = list(map(or_, map(lshift, key, repeat(width, n)), places))
-        bit_column[:0] = [k] * width
-    if not key:
-        key = [0] * n
-    bit_column.insert(0, _TIED if last_order is None else len(numeric) - 1)
-
-    order = sorted(range(n) if last_order is None else last_order, key=key.__getitem__)
-    ranked = itemgetter(*order)(key)
-    decided = list(map(bit_column.__getitem__, map(_bit_length, map(xor, ranked, ranked[1:]))))
-    if _TIED in decided:
+    # Every column as one array of machine numbers, smaller better, sorted together by one
+    # stable sort in C (numpy's lexsort: the first column most significant); without a
+    # ``last_order`` the entrants start in index order, and equal rows mean no total order.
+    keyed = values if last_order is None else values[:-1]
+    arrays = [
+        _smaller_first(v, c.higher_is_better, n)
+        for v, c in zip(keyed, numeric[: len(keyed)], strict=True)
+    ]
+    start = np.arange(n) if last_order is None else np.asarray(last_order, dtype=np.intp)
+    if arrays:
+        sorted_ = np.lexsort([a[start] for a in reversed(arrays)])
+        order = start[sorted_]
+    else:
+        order = start
+    # decided[p]: the first column on which rows p and p + 1 differ (each column marks its
+    # differences, the later ones first, so the first one's marks stay), the last column (it
+    # stands behind ``last_order``) where none of the others does.
+    unseparated = _TIED if last_order is None else len(numeric) - 1
+    decided = np.full(n - 1, unseparated, dtype=np.intp)
+    for k in range(len(arrays) - 1, -1, -1):
+        ranked = arrays[k][order]
+        decided[ranked[1:] != ranked[:-1]] = k
+    if last_order is None and bool((decided == _TIED).any()):
         raise StandingsUsageError("no_total_order", criterion=numeric[-1].key)
 
+    order_list: list[int] = order.tolist()
+    decided_list: list[int] = decided.tolist()
     names = [c.key for c in numeric]
     if h2h_at is not None:
         assert mini_league is not None
         # A byte per neighbour position p (rows p and p+1): 1 when they are equal on every
         # column before head-to-head. The tie groups are the runs of 1s, found by the regular
         # expression engine rather than by a loop over every position.
-        tied = bytes(map(ge, decided, repeat(h2h_at, n - 1)))
+        tied = (decided >= h2h_at).astype(np.uint8).tobytes()
         runs = [match.span() for match in _TIE_RUNS.finditer(tied)]
         if runs:
-            _head_to_head(order, decided, runs, key, bit_column, len(names), mini_league)
+
+            def first_difference(above: int, below: int) -> int:
+                """The first column (after head-to-head: the rows are tied before it) on which
+                two members of a tie group differ."""
+                for k in range(h2h_at, len(keyed)):
+                    if keyed[k][above] != keyed[k][below]:
+                        return k
+                return unseparated
+
+            _head_to_head(order_list, decided_list, runs, first_difference, len(names), mini_league)
         names.append(HEAD_TO_HEAD)  # decided == len(names) before the append: head-to-head
-    decided_by: tuple[str | None, ...] = (None, *map(names.__getitem__, decided))
-    return Ranking(tuple(order), decided_by)
+    decided_by: tuple[str | None, ...] = (None, *map(names.__getitem__, decided_list))
+    return Ranking(tuple(order_list), decided_by)
 
 
 _TIED = -1
 _TIE_RUNS = re.compile(b"\x01+")
-_bit_length = int.bit_length
+# Whole numbers within this bound, and floats within 2**53, are compared as machine numbers
+# exactly; a column with anything else is compared by its values' places (``_places``).
+_MACHINE_INT = 1 << 62
+_EXACT_FLOAT = float(1 << 53)
 
 
-def _places(values: Sequence[float], higher_is_better: bool) -> tuple[list[int], int]:
-    """Each value's place among the column's distinct values (0 = best) and the bits it needs.
+def _smaller_first(
+    values: Sequence[float], higher_is_better: bool, n: int
+) -> NDArray[np.int64] | NDArray[np.float64]:
+    """A column as an array whose order is the criterion's (smaller first): the values
+    themselves, negated when higher is better; equal values (2 and 2.0) stay equal."""
+    array = np.asarray(values)
+    kind = array.dtype.kind
+    if array.shape == (n,) and kind in "iub":
+        array = array.astype(np.int64, copy=False) if kind != "i" else array
+        if kind != "u" and -_MACHINE_INT < array.min() and array.max() < _MACHINE_INT:
+            return np.negative(array) if higher_is_better else array
+    elif array.shape == (n,) and kind == "f" and float(np.abs(array).max()) < _EXACT_FLOAT:
+        return np.negative(array) if higher_is_better else array
+    return np.asarray(_places(values, higher_is_better), dtype=np.int64)
 
-    Whole numbers in a narrow range are placed by their distance from the best (no sort of the
-    distinct values; ranks and the drawing of lots are such columns); anything else by a sort of
-    its distinct values. Equal values (2 and 2.0 too) get equal places."""
-    n = len(values)
-    distinct = set(values)
-    if all(map(isinstance, distinct, repeat(int))):
-        lo, hi = min(distinct), max(distinct)
-        span = int(hi - lo)
-        if span <= 4 * len(distinct) + 64:
-            if higher_is_better:
-                return list(map(sub, repeat(hi, n), values)), span.bit_length()
-            if lo == 0:
-                return list(values), span.bit_length()  # type: ignore[arg-type]
-            return list(map(sub, values, repeat(lo, n))), span.bit_length()
-    ordered = sorted(distinct, reverse=higher_is_better)
+
+def _places(values: Sequence[float], higher_is_better: bool) -> list[int]:
+    """Each value's place among the column's distinct values (0 = best), for a column numpy
+    cannot compare as machine numbers (whole numbers beyond 2**62, any other kind of value
+    that orders consistently). Equal values (2 and 2.0 too) get equal places."""
+    ordered = sorted(set(values), reverse=higher_is_better)
     place = {value: k for k, value in enumerate(ordered)}
-    return list(map(place.__getitem__, values)), (len(ordered) - 1).bit_length()
+    return list(map(place.__getitem__, values))
 
 
 def _head_to_head(
     order: list[int],
     decided: list[int],
     runs: list[tuple[int, int]],
-    key: list[int],
-    bit_column: list[int],
+    first_difference: Callable[[int, int], int],
     h2h_mark: int,
     mini_league: MiniLeague,
 ) -> None:
@@ -187,7 +206,7 @@ def _head_to_head(
     head-to-head. A group that head-to-head separates is re-ordered by (mini-league key, current
     position); its first row keeps the boundary it had (the row above differs on an earlier
     column whichever member comes first), the rows inside get head-to-head (``h2h_mark``) or the
-    first later column that differs.
+    first later column that differs (``first_difference``).
     """
     for first, last in runs:  # the group is order[first : last + 1]
         members = order[first : last + 1]
@@ -202,7 +221,7 @@ def _head_to_head(
             if h2h[above] != h2h[below]:
                 decided[p] = h2h_mark
             else:
-                decided[p] = bit_column[(key[above] ^ key[below]).bit_length()]
+                decided[p] = first_difference(above, below)
 
 
 def _mini_league_keys(

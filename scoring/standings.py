@@ -69,12 +69,13 @@ from __future__ import annotations
 
 import gc
 from array import array
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import chain, groupby, repeat
-from operator import add, eq, is_, itemgetter, ne, sub
+from itertools import chain, islice, repeat
+from operator import add, eq, is_, itemgetter, le, ne, sub
 from typing import Any
 
 from scoring.criteria import (
@@ -601,8 +602,8 @@ def _states(
     if last_round < 0:
         raise StandingsError("bad_round", round=last_round)
     figures = {
-        number: round_figures(setup, number, list(bucket))
-        for number, bucket in groupby(sorted(outcomes, key=_round_of), key=_round_of)
+        number: round_figures(setup, number, bucket)
+        for number, bucket in _by_round(outcomes).items()
     }
     by_round: dict[int | None, list[tuple[int, float]]] = {}
     for d in deductions:  # in the given order, as the sums are made in it
@@ -613,6 +614,30 @@ def _states(
         round_ = figures.get(number) or _no_outcomes(n, number)
         states.append(_advance(states[-1], round_, by_round.get(number, [])))
     return states
+
+
+def _by_round(outcomes: Iterable[Outcome]) -> dict[int, list[Outcome]]:
+    """The outcomes split by round (rounds in increasing order), each round's in the order given.
+
+    Each outcome is read once here (its round) and copied once (into its round's slice): the
+    outcomes of a large event do not fit the processor's cache, so every pass over them is a
+    read from memory. Outcomes given round by round, as the services and files give them, are
+    cut at the rounds' boundaries (found on the list of round numbers alone); others are put in
+    round order first by a stable sort of their positions."""
+    listed = outcomes if isinstance(outcomes, list) else list(outcomes)
+    rounds = list(map(_round_of, listed))
+    if not all(map(le, rounds, islice(rounds, 1, None))):
+        order = sorted(range(len(rounds)), key=rounds.__getitem__)
+        listed = list(map(listed.__getitem__, order))
+        rounds = list(map(rounds.__getitem__, order))
+    buckets: dict[int, list[Outcome]] = {}
+    first = 0
+    while first < len(rounds):
+        number = rounds[first]
+        end = bisect_right(rounds, number, first)
+        buckets[number] = listed[first:end]
+        first = end
+    return buckets
 
 
 def _checked_deductions(

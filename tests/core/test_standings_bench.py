@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from benchmarks.standings import main, run_bench
+from benchmarks.standings import main, run_bench, standings_growth
 from rules.ruleset import RuleSet
 from scoring.standings import standings_by_round
 from tests.support.standings_data import build_tournament
@@ -58,3 +58,11 @@ def test_bench_reports_its_figures(capsys):
 def test_bench_rejects_a_field_too_small(capsys):
     assert main(["--pairs", "1"]) == 2
     assert "--pairs" in capsys.readouterr().err
+
+
+def test_bench_growth_runs_both_sizes_in_turn():
+    growth = standings_growth((12, 24), rounds=2, seed=4, repeat=3)
+    assert len(growth.ratios) == 3
+    assert 0 < growth.small_seconds and 0 < growth.large_seconds
+    assert growth.ratio == growth.large_seconds / growth.small_seconds
+    assert min(growth.ratios) <= growth.median_ratio <= max(growth.ratios)

@@ -65,6 +65,18 @@ def test_rank_entrants_places_fractions_and_wide_ranges_exactly():
     assert ranking.order == (2, 0, 1, 3)  # 0.1 + 0.2 > 0.3 in binary floating point
 
 
+def test_rank_entrants_compares_numbers_beyond_machine_precision_exactly():
+    # Whole numbers past 2**62 and floats from 2**53 are not compared as machine numbers: a
+    # float64 would make 2**53 + 1 equal to 2**53, an int64 cannot hold 10**30.
+    ranking = rank_entrants(
+        [RankColumn("x", (2**53 + 1, float(2**53)), True), RankColumn("lot", (1, 0))]
+    )
+    assert ranking.order == (0, 1)
+    assert ranking.decided_by == (None, "x")
+    ranking = rank_entrants([RankColumn("x", (10**30, 10**30 + 1, 5, -(2**63))), LOT])
+    assert ranking.order == (3, 2, 0, 1)
+
+
 def test_rank_entrants_head_to_head_only_inside_tie_groups_and_again_inside_sub_groups():
     # Entrants 0-3 tied on points; 4 alone. The mini-league puts 3 first and leaves 0, 1, 2
     # level on 2, where it is applied again (1 beat 0 and 2 among themselves).
@@ -142,6 +154,17 @@ def _rounds() -> list[Outcome]:
     outcomes += [*match(2, 13, 11, 2), *match(2, 15, 12, 1)]
     outcomes.append(Outcome(2, 14, None, "bye", "win", 2, 17, 0, 0))
     return outcomes
+
+
+def test_outcomes_out_of_round_order_give_the_same_standings():
+    # Outcomes usually come round by round and are cut at the rounds' boundaries; in any other
+    # order they are put in round order first (each round's outcomes keep their order).
+    outcomes = _rounds()
+    given = compute_standings(PAIRS, outcomes, [], "regulation", 5, 2)
+    assert compute_standings(PAIRS, outcomes[::-1], [], "regulation", 5, 2) == given
+    assert compute_standings(PAIRS, iter(outcomes[3:] + outcomes[:3]), [], "regulation", 5, 2) == (
+        given
+    )
 
 
 def test_advance_with_a_round_in_progress_equals_the_standings_from_every_outcome():
