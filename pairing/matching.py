@@ -29,6 +29,8 @@ __all__ = [
     "WEIGHT_LIMIT",
     "NoPerfectMatching",
     "WeightOverflow",
+    "augment_cheaply",
+    "augment_to_perfect",
     "first_min_cost_perfect_matching",
     "lexicographic_weights",
     "max_weight_matching",
@@ -511,10 +513,86 @@ def _partners_possible(
 
 
 def _outer_vertices(
-    adjacency: list[dict[int, int]], mate: list[int], blocked: list[bool], root: int
+    adjacency: Sequence[Iterable[int]], mate: list[int], blocked: list[bool], root: int
 ) -> list[bool]:
     """The outer vertices of Edmonds' search tree from the unmatched vertex ``root``, when
     every other vertex not ``blocked`` is matched (so no augmenting path exists). Iterative."""
+    outer = _edmonds_search(adjacency, mate, blocked, root)
+    assert outer is not None  # no other vertex is unmatched: nothing to augment to
+    return outer
+
+
+def augment_to_perfect(adjacency: Sequence[Iterable[int]], mate: list[int]) -> bool:
+    """Make the matching ``mate`` (``mate[v]`` v's partner, -1 if none) perfect in place by
+    augmenting paths of the graph ``adjacency`` (v's neighbours; the matched pairs need not be
+    among them); False when no augmenting path from some unmatched vertex exists — then the
+    graph has no perfect matching (a vertex with no augmenting path keeps none after later
+    augmentations, Edmonds' theorem), and ``mate`` is left a valid matching, the augmentations
+    so far applied. One breadth-first search per unmatched vertex, odd cycles shrunk to their
+    base (Edmonds' cardinality algorithm); iterative, pure Python: nothing is weighed, any
+    augmenting path will do (the caller chooses which edges to offer)."""
+    for root in range(len(mate)):
+        if mate[root] == -1 and _edmonds_search(adjacency, mate, None, root) is not None:
+            return False
+    return True
+
+
+def augment_cheaply(lengths: Sequence[dict[int, float]], mate: list[int]) -> bool:
+    """Pair the unmatched vertices of ``mate`` in place, each by the shortest augmenting path
+    when it is simple: ``lengths[v]`` maps v's neighbours to the length of the edge (≥ 0; a
+    caller's reduced costs, the matched pairs ≈ 0). One Dijkstra search per unmatched vertex
+    over alternating paths (from an outer vertex along an unmatched edge to w, then w's matched
+    edge to mate[w]), ignoring odd cycles: when the shortest such walk to an unmatched vertex
+    repeats a vertex it is no path, and the answer is False (``mate`` then keeps the
+    augmentations made so far; the caller pairs the rest another way). Iterative."""
+    for root in range(len(mate)):
+        if mate[root] != -1:
+            continue
+        dist = {root: 0.0}
+        via: dict[int, tuple[int, int]] = {}  # outer x ← (outer v, inner w): v - w = x
+        heap = [(0.0, root)]
+        best, end = float("inf"), (-1, -1)
+        while heap:
+            d, v = heappop(heap)
+            if d >= best:
+                break
+            if d > dist[v]:
+                continue
+            for w, length in lengths[v].items():
+                if w == root or w == mate[v]:
+                    continue
+                x = mate[w]
+                if x == -1:
+                    if d + length < best:
+                        best, end = d + length, (v, w)
+                    continue
+                reach = d + length + lengths[w].get(x, 0.0)
+                if reach < dist.get(x, float("inf")):
+                    dist[x] = reach
+                    via[x] = (v, w)
+                    heappush(heap, (reach, x))
+        if end[0] == -1:
+            return False
+        v, w = end
+        path = [w, v]
+        while v != root:
+            v, w = via[v]
+            path += [w, v]
+        if len(set(path)) != len(path):
+            return False
+        # path: the far unmatched end, then alternately outer and inner vertices to the root.
+        for k in range(0, len(path), 2):
+            mate[path[k]], mate[path[k + 1]] = path[k + 1], path[k]
+    return True
+
+
+def _edmonds_search(
+    adjacency: Sequence[Iterable[int]], mate: list[int], blocked: list[bool] | None, root: int
+) -> list[bool] | None:
+    """One search of Edmonds' cardinality algorithm from the unmatched vertex ``root``, over
+    the vertices not ``blocked``: when it reaches another unmatched vertex, ``mate`` is
+    augmented along that path and the answer is None; otherwise the outer (even) vertices of
+    its tree."""
     n = len(mate)
     base = list(range(n))
     parent = [-1] * n
@@ -548,9 +626,9 @@ def _outer_vertices(
     while queue:
         v = queue.popleft()
         for to in adjacency[v]:
-            if blocked[to] or base[v] == base[to] or mate[v] == to:
+            if (blocked is not None and blocked[to]) or base[v] == base[to] or mate[v] == to:
                 continue
-            if to == root or parent[mate[to]] != -1:
+            if to == root or (mate[to] != -1 and parent[mate[to]] != -1):
                 # ``to`` is outer: an odd cycle; shrink it to its base.
                 top = common_base(v, to)
                 inside: set[int] = set()
@@ -564,6 +642,14 @@ def _outer_vertices(
                             queue.append(x)
             elif parent[to] == -1:
                 parent[to] = v
+                if mate[to] == -1:
+                    # An augmenting path root … v, to: flip it (walking back by the parents).
+                    while to != -1:
+                        back = parent[to]
+                        further = mate[back]
+                        mate[to], mate[back] = back, to
+                        to = further
+                    return None
                 tree.append(to)
                 tree.append(mate[to])
                 outer[mate[to]] = True

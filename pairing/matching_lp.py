@@ -40,7 +40,7 @@ import highspy
 import numpy as np
 from numpy.typing import NDArray
 
-from pairing.matching import max_weight_matching
+from pairing.matching import augment_cheaply, augment_to_perfect, max_weight_matching
 
 __all__ = ["certified_optimum", "integral_solution", "matching_of_cost"]
 
@@ -90,7 +90,7 @@ def certified_optimum(
         if lp.fractional(x):
             # A fractional optimum may still be as cheap as a perfect matching near it (a tie
             # between matchings): its edges at 1 and the rest re-paired by the blossom.
-            near = lp.rounded(x)
+            near = lp.rounded(x, dual)
             near_edges = lp.edges_of(near) if near is not None else None
             if near_edges is not None and lp.proves(near_edges, dual):
                 return lp.certify(near_edges, dual)
@@ -119,7 +119,7 @@ def integral_solution(
         if step is None:
             return None
         if step is not True:
-            return lp.rounded(step[0])
+            return lp.rounded(*step)
     return None
 
 
@@ -155,10 +155,33 @@ def matching_of_cost(n: int, edges: NDArray[np.int64], target: int) -> list[int]
     return None
 
 
-# How many times :meth:`_Programme.rounded` frees the neighbours of vertices it cannot pair.
-_ROUNDING_WIDENINGS = 8
 # Solves of the programme :func:`matching_of_cost` makes before it gives up.
 _PROVER_ROUNDS = 30
+
+
+def _neighbours(n: int, ei: _Ints, ej: _Ints) -> list[list[int]]:
+    """The adjacency lists of the edges ``(ei[k], ej[k])`` (each edge both ways), built in
+    numpy: one sort of the edge ends by vertex, then one list per vertex."""
+    ends = np.concatenate([ei, ej])
+    others = np.concatenate([ej, ei])
+    order = np.argsort(ends, kind="stable")
+    bounds = np.searchsorted(ends[order], np.arange(n + 1))
+    flat: list[int] = others[order].tolist()
+    starts: list[int] = bounds.tolist()
+    return [flat[starts[v] : starts[v + 1]] for v in range(n)]
+
+
+def _lengths(n: int, ei: _Ints, ej: _Ints, length: NDArray[np.float64]) -> list[dict[int, float]]:
+    """Each vertex's neighbours with the length of the edge to them (each edge both ways)."""
+    ends = np.concatenate([ei, ej])
+    order = np.argsort(ends, kind="stable")
+    bounds: list[int] = np.searchsorted(ends[order], np.arange(n + 1)).tolist()
+    others: list[int] = np.concatenate([ej, ei])[order].tolist()
+    values: list[float] = np.concatenate([length, length])[order].tolist()
+    return [
+        dict(zip(others[bounds[v] : bounds[v + 1]], values[bounds[v] : bounds[v + 1]], strict=True))
+        for v in range(n)
+    ]
 
 
 def _note(why: str) -> None:
@@ -388,13 +411,17 @@ class _Programme:
         """Whether some column of ``x`` lies strictly between 0 and 1."""
         return bool(np.any((x > _TOLERANCE) & (x < 1 - _TOLERANCE)))
 
-    def rounded(self, x: NDArray[np.float64]) -> list[int] | None:
+    def rounded(self, x: NDArray[np.float64], dual: NDArray[np.float64]) -> list[int] | None:
         """A perfect matching close to the solution ``x``: its edges at 1, and a maximum-weight
         perfect matching (compiled blossom) of the given edges among the vertices they leave
-        unmatched (those of the fractional edges). When those cannot be paired among themselves
-        (an odd cycle of halves), the pairs at 1 next to them are freed too, up to
-        ``_ROUNDING_WIDENINGS`` times.
-        None if that does not give a perfect matching."""
+        unmatched (those of the fractional edges). When some of those cannot be paired among
+        themselves (odd cycles of halves far apart), augmenting paths through the rest of the
+        graph pair them: the shortest by the reduced costs of ``dual`` when it is simple
+        (:func:`pairing.matching.augment_cheaply`; along it the matching's cost grows by about
+        the path's length, its edges at 1 being tight), else any augmenting path
+        (:func:`pairing.matching.augment_to_perfect`), first along the tight edges, then along
+        edges of ever larger reduced cost, at last along any edge.
+        None if the graph has no perfect matching."""
         n = self.n
         mate = np.full(n, -1, dtype=np.int64)
         for col in np.nonzero(x > 1 - _TOLERANCE)[0].tolist():
@@ -404,11 +431,9 @@ class _Programme:
             i, j = int(self.ei[e]), int(self.ej[e])
             if mate[i] == -1 and mate[j] == -1:
                 mate[i], mate[j] = j, i
-        free = mate == -1
-        for _ in range(_ROUNDING_WIDENINGS + 1):
-            rest = np.nonzero(free)[0]
-            if len(rest) == 0:
-                return [int(v) for v in mate.tolist()]
+        rest = np.nonzero(mate == -1)[0]
+        if len(rest):
+            free = mate == -1
             inside = free[self.ei] & free[self.ej]
             local = np.full(n, -1, dtype=np.int64)
             local[rest] = np.arange(len(rest))
@@ -417,19 +442,23 @@ class _Programme:
             edges[:, 1] = local[self.ej[inside]]
             top = int(self.cost[inside].max(initial=0)) + 1
             edges[:, 2] = top - self.cost[inside]
-            sub = max_weight_matching(len(rest), edges, maxcardinality=True)
-            if -1 not in sub:
-                out = mate.copy()
-                out[rest] = rest[np.asarray(sub, dtype=np.int64)]
-                return [int(v) for v in out.tolist()]
-            # Free the neighbours of the free vertices and their partners.
-            touch = np.zeros(n, dtype=bool)
-            touch[self.ej[free[self.ei]]] = True
-            touch[self.ei[free[self.ej]]] = True
-            touch &= ~free
-            free = free | touch
-            free[mate[touch]] = True
-        return None
+            sub = np.asarray(max_weight_matching(len(rest), edges, maxcardinality=True))
+            paired = sub != -1
+            mate[rest[paired]] = rest[sub[paired]]
+        out: list[int] = mate.tolist()
+        if -1 not in out:
+            return out
+        reduced = self.cost - dual[self.ei] - dual[self.ej] - self.crossing(dual[n:])
+        if augment_cheaply(_lengths(n, self.ei, self.ej, np.maximum(reduced, 0.0)), out):
+            return out
+        limit = 0.5  # costs are integers and the duals (near) half-integers: 0 or ≥ 0.5
+        while True:
+            offered = reduced < limit
+            if augment_to_perfect(_neighbours(n, self.ei[offered], self.ej[offered]), out):
+                return out
+            if offered.all():
+                return None
+            limit *= 4
 
     def lower_bound(self, dual: NDArray[np.float64]) -> int:
         """A lower bound of every perfect matching's cost, exact whatever the solver's

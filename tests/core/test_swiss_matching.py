@@ -208,6 +208,49 @@ def test_partners_possible_are_exactly_the_partners_of_some_perfect_matching(
 
 
 @settings(max_examples=300, deadline=None)
+@given(_graphs(), st.randoms(use_true_random=False))
+def test_augmenting_paths_make_a_matching_perfect_exactly_when_the_graph_has_one(
+    graph: tuple[int, dict[tuple[int, int], int]], rnd: random.Random
+) -> None:
+    # The window's rounding (issue 17): from any matching, Edmonds' augmenting paths reach a
+    # perfect matching of the graph when it has one (networkx's maximum matching decides), and
+    # say False otherwise, leaving a valid matching.
+    n, cost = graph
+    edges = list(cost)
+    rnd.shuffle(edges)
+    mate = [-1] * n
+    for i, j in edges:  # a random maximal matching to start from
+        if mate[i] == -1 and mate[j] == -1 and rnd.random() < 0.7:
+            mate[i], mate[j] = j, i
+    start = list(mate)
+    adjacency: list[list[int]] = [[] for _ in range(n)]
+    for i, j in edges:
+        adjacency[i].append(j)
+        adjacency[j].append(i)
+    reference = nx.Graph(edges)
+    reference.add_nodes_from(range(n))
+    perfect = 2 * len(nx.max_weight_matching(reference, maxcardinality=True)) == n
+    assert matching.augment_to_perfect(adjacency, mate) == perfect
+    for v in range(n):
+        if mate[v] != -1:
+            assert mate[mate[v]] == v and (min(v, mate[v]), max(v, mate[v])) in cost
+    if perfect:
+        assert -1 not in mate
+    # Every vertex matched at the start stays matched (augmenting paths only add vertices).
+    assert all(mate[v] != -1 for v in range(n) if start[v] != -1)
+
+
+def test_augmenting_paths_go_through_odd_cycles() -> None:
+    # 0 and 3 unmatched, 1-2 matched. From 0 the search reaches 1 first, as an inner vertex;
+    # only the odd cycle 0-1-2 shrunk to a blossom makes 1 outer, so that its edge to 3 gives
+    # the augmenting path 0-2=1-3. A search without blossoms finds none.
+    adjacency = [[1, 2], [0, 2, 3], [0, 1], [1]]
+    mate = [-1, 2, 1, -1]
+    assert matching.augment_to_perfect(adjacency, mate)
+    assert mate == [2, 3, 0, 1]
+
+
+@settings(max_examples=300, deadline=None)
 @given(_graphs(), st.booleans())
 def test_first_matching_from_the_last_optimum_equals_brute_force(
     graph: tuple[int, dict[tuple[int, int], int]], swaps: bool

@@ -212,7 +212,8 @@ def test_the_rounded_window_solution_is_a_perfect_matching(graph: Graph) -> None
 
 def test_the_rounding_repairs_an_odd_cycle_of_halves() -> None:
     # Two triangles at one half each, and 6–7 at 1: the six vertices of the triangles cannot
-    # be paired among themselves, so the rounding must free 6 and 7 too (2–6, 7–3).
+    # be paired among themselves, so the rounding must go through 6 and 7 too (2–6, 7–3): an
+    # augmenting path along the dearer edges once the tight ones have none.
     edges = np.asarray(
         [
             (0, 1, 0),
@@ -234,7 +235,7 @@ def test_the_rounding_repairs_an_odd_cycle_of_halves() -> None:
     for e in (0, 1, 2, 4, 5, 7):
         x[np.nonzero(columns == e)[0]] = 0.5
     x[np.nonzero(columns == 8)[0]] = 1.0
-    mate = lp.rounded(x)
+    mate = lp.rounded(x, np.zeros(lp.highs.getNumRow()))
     assert mate is not None
     assert mate[2] == 6 and mate[3] == 7 and mate[0] == 1 and mate[4] == 5
 
