@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from heapq import heappop, heappush
+from typing import Any
 
 import numpy as np
 import rustworkx as rx
@@ -34,6 +35,7 @@ __all__ = [
     "first_min_cost_perfect_matching",
     "lexicographic_weights",
     "max_weight_matching",
+    "weighted_adjacency",
 ]
 
 # rustworkx doubles weights internally (dual variables of half-integers) in i128: 2^126 is the
@@ -292,19 +294,27 @@ def _adjacency(
     bounds = np.searchsorted(lo, np.arange(n + 1)).tolist()
     hi_list = hi.tolist()
     later = [hi_list[bounds[v] : bounds[v + 1]] for v in range(n)]
-    # Both directions, grouped by vertex: one dict per vertex from zipped runs.
-    src = np.concatenate([lo, hi])
-    dst = np.concatenate([hi, lo])
-    both = np.concatenate([cost, cost])
+    return weighted_adjacency(n, lo, hi, cost), later
+
+
+def weighted_adjacency(
+    n: int, ends: NDArray[np.int64], other_ends: NDArray[np.int64], weight: NDArray[Any]
+) -> list[dict[int, Any]]:
+    """``adjacency[v]`` = {w: weight of the edge v–w} for the edges ``(ends[k], other_ends[k])``
+    (each both ways; ``weight[k]`` its weight), grouped by vertex in numpy: one stable sort of
+    the edges' ends, then one dict per vertex from zipped runs."""
+    src = np.concatenate([ends, other_ends])
+    dst = np.concatenate([other_ends, ends])
+    both = np.concatenate([weight, weight])
     order = np.argsort(src, kind="stable")
     dst_list = dst[order].tolist()
-    cost_list = both[order].tolist()
+    weight_list = both[order].tolist()
     bounds = np.searchsorted(src[order], np.arange(n + 1)).tolist()
     adjacency = []
     for v in range(n):
         a, b = bounds[v], bounds[v + 1]
-        adjacency.append(dict(zip(dst_list[a:b], cost_list[a:b], strict=True)))
-    return adjacency, later
+        adjacency.append(dict(zip(dst_list[a:b], weight_list[a:b], strict=True)))
+    return adjacency
 
 
 def _settle(adjacency: list[dict[int, int]], settled: list[bool], v: int, w: int) -> None:

@@ -40,7 +40,12 @@ import highspy
 import numpy as np
 from numpy.typing import NDArray
 
-from pairing.matching import augment_cheaply, augment_to_perfect, max_weight_matching
+from pairing.matching import (
+    augment_cheaply,
+    augment_to_perfect,
+    max_weight_matching,
+    weighted_adjacency,
+)
 
 __all__ = ["certified_optimum", "integral_solution", "matching_of_cost"]
 
@@ -157,31 +162,6 @@ def matching_of_cost(n: int, edges: NDArray[np.int64], target: int) -> list[int]
 
 # Solves of the programme :func:`matching_of_cost` makes before it gives up.
 _PROVER_ROUNDS = 30
-
-
-def _neighbours(n: int, ei: _Ints, ej: _Ints) -> list[list[int]]:
-    """The adjacency lists of the edges ``(ei[k], ej[k])`` (each edge both ways), built in
-    numpy: one sort of the edge ends by vertex, then one list per vertex."""
-    ends = np.concatenate([ei, ej])
-    others = np.concatenate([ej, ei])
-    order = np.argsort(ends, kind="stable")
-    bounds = np.searchsorted(ends[order], np.arange(n + 1))
-    flat: list[int] = others[order].tolist()
-    starts: list[int] = bounds.tolist()
-    return [flat[starts[v] : starts[v + 1]] for v in range(n)]
-
-
-def _lengths(n: int, ei: _Ints, ej: _Ints, length: NDArray[np.float64]) -> list[dict[int, float]]:
-    """Each vertex's neighbours with the length of the edge to them (each edge both ways)."""
-    ends = np.concatenate([ei, ej])
-    order = np.argsort(ends, kind="stable")
-    bounds: list[int] = np.searchsorted(ends[order], np.arange(n + 1)).tolist()
-    others: list[int] = np.concatenate([ej, ei])[order].tolist()
-    values: list[float] = np.concatenate([length, length])[order].tolist()
-    return [
-        dict(zip(others[bounds[v] : bounds[v + 1]], values[bounds[v] : bounds[v + 1]], strict=True))
-        for v in range(n)
-    ]
 
 
 def _note(why: str) -> None:
@@ -449,12 +429,13 @@ class _Programme:
         if -1 not in out:
             return out
         reduced = self.cost - dual[self.ei] - dual[self.ej] - self.crossing(dual[n:])
-        if augment_cheaply(_lengths(n, self.ei, self.ej, np.maximum(reduced, 0.0)), out):
+        if augment_cheaply(weighted_adjacency(n, self.ei, self.ej, np.maximum(reduced, 0.0)), out):
             return out
         limit = 0.5  # costs are integers and the duals (near) half-integers: 0 or ≥ 0.5
         while True:
             offered = reduced < limit
-            if augment_to_perfect(_neighbours(n, self.ei[offered], self.ej[offered]), out):
+            offer = weighted_adjacency(n, self.ei[offered], self.ej[offered], reduced[offered])
+            if augment_to_perfect(offer, out):
                 return out
             if offered.all():
                 return None

@@ -171,14 +171,15 @@ def _smaller_first(
     """A column as an array whose order is the criterion's (smaller first): the values
     themselves, negated when higher is better; equal values (2 and 2.0) stay equal."""
     array = np.asarray(values)
+    if array.dtype.kind == "b":
+        array = array.astype(np.int64)
     kind = array.dtype.kind
-    if array.shape == (n,) and kind in "iub":
-        array = array.astype(np.int64, copy=False) if kind != "i" else array
-        if kind != "u" and -_MACHINE_INT < array.min() and array.max() < _MACHINE_INT:
-            return np.negative(array) if higher_is_better else array
-    elif array.shape == (n,) and kind == "f" and float(np.abs(array).max()) < _EXACT_FLOAT:
-        return np.negative(array) if higher_is_better else array
-    return np.asarray(_places(values, higher_is_better), dtype=np.int64)
+    exact = (kind == "i" and -_MACHINE_INT < array.min() and array.max() < _MACHINE_INT) or (
+        kind == "f" and float(np.abs(array).max()) < _EXACT_FLOAT
+    )
+    if array.shape != (n,) or not exact:
+        return np.asarray(_places(values, higher_is_better), dtype=np.int64)
+    return np.negative(array) if higher_is_better else array
 
 
 def _places(values: Sequence[float], higher_is_better: bool) -> list[int]:
