@@ -37,11 +37,12 @@ zeros when it has no outcome. Bad input raises ``StandingsError`` with a stable 
 How it runs (issue 18: linear at any size, incremental after each confirmation):
 
 - ``rank_entrants`` is the ranking alone, for any entrants (pairs, teams, the entrants of a
-  group): each criterion's column becomes small whole numbers (places, best first), packed into
-  one integer key per entrant (a field of bits per criterion); one sort of those integers; the
-  criterion that separates two neighbours is the field of the highest bit in which their keys
-  differ; head-to-head only inside the tie groups that reach it, its sub-groups handled by a work
-  list, not by recursion. There are no row objects until someone asks for rows.
+  group), in ``scoring.ranking``: each criterion's column becomes an array of machine numbers,
+  the columns are packed side by side into 64-bit words and sorted 16 bits at a time by a
+  radix sort (linear); the criterion that separates two neighbours is the first column whose
+  sorted values differ between them; head-to-head only inside the tie groups that reach it,
+  its sub-groups handled by a work list, not by recursion. There are no row objects until
+  someone asks for rows.
 - ``StandingsState`` is the standings after one round, frozen: the cumulative figures by entrant,
   each earlier round's opponents and CF (对手分 and head-to-head need them), and the ranking.
   ``advance(state, outcomes, deductions)`` gives the state after the next round from the state
@@ -51,7 +52,7 @@ How it runs (issue 18: linear at any size, incremental after each confirmation):
   ``initial_state`` is the state after round 0 and ``state_after`` folds ``advance`` from it
   (the cold start). ``compute_standings`` and ``standings_by_round`` are ``state_after``'s rows.
 - Cumulative figures are whole columns added with ``map``; the per-round opponent columns make
-  对手分 a ``map`` per round. Costs grow as n·log n per round for the sort and n·r for 对手分
+  对手分 a ``map`` per round. Costs grow as n per round for the ranking and n·r for 对手分
   (see docs/benchmarks.md, ``python -m benchmarks.standings``; docs/core-api.md for the API).
 - Memory order (issue 18, second pass): at 50,000 entrants a column of objects no longer fits
   the processor's cache, so what grew faster than the work was reading objects out of the order
@@ -59,6 +60,11 @@ How it runs (issue 18: linear at any size, incremental after each confirmation):
   into entrant order by position (not sorted by pair); opponent columns are arrays of machine
   ints (no int object per entry); ``columns()`` picks into standings order before it makes
   floats; rows are filled a block at a time (docs/core-api.md has the figures).
+- Fourth pass: every outcome is read once, a block at a time (``_by_round``); the ids become
+  indices by whole-array arithmetic (``_positions``); each round's figures are made just
+  before the round is added and each state is let go once the next exists (``_states``);
+  the rankings and the drawing of lots are radix-sorted (linear where a comparison sort is
+  n·log n).
 
 Totals are exact when every value is a whole number; otherwise they are rounded to 9 decimals
 before they are compared or shown (rounding leaves a whole number unchanged, so a state that has
@@ -76,7 +82,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain, islice, repeat
 from operator import add, eq, is_, itemgetter, le, ne, sub
-from typing import Any
+from typing import Any, NoReturn
+
+import numpy as np
+from numpy.typing import NDArray
 
 from scoring.criteria import (
     CRITERIA,
@@ -102,6 +111,7 @@ from scoring.ranking import (
     Ranking,
     _MiniLeague,
     _rank,
+    radix_order,
     rank_entrants,
 )
 
@@ -173,14 +183,17 @@ def standings_setup(
     resolved = resolve_criteria(criteria)
     # Lot numbers, then the index (= id order) for a collision (the sort is stable): a total
     # order.
-    numbers = lot_numbers(seed, ids)
-    lot_order = sorted(range(len(ids)), key=numbers.__getitem__)
-    lot_rank = [0] * len(ids)
-    for place, i in enumerate(lot_order):
-        lot_rank[i] = place
-    index: dict[int | None, int] = dict(zip(ids, range(len(ids)), strict=True))
-    index[None] = len(ids)
-    return StandingsSetup(ids, index, resolved, seed, tuple(lot_rank), tuple(lot_order))
+    # (Lot numbers are 64 bits: a radix sort, linear where a comparison sort is n·log n.)
+    n = len(ids)
+    numbers = np.array(lot_numbers(seed, ids), dtype=np.uint64)
+    lot_order = radix_order([(numbers, 64)], np.arange(n))
+    lot_rank = np.empty(n, dtype=np.intp)
+    lot_rank[lot_order] = np.arange(n)
+    index: dict[int | None, int] = dict(zip(ids, range(n), strict=True))
+    index[None] = n
+    return StandingsSetup(
+        ids, index, resolved, seed, tuple(lot_rank.tolist()), tuple(lot_order.tolist())
+    )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -405,7 +418,8 @@ def state_after(
     ``initial_state`` advanced round by round. Every outcome and deduction is checked, those of
     later rounds too, with the errors of ``compute_standings``."""
     with collector_paused():
-        return _states(setup, outcomes, deductions, after_round)[-1]
+        # Only the newest state is kept: each replaces the one before (see ``_states``).
+        return deque(_states(setup, outcomes, deductions, after_round), maxlen=1)[0]
 
 
 def compute_standings(
@@ -422,8 +436,8 @@ def compute_standings(
     the last round's rows are built)."""
     if after_round < 0:
         raise StandingsError("bad_round", round=after_round)
-    setup = standings_setup(pairs, criteria, seed)
-    with collector_paused():
+    with collector_paused():  # (the setup too: it makes objects for every entrant)
+        setup = standings_setup(pairs, criteria, seed)
         return state_after(setup, outcomes, deductions, after_round).rows()
 
 
@@ -439,10 +453,10 @@ def standings_by_round(
     chain: each is ranked with the one before it)."""
     if last_round < 0:
         raise StandingsError("bad_round", round=last_round)
-    setup = standings_setup(pairs, criteria, seed)
     with collector_paused():
-        states = _states(setup, outcomes, deductions, last_round)
-        return {state.after_round: state.rows() for state in states[1:]}
+        setup = standings_setup(pairs, criteria, seed)
+        states = islice(_states(setup, outcomes, deductions, last_round), 1, None)
+        return {state.after_round: state.rows() for state in states}
 
 
 @contextmanager
@@ -471,22 +485,29 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
     """One round's outcomes (all of round ``number``, at most one per entrant) checked and
     turned into columns by entrant index. Whole-list operations throughout; the first bad
     outcome is then named by ``_reject``."""
+    # One visit to each outcome, in the order given, its fields copied into one flat list (see
+    # ``_flat_figures``). ``zip(*outcomes)`` would visit every outcome once per field.
+    flat: list[Any] = list(chain.from_iterable(outcomes))
+    if len(flat) != _WIDTH * len(outcomes):
+        raise TypeError("outcomes must be Outcome tuples")
+    return _flat_figures(setup, number, flat)
+
+
+_WIDTH = len(Outcome._fields)
+
+
+def _flat_figures(setup: StandingsSetup, number: int, flat: list[Any]) -> RoundFigures:
+    """``round_figures`` of the outcomes whose fields are ``flat`` (``_WIDTH`` entries an
+    outcome, in order): a column is every ninth entry. Neither the outcomes nor their fields
+    are sorted or visited again: each column is gathered into entrant order by position
+    (``place`` below). Sorting the outcomes by pair first, as before, was n·log n and, worse,
+    read the outcomes out of memory order (at 50,000 pairs a round is 50,000 objects out of the
+    processor's cache): ~1.4× the cost per outcome at 50,000 pairs than at 10,000."""
     n = len(setup.entrants)
-    m = len(outcomes)
+    width = _WIDTH
+    m = len(flat) // width
     if not m:
         return _no_outcomes(n, number)
-    # One visit to each outcome, in the order given (the order they were made in, so mostly the
-    # order they lie in memory), its fields copied into one flat list; a column is then every
-    # ninth entry. Neither the outcomes nor their fields are sorted or visited again: each
-    # column is gathered into entrant order by position (``place`` below). Sorting the
-    # outcomes by pair first, as before, was n·log n and, worse, read the outcomes out of
-    # memory order (at 50,000 pairs a round is 50,000 objects out of the processor's cache):
-    # ~1.4× the cost per outcome at 50,000 pairs than at 10,000. ``zip(*outcomes)`` would
-    # visit every outcome once per field.
-    flat: list[Any] = list(chain.from_iterable(outcomes))
-    width = len(Outcome._fields)
-    if len(flat) != width * m:
-        raise TypeError("outcomes must be Outcome tuples")
     _, pairs, opponents, kinds, results, cf, jcf, ld, up = (flat[k::width] for k in range(width))
     is_bye = list(map(is_, opponents, repeat(None, m)))
     # place[i]: the position of entrant i's outcome, m (the value appended to every column
@@ -498,19 +519,18 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
     # longer fit the processor's cache).
     try:
         mine, theirs, place, opponent = _positions(setup, pairs, opponents, is_bye)
-    except (KeyError, TypeError, IndexError, OverflowError):
-        mine, theirs, place, opponent = [], [], _index_column(m, n), _index_column(n, n)
+    except (KeyError, TypeError, IndexError):
+        _reject(flat, setup.index)
     if (
-        len(mine) != m
-        or not number >= 1
+        not number >= 1
         or not set(kinds) <= KINDS
         or not set(results) <= RESULTS
-        or n - place.count(m) != m  # each pair at most once
+        or n - int(np.count_nonzero(place == m)) != m  # each pair at most once
         # a bye has no opponent and nothing else lacks one; nobody meets itself
         or list(map(eq, kinds, repeat("bye", m))) != is_bye
-        or any(map(eq, mine, theirs))
+        or bool((mine == theirs).any())
     ):
-        _reject(outcomes, setup.index)
+        _reject(flat, setup.index)
     types = set(map(type, cf))
     types.update(map(type, jcf))
     if types <= {int}:  # whole numbers as ints (see StandingsState), as the engine gives them
@@ -520,20 +540,22 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
         exact = whole_cf == cf and whole_jcf == jcf
         if exact:
             cf, jcf = whole_cf, whole_jcf
-    # Booleans (True adds 1): the cumulative counts start from int 0, so they stay ints.
-    wins = list(map(eq, results, repeat("win", m)))
-    draws = list(map(eq, results, repeat("draw", m)))
-    losses = list(map(eq, results, repeat("loss", m)))
     # Each column in entrant order: entry i is the column's value at place[i], the value at
     # position m (appended) for an entrant without an outcome. One gather in C per column,
     # reading only the column's own list (its values are small ints, shared objects, or the
-    # floats of an inexact round).
+    # floats of an inexact round). The result is gathered, not the three counts made from it:
+    # a gather reads its column in a random order, which at 50,000 entrants costs more per
+    # entry than at 10,000 (the column is no longer in the processor's nearest cache).
     gather: Callable[[Sequence[Any]], tuple[Any, ...]]
-    gather = itemgetter(*place) if n > 1 else (lambda column: (column[place[0]],))
-    columns: list[list[Any]] = [cf, jcf, wins, draws, losses, ld, up]
+    gather = itemgetter(*place.tolist()) if n > 1 else (lambda column: (column[place[0]],))
+    columns: list[list[Any]] = [cf, jcf, results, ld, up]
     for column in columns:
         column.append(0)
-    cf_, jcf_, wins_, draws_, losses_, ld_, up_ = map(gather, columns)
+    cf_, jcf_, results_, ld_, up_ = map(gather, columns)
+    # Booleans (True adds 1): the cumulative counts start from int 0, so they stay ints.
+    wins_, draws_, losses_ = (
+        tuple(map(eq, results_, repeat(result, n))) for result in ("win", "draw", "loss")
+    )
     return RoundFigures(number, cf_, jcf_, wins_, draws_, losses_, ld_, up_, opponent, exact)
 
 
@@ -545,43 +567,57 @@ def _index_column(value: int, n: int) -> array[int]:
 
 def _positions(
     setup: StandingsSetup, pairs: list[Any], opponents: list[Any], is_bye: list[bool]
-) -> tuple[list[int], list[int], array[int], array[int]]:
+) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp], array[int]]:
     """The entrant indices of ``pairs`` (mine) and ``opponents`` (theirs; n for None), and two
     columns by entrant: ``place`` (entrant i's position in ``pairs``, m for none; a pair given
     twice fills fewer than m places) and ``opponent`` (its opponent's index, n for none).
-    KeyError, TypeError or IndexError for an unknown id. ``opponents`` is changed.
+    KeyError or IndexError for an unknown id. ``opponents`` is changed.
 
-    For consecutive ids (the usual pair numbers 1…n) an index is a subtraction, with no
-    look-up in a large dictionary (which at 50,000 entrants misses the processor's cache); the
-    arrays refuse what is not an int or too large, and one ``min`` (``max``) checks the rest
-    (a float id, which the dictionary takes for the int it equals, goes the dictionary's way)."""
+    For consecutive ids (the usual pair numbers 1…n) the ids become one array of machine ints
+    each and an index is a subtraction over the whole array, with neither a look-up in a large
+    dictionary nor an int object per index (at 50,000 entrants both cost several times more per
+    entry than at 10,000: the dictionary and the new objects no longer fit the processor's
+    cache, and fresh objects are fresh memory the system must hand over). Ids that are not all
+    ints (a float id, which the dictionary takes for the int it equals) or not all known go the
+    dictionary's way."""
     n = len(setup.entrants)
     m = len(pairs)
+    mine: NDArray[np.intp] | None = None
     if setup.contiguous and n:
         first = setup.entrants[0]
         byes, k = is_bye.count(True), -1
         for _ in range(byes):  # no opponent: index n, the id after the last
             k = is_bye.index(True, k + 1)
             opponents[k] = first + n
-        mine = list(map(sub, pairs, repeat(first, m)))
-        theirs = list(map(sub, opponents, repeat(first, m)))
-        place, opponent = _index_column(m, n), _index_column(n, n)
         try:
-            deque(map(place.__setitem__, mine, range(m)), maxlen=0)
-            deque(map(opponent.__setitem__, mine, theirs), maxlen=0)
+            ours, others = np.array(pairs), np.array(opponents)
+        except (TypeError, ValueError):  # e.g. ids that are lists: the dictionary refuses them
+            ours = others = np.array(())
+        if ours.dtype.kind == "i" and others.dtype.kind == "i":  # (a huge int: "O")
+            ours, others = (ours - first).astype(np.intp), (others - first).astype(np.intp)
             # n only for a bye: the id after the last is no opponent otherwise.
-            if min(mine) >= 0 and min(theirs) >= 0 and max(theirs) <= n and theirs.count(n) == byes:
-                return mine, theirs, place, opponent
-        except (TypeError, IndexError, OverflowError):
-            pass
-        for k in range(m):
-            if is_bye[k]:
-                opponents[k] = None
-    index = setup.index.__getitem__
-    mine, theirs = list(map(index, pairs)), list(map(index, opponents))
-    place, opponent = _index_column(m, n), _index_column(n, n)
-    deque(map(place.__setitem__, mine, range(m)), maxlen=0)
-    deque(map(opponent.__setitem__, mine, theirs), maxlen=0)
+            if (
+                ours.min() >= 0
+                and ours.max() < n
+                and others.min() >= 0
+                and others.max() <= n
+                and int(np.count_nonzero(others == n)) == byes
+            ):
+                mine, theirs = ours, others
+        if mine is None:
+            for k in range(m):
+                if is_bye[k]:
+                    opponents[k] = None
+    if mine is None:
+        index = setup.index.__getitem__
+        mine = np.array(list(map(index, pairs)), dtype=np.intp)
+        theirs = np.array(list(map(index, opponents)), dtype=np.intp)
+    place = np.full(n, m, dtype=np.intp)
+    place[mine] = np.arange(m)  # n (None as a pair) is out of range: IndexError
+    by_entrant = np.full(n, n, dtype=np.int32)
+    by_entrant[mine] = theirs
+    opponent = array("i")
+    opponent.frombytes(by_entrant.tobytes())
     return mine, theirs, place, opponent
 
 
@@ -597,47 +633,94 @@ def _states(
     outcomes: Iterable[Outcome],
     deductions: Iterable[Deduction],
     last_round: int,
-) -> list[StandingsState]:
-    """The states after rounds 0…``last_round``."""
+) -> Iterator[StandingsState]:
+    """The states after rounds 0…``last_round``, each made from the one before.
+
+    Each round's figures are made just before the round is added, and a caller that keeps only
+    the newest state (``state_after``) lets the one before go as soon as the next exists: at
+    50,000 entrants a state's columns take ~10 MB, and memory handed back and asked for again
+    is memory the system must clear again (every figure made up front and every state kept
+    until the end doubled the work of freeing and of page faults at 50,000 entrants, and not
+    at 10,000). The checks stay as they were: every outcome of every round is checked, in
+    round order, those after ``last_round`` too, before a bad deduction is reported."""
     if last_round < 0:
         raise StandingsError("bad_round", round=last_round)
-    figures = {
-        number: round_figures(setup, number, bucket)
-        for number, bucket in _by_round(outcomes).items()
-    }
+    flats = _by_round(outcomes)
+    buckets = iter(list(flats))  # each round's fields are let go once its figures are made
     by_round: dict[int | None, list[tuple[int, float]]] = {}
-    for d in deductions:  # in the given order, as the sums are made in it
-        by_round.setdefault(d.round, []).extend(_checked_deductions(setup, (d,), d.round))
-    states = [_initial(setup, by_round.get(None, []))]
+    deduction_error: StandingsError | None = None
+    try:
+        for d in deductions:  # in the given order, as the sums are made in it
+            by_round.setdefault(d.round, []).extend(_checked_deductions(setup, (d,), d.round))
+    except StandingsError as error:
+        deduction_error = error
+    state = _initial(setup, by_round.get(None, []))
+    yield state
     n = len(setup.entrants)
+    bucket = next(buckets, None)
     for number in range(1, last_round + 1):
-        round_ = figures.get(number) or _no_outcomes(n, number)
-        states.append(_advance(states[-1], round_, by_round.get(number, [])))
-    return states
+        figures = None
+        while bucket is not None and bucket <= number:  # a round < 1 is refused here
+            figures = _flat_figures(setup, bucket, flats.pop(bucket))
+            bucket = next(buckets, None)
+        state = _advance(state, figures or _no_outcomes(n, number), by_round.get(number, []))
+        yield state
+    while bucket is not None:  # the rounds after: checked only
+        _flat_figures(setup, bucket, flats.pop(bucket))
+        bucket = next(buckets, None)
+    if deduction_error is not None:
+        raise deduction_error
 
 
-def _by_round(outcomes: Iterable[Outcome]) -> dict[int, list[Outcome]]:
-    """The outcomes split by round (rounds in increasing order), each round's in the order given.
+def _by_round(outcomes: Iterable[Outcome]) -> dict[int, list[Any]]:
+    """The outcomes' fields split by round, rounds in increasing order: for each round one flat
+    list, the ``_WIDTH`` fields of each of its outcomes in turn, in the order given (what
+    ``_flat_figures`` takes).
 
-    Each outcome is read once here (its round) and copied once (into its round's slice): the
-    outcomes of a large event do not fit the processor's cache, so every pass over them is a
-    read from memory. Outcomes given round by round, as the services and files give them, are
-    cut at the rounds' boundaries (found on the list of round numbers alone); others are put in
-    round order first by a stable sort of their positions."""
+    Each outcome is read once, here, a block of ``_BLOCK`` outcomes at a time: the block's
+    fields are copied into one flat list, which stays in the processor's cache while its
+    rounds are found and its slices copied to their rounds. The outcomes of a large event do
+    not fit the cache (50,000 pairs × 9 rounds: ~50 MB of tuples), so a second pass over them,
+    as when the rounds were read first and each round's outcomes then copied, reads them all
+    from memory again, where at 10,000 pairs the second pass found them in the cache.
+    Outcomes given round by round, as the services and files give them, are cut at the
+    rounds' boundaries; others are put in round order first by a stable sort of their
+    positions."""
     listed = outcomes if isinstance(outcomes, list) else list(outcomes)
+    width = _WIDTH
+    flats: dict[int, list[Any]] = {}
+    last = None  # the round of the block before's last outcome
+    for start in range(0, len(listed), _BLOCK):
+        block = listed[start : start + _BLOCK]
+        flat = list(chain.from_iterable(block))
+        if len(flat) != width * len(block):
+            raise TypeError("outcomes must be Outcome tuples")
+        rounds = flat[0::width]
+        if (last is not None and rounds[0] < last) or not all(
+            map(le, rounds, islice(rounds, 1, None))
+        ):
+            return _by_round_sorted(listed)
+        first = 0
+        while first < len(rounds):
+            number = rounds[first]
+            end = bisect_right(rounds, number, first)
+            flats.setdefault(number, []).extend(flat[first * width : end * width])
+            first = end
+        last = rounds[-1]
+    return flats
+
+
+_BLOCK = 4096  # outcomes: a flat list of ~300 KB
+
+
+def _by_round_sorted(listed: list[Outcome]) -> dict[int, list[Any]]:
+    """``_by_round`` of outcomes not in round order: a stable sort of their positions by round."""
     rounds = list(map(_round_of, listed))
-    if not all(map(le, rounds, islice(rounds, 1, None))):
-        order = sorted(range(len(rounds)), key=rounds.__getitem__)
-        listed = list(map(listed.__getitem__, order))
-        rounds = list(map(rounds.__getitem__, order))
-    buckets: dict[int, list[Outcome]] = {}
-    first = 0
-    while first < len(rounds):
-        number = rounds[first]
-        end = bisect_right(rounds, number, first)
-        buckets[number] = listed[first:end]
-        first = end
-    return buckets
+    order = sorted(range(len(rounds)), key=rounds.__getitem__)
+    flats: dict[int, list[Any]] = {}
+    for k in order:
+        flats.setdefault(rounds[k], []).extend(listed[k])
+    return flats
 
 
 def _checked_deductions(
@@ -840,10 +923,11 @@ def _opponents_cf(
     return tuple(map(_rounded, map(sum, zip(*[map(of, c) for c in opponents], strict=True))))
 
 
-def _reject(bucket: Sequence[Outcome], index: Mapping[int | None, int]) -> None:
-    """Raise the precise error for the first bad outcome of a round that failed the checks."""
+def _reject(flat: list[Any], index: Mapping[int | None, int]) -> NoReturn:
+    """Raise the precise error for the first bad outcome of a round that failed the checks
+    (``flat``: their fields, as ``_flat_figures`` takes them)."""
     seen: set[int] = set()
-    for o in bucket:
+    for o in map(Outcome._make, (flat[k : k + _WIDTH] for k in range(0, len(flat), _WIDTH))):
         if o.pair not in index or o.pair is None:
             raise StandingsError("unknown_pair", pair=o.pair, round=o.round)
         if o.kind not in KINDS:

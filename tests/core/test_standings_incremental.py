@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+from itertools import pairwise
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring import standings
 from scoring.standings import (
@@ -50,6 +53,33 @@ def test_rank_entrants_orders_by_the_columns_in_turn_and_says_which_decided():
     assert ranking.order == (1, 2, 3, 0)
     assert ranking.decided_by == (None, "points", "penalties", "lot")
     assert ranking.ranks == (4, 1, 2, 3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_rank_entrants_sorts_whole_numbers_of_any_width_as_a_plain_sort_does(data):
+    # The columns are packed into 64-bit words and radix-sorted 16 bits at a time: columns
+    # from 1 to 62 bits wide, negative values, constant columns and more than one word must
+    # all give the order (and the deciding column) of Python's sort of the rows.
+    n = data.draw(st.integers(2, 30), label="n")
+    columns, keys = [], []
+    for k in range(data.draw(st.integers(1, 5), label="columns")):
+        bits = data.draw(st.sampled_from([0, 1, 4, 15, 16, 17, 31, 40, 61]), label="bits")
+        pool = data.draw(st.lists(st.integers(-(2**bits), 2**bits), min_size=1, max_size=4))
+        values = data.draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+        higher = data.draw(st.booleans())
+        columns.append(RankColumn(f"c{k}", tuple(values), higher_is_better=higher))
+        keys.append([-v if higher else v for v in values])
+    lot = data.draw(st.permutations(range(n)))
+    columns.append(RankColumn("lot", tuple(lot)))
+    keys.append(lot)
+    rows = list(zip(*keys, strict=True))
+    expected = sorted(range(n), key=rows.__getitem__)
+    ranking = rank_entrants(columns)
+    assert ranking.order == tuple(expected)
+    for (above, below), decided in zip(pairwise(expected), ranking.decided_by[1:], strict=True):
+        first = next(k for k in range(len(keys)) if rows[above][k] != rows[below][k])
+        assert decided == columns[first].key
 
 
 def test_rank_entrants_treats_equal_numbers_of_either_type_as_equal():
@@ -165,6 +195,33 @@ def test_outcomes_out_of_round_order_give_the_same_standings():
     assert compute_standings(PAIRS, iter(outcomes[3:] + outcomes[:3]), [], "regulation", 5, 2) == (
         given
     )
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 4, 5])
+def test_outcomes_read_a_block_at_a_time_give_the_same_standings(monkeypatch, block):
+    # The outcomes are read a block at a time; a round that spans blocks is one round, and a
+    # block whose first round is before the round the block before ended with is out of order
+    # (each block alone in order: 3 starts the second block of the rotation's first cut).
+    outcomes = _rounds()
+    given = compute_standings(PAIRS, outcomes, [], "regulation", 5, 2)
+    monkeypatch.setattr(standings, "_BLOCK", block)
+    assert compute_standings(PAIRS, outcomes, [], "regulation", 5, 2) == given
+    rotated = outcomes[5:] + outcomes[:5]  # round 2, then round 1
+    assert compute_standings(PAIRS, rotated, [], "regulation", 5, 2) == given
+
+
+def test_every_outcome_is_checked_before_a_bad_deduction_is_reported():
+    # The rounds are made one after the other, but the errors are those of checking all of
+    # them first: a bad outcome in a later round wins over a bad deduction in an earlier one,
+    # and an outcome after the last round asked for is checked too.
+    outcomes = [*_rounds(), Outcome(3, 99, 11, "played", "win", 2, 14, 1, 0)]
+    bad = [Deduction(1, 11, -1)]
+    with pytest.raises(StandingsError) as error:
+        compute_standings(PAIRS, outcomes, bad, "regulation", 5, 2)
+    assert (error.value.code, error.value.params["pair"]) == ("unknown_pair", 99)
+    with pytest.raises(StandingsError) as error:
+        compute_standings(PAIRS, _rounds(), bad, "regulation", 5, 1)
+    assert error.value.code == "bad_deduction"
 
 
 def test_advance_with_a_round_in_progress_equals_the_standings_from_every_outcome():
