@@ -60,7 +60,7 @@ How it runs (issue 18: linear at any size, incremental after each confirmation):
   into entrant order by position (not sorted by pair); opponent columns are arrays of machine
   ints (no int object per entry); ``columns()`` picks into standings order before it makes
   floats; rows are filled a block at a time (docs/core-api.md has the figures).
-- Fourth pass: every outcome is read once, a block at a time (``_by_round``); the ids become
+- Fourth pass: every outcome is read once, a block at a time (``_streamed``); the ids become
   indices by whole-array arithmetic (``_positions``); each round's figures are made just
   before the round is added and each state is let go once the next exists (``_states``);
   the rankings and the drawing of lots are radix-sorted (linear where a comparison sort is
@@ -82,7 +82,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain, islice, repeat
 from operator import add, eq, is_, itemgetter, le, ne, sub
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -418,8 +418,7 @@ def state_after(
     ``initial_state`` advanced round by round. Every outcome and deduction is checked, those of
     later rounds too, with the errors of ``compute_standings``."""
     with collector_paused():
-        # Only the newest state is kept: each replaces the one before (see ``_states``).
-        return deque(_states(setup, outcomes, deductions, after_round), maxlen=1)[0]
+        return _fold(setup, outcomes, deductions, after_round, _newest)
 
 
 def compute_standings(
@@ -455,8 +454,17 @@ def standings_by_round(
         raise StandingsError("bad_round", round=last_round)
     with collector_paused():
         setup = standings_setup(pairs, criteria, seed)
-        states = islice(_states(setup, outcomes, deductions, last_round), 1, None)
-        return {state.after_round: state.rows() for state in states}
+        return _fold(setup, outcomes, deductions, last_round, _rows_by_round)
+
+
+def _newest(states: Iterator[StandingsState]) -> StandingsState:
+    """The last of the states, each let go as soon as the next exists (see ``_states``)."""
+    return deque(states, maxlen=1)[0]
+
+
+def _rows_by_round(states: Iterator[StandingsState]) -> dict[int, tuple[StandingRow, ...]]:
+    """The rows after every round 1…, keyed by round."""
+    return {state.after_round: state.rows() for state in islice(states, 1, None)}
 
 
 @contextmanager
@@ -628,25 +636,51 @@ def _no_outcomes(n: int, number: int) -> RoundFigures:
     )
 
 
-def _states(
+def _fold(
     setup: StandingsSetup,
     outcomes: Iterable[Outcome],
     deductions: Iterable[Deduction],
     last_round: int,
-) -> Iterator[StandingsState]:
-    """The states after rounds 0…``last_round``, each made from the one before.
+    consume: Callable[[Iterator[StandingsState]], _T],
+) -> _T:
+    """``consume`` applied to the states after rounds 0…``last_round`` (``_states``).
 
-    Each round's figures are made just before the round is added, and a caller that keeps only
-    the newest state (``state_after``) lets the one before go as soon as the next exists: at
-    50,000 entrants a state's columns take ~10 MB, and memory handed back and asked for again
-    is memory the system must clear again (every figure made up front and every state kept
-    until the end doubled the work of freeing and of page faults at 50,000 entrants, and not
-    at 10,000). The checks stay as they were: every outcome of every round is checked, in
-    round order, those after ``last_round`` too, before a bad deduction is reported."""
+    The rounds are first streamed from the outcomes as given (``_streamed``), the usual case:
+    outcomes round by round. If they turn out not to be in round order, or some outcome or
+    deduction is bad, everything is done again from the outcomes put in round order
+    (``_in_round_order``): the states are pure, so the second pass gives the answer, and the
+    error, of checking every round in order."""
     if last_round < 0:
         raise StandingsError("bad_round", round=last_round)
-    flats = _by_round(outcomes)
-    buckets = iter(list(flats))  # each round's fields are let go once its figures are made
+    listed = outcomes if isinstance(outcomes, list) else list(outcomes)
+    deductions = list(deductions)
+    try:
+        return consume(_states(setup, _streamed(listed), deductions, last_round))
+    except (_OutOfOrder, StandingsError):
+        pass
+    return consume(_states(setup, _in_round_order(listed), deductions, last_round))
+
+
+_T = TypeVar("_T")
+
+
+def _states(
+    setup: StandingsSetup,
+    rounds: Iterator[tuple[int, list[Any]]],
+    deductions: Sequence[Deduction],
+    last_round: int,
+) -> Iterator[StandingsState]:
+    """The states after rounds 0…``last_round``, each made from the one before; ``rounds`` are
+    each round's outcomes as ``_flat_figures`` takes them, in increasing round order.
+
+    A round is read, its figures made and the round added before the next round is read, and
+    a caller that keeps only the newest state (``state_after``) lets the one before go as soon
+    as the next exists: what one round needs stays in the processor's cache at any size. (At
+    50,000 entrants a round's outcomes flattened are ~3.6 MB and a state's columns ~10 MB;
+    all of them made up front and kept until the end, as before, did not fit the cache at
+    50,000 entrants and did at 10,000, and memory handed back and asked for again is memory
+    the system must clear again.) Every outcome of every round is checked, in round order,
+    those after ``last_round`` too, before a bad deduction is reported."""
     by_round: dict[int | None, list[tuple[int, float]]] = {}
     deduction_error: StandingsError | None = None
     try:
@@ -657,70 +691,81 @@ def _states(
     state = _initial(setup, by_round.get(None, []))
     yield state
     n = len(setup.entrants)
-    bucket = next(buckets, None)
+    bucket = next(rounds, None)
     for number in range(1, last_round + 1):
         figures = None
-        while bucket is not None and bucket <= number:  # a round < 1 is refused here
-            figures = _flat_figures(setup, bucket, flats.pop(bucket))
-            bucket = next(buckets, None)
+        while bucket is not None and bucket[0] <= number:  # a round < 1 is refused here
+            figures = _flat_figures(setup, *bucket)
+            bucket = next(rounds, None)
         state = _advance(state, figures or _no_outcomes(n, number), by_round.get(number, []))
         yield state
     while bucket is not None:  # the rounds after: checked only
-        _flat_figures(setup, bucket, flats.pop(bucket))
-        bucket = next(buckets, None)
+        _flat_figures(setup, *bucket)
+        bucket = next(rounds, None)
     if deduction_error is not None:
         raise deduction_error
 
 
-def _by_round(outcomes: Iterable[Outcome]) -> dict[int, list[Any]]:
-    """The outcomes' fields split by round, rounds in increasing order: for each round one flat
-    list, the ``_WIDTH`` fields of each of its outcomes in turn, in the order given (what
-    ``_flat_figures`` takes).
+class _OutOfOrder(Exception):
+    """The outcomes are not in round order (``_streamed``)."""
+
+
+def _streamed(listed: list[Outcome]) -> Iterator[tuple[int, list[Any]]]:
+    """Each round's outcomes as one flat list (the ``_WIDTH`` fields of each outcome in turn,
+    in the order given), yielded as soon as the round is complete: ``_OutOfOrder`` when a
+    round follows a later one.
 
     Each outcome is read once, here, a block of ``_BLOCK`` outcomes at a time: the block's
     fields are copied into one flat list, which stays in the processor's cache while its
-    rounds are found and its slices copied to their rounds. The outcomes of a large event do
+    rounds are found and its slices copied to their round. The outcomes of a large event do
     not fit the cache (50,000 pairs × 9 rounds: ~50 MB of tuples), so a second pass over them,
-    as when the rounds were read first and each round's outcomes then copied, reads them all
-    from memory again, where at 10,000 pairs the second pass found them in the cache.
-    Outcomes given round by round, as the services and files give them, are cut at the
-    rounds' boundaries; others are put in round order first by a stable sort of their
-    positions."""
-    listed = outcomes if isinstance(outcomes, list) else list(outcomes)
+    as when the rounds were read first and each round's outcomes then copied, read them all
+    from memory again, where at 10,000 pairs the second pass found them in the cache."""
     width = _WIDTH
-    flats: dict[int, list[Any]] = {}
-    last = None  # the round of the block before's last outcome
+    number: int | None = None  # the round being read, and its outcomes so far
+    flat_round: list[Any] = []
     for start in range(0, len(listed), _BLOCK):
         block = listed[start : start + _BLOCK]
-        flat = list(chain.from_iterable(block))
+        flat: list[Any] = list(chain.from_iterable(block))
         if len(flat) != width * len(block):
             raise TypeError("outcomes must be Outcome tuples")
-        rounds = flat[0::width]
-        if (last is not None and rounds[0] < last) or not all(
+        rounds: list[int] = flat[0::width]
+        if (number is not None and rounds[0] < number) or not all(
             map(le, rounds, islice(rounds, 1, None))
         ):
-            return _by_round_sorted(listed)
+            raise _OutOfOrder
         first = 0
         while first < len(rounds):
-            number = rounds[first]
-            end = bisect_right(rounds, number, first)
-            flats.setdefault(number, []).extend(flat[first * width : end * width])
+            end = bisect_right(rounds, rounds[first], first)
+            if rounds[first] != number:
+                if number is not None:
+                    yield number, flat_round
+                number, flat_round = rounds[first], []
+            flat_round += flat[first * width : end * width]
             first = end
-        last = rounds[-1]
-    return flats
+    if number is not None:
+        yield number, flat_round
 
 
 _BLOCK = 4096  # outcomes: a flat list of ~300 KB
 
 
-def _by_round_sorted(listed: list[Outcome]) -> dict[int, list[Any]]:
-    """``_by_round`` of outcomes not in round order: a stable sort of their positions by round."""
+def _in_round_order(listed: list[Outcome]) -> Iterator[tuple[int, list[Any]]]:
+    """``_streamed`` for outcomes in any order: a stable sort of their positions by round."""
     rounds = list(map(_round_of, listed))
     order = sorted(range(len(rounds)), key=rounds.__getitem__)
-    flats: dict[int, list[Any]] = {}
-    for k in order:
-        flats.setdefault(rounds[k], []).extend(listed[k])
-    return flats
+    first = 0
+    while first < len(order):
+        number = rounds[order[first]]
+        end = first
+        while end < len(order) and rounds[order[end]] == number:
+            end += 1
+        bucket = [listed[k] for k in order[first:end]]
+        flat: list[Any] = list(chain.from_iterable(bucket))
+        if len(flat) != _WIDTH * len(bucket):
+            raise TypeError("outcomes must be Outcome tuples")
+        yield number, flat
+        first = end
 
 
 def _checked_deductions(

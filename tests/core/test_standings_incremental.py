@@ -224,6 +224,21 @@ def test_every_outcome_is_checked_before_a_bad_deduction_is_reported():
     assert error.value.code == "bad_deduction"
 
 
+@pytest.mark.parametrize("block", [1, 13, 4096])
+def test_the_first_error_is_that_of_the_rounds_in_order_whatever_the_order_given(
+    monkeypatch, block
+):
+    # Rounds are read as they come; when a round turns up after a later one and some outcome
+    # is bad, the error is still the first one of round 1 (then 2, ...), not the first met.
+    monkeypatch.setattr(standings, "_BLOCK", block)
+    late = Outcome(1, 99, 11, "played", "win", 2, 14, 1, 0)
+    early = Outcome(2, 98, 12, "played", "win", 2, 14, 1, 0)
+    outcomes = [*_rounds(), early, *match(3, 11, 12), late]  # round 2 is read before `late`
+    with pytest.raises(StandingsError) as error:
+        compute_standings(PAIRS, outcomes, [], "regulation", 5, 2)
+    assert (error.value.code, error.value.params["pair"]) == ("unknown_pair", 99)
+
+
 def test_advance_with_a_round_in_progress_equals_the_standings_from_every_outcome():
     outcomes = _rounds()
     setup = standings_setup(PAIRS, "regulation", 5)
