@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from heapq import heappop, heappush
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -609,6 +610,8 @@ def _edmonds_search(
     outer = [False] * n
     outer[root] = True
     tree = [root]
+    position = {root: 0}  # a tree vertex's place in ``tree``
+    members: dict[int, list[int]] = {root: [root]}  # a base's tree vertices (those shrunk to it)
     queue = deque([root])
 
     def common_base(x: int, y: int) -> int:
@@ -644,12 +647,18 @@ def _edmonds_search(
                 inside: set[int] = set()
                 mark(v, top, to, inside)
                 mark(to, top, v, inside)
-                for x in tree:
-                    if base[x] in inside:
-                        base[x] = top
-                        if not outer[x]:
-                            outer[x] = True
-                            queue.append(x)
+                # The tree vertices whose base is inside, in tree order: found through the
+                # bases' members rather than by a pass over the whole tree for every blossom
+                # (thousands of blossoms in one search of a 5,000-vertex graph).
+                shrunk = sorted(
+                    chain.from_iterable(map(members.pop, inside)), key=position.__getitem__
+                )
+                for x in shrunk:
+                    base[x] = top
+                    if not outer[x]:
+                        outer[x] = True
+                        queue.append(x)
+                members.setdefault(top, []).extend(shrunk)
             elif parent[to] == -1:
                 parent[to] = v
                 if mate[to] == -1:
@@ -660,8 +669,10 @@ def _edmonds_search(
                         mate[to], mate[back] = back, to
                         to = further
                     return None
-                tree.append(to)
-                tree.append(mate[to])
+                for x in (to, mate[to]):
+                    position[x] = len(tree)
+                    tree.append(x)
+                    members[x] = [x]
                 outer[mate[to]] = True
                 queue.append(mate[to])
     return outer
