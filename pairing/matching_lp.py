@@ -51,6 +51,8 @@ __all__ = ["certified_optimum", "integral_solution", "matching_of_cost"]
 
 # Edges per vertex (the nearest in vertex order) in the first programme.
 _FIRST_EDGES = 6
+# Edges priced at a time (``_Programme.priced``): a block's temporaries stay in the cache.
+_PRICE_BLOCK = 1 << 16
 _TOLERANCE = 1e-6
 
 _Ints = NDArray[np.int64]
@@ -236,15 +238,32 @@ class _Programme:
         solution = self.highs.getSolution()
         dual = np.asarray(solution.row_dual, dtype=float)
         if price:
-            reduced = self.cost - dual[self.ei] - dual[self.ej] - self.crossing(dual[self.n :])
-            negative = np.nonzero((reduced < -_TOLERANCE) & ~self.in_lp)[0]
+            negative, reduced = self.priced(dual)
             if len(negative):
                 take = max(8 * self.n, 4000)
                 if len(negative) > take:
-                    negative = negative[np.argpartition(reduced[negative], take)[:take]]
+                    negative = negative[np.argpartition(reduced, take)[:take]]
                 self.add_columns(negative)
                 return True
         return np.asarray(solution.col_value, dtype=float), dual
+
+    def priced(self, dual: NDArray[np.float64]) -> tuple[_Ints, NDArray[np.float64]]:
+        """The edges not in the programme whose reduced cost under ``dual`` is negative (in
+        increasing order), and those reduced costs: c_e − y_i − y_j − Σ z over the sets e
+        leaves, for every edge, ``_PRICE_BLOCK`` edges at a time. The same expression over
+        all edges at once made a 100 MB array per step of it at 5,000 pairs (12.5 million
+        kept edges), each written to memory and read back; a block's stay in the cache."""
+        z = dual[self.n :]
+        found: list[_Ints] = [np.zeros(0, dtype=np.int64)]
+        values: list[NDArray[np.float64]] = [np.zeros(0)]
+        for start in range(0, len(self.cost), _PRICE_BLOCK):
+            part = slice(start, start + _PRICE_BLOCK)
+            ei, ej = self.ei[part], self.ej[part]
+            reduced = self.cost[part] - dual[ei] - dual[ej] - self.crossing(z, part)
+            where = np.nonzero((reduced < -_TOLERANCE) & ~self.in_lp[part])[0]
+            found.append(where + start)
+            values.append(reduced[where])
+        return np.concatenate(found), np.concatenate(values)
 
     def _artificial(self, first_row: int, count: int) -> None:
         self.highs.addCols(
@@ -259,15 +278,16 @@ class _Programme:
         )
         self.columns.extend([-1] * count)
 
-    def crossing(self, z: NDArray[Any]) -> NDArray[Any]:
-        """Σ z over the odd sets each edge leaves (prefixes first, then the later sets)."""
+    def crossing(self, z: NDArray[Any], part: slice = slice(None)) -> NDArray[Any]:
+        """Σ z over the odd sets each edge leaves (prefixes first, then the later sets), for
+        the edges ``part`` (all by default)."""
         nk = len(self.ks)
         z_sum = np.zeros(nk + 1, dtype=z.dtype)
         z_sum[1:] = np.cumsum(z[:nk])
-        out = z_sum[self.hi] - z_sum[self.lo]
+        out = z_sum[self.hi[part]] - z_sum[self.lo[part]]
         for s, member in enumerate(self.sets):
             if z[nk + s] != 0:
-                out = out + z[nk + s] * (member[self.ei] != member[self.ej])
+                out = out + z[nk + s] * (member[self.ei[part]] != member[self.ej[part]])
         return out
 
     def add_columns(self, picked: _Ints) -> None:
@@ -364,9 +384,11 @@ class _Programme:
         if 2 * len(small) != n:
             return None
         big = np.asarray([mate[v] for v in small.tolist()], dtype=np.int64)
-        keys = self.ei * n + self.ej  # sorted: edges come sorted by i, and by j within i
-        if np.any(np.diff(keys) <= 0):
-            return None
+        # Edges come sorted by i; by j within i too as every caller gives them, and then the
+        # search finds each pair. Whatever the order, an index is returned only where its edge
+        # is the pair looked for (so no check of the order over all edges is needed: ~0.2 s
+        # at 12.5 million edges): at worst a pair is not found, and the answer is None.
+        keys = self.ei * n + self.ej
         want = small * n + big
         at = np.searchsorted(keys, want)
         if np.any(at >= len(keys)) or np.any(keys[np.minimum(at, len(keys) - 1)] != want):
@@ -499,18 +521,25 @@ class _Programme:
         if np.any(z2 < 0):
             _note("negative odd-set dual")
             return None
-        crossing = self.crossing(z2)
-        slack = 2 * self.cost - y2[self.ei] - y2[self.ej] - crossing
-        if np.any(slack < 0):
-            _note("dual infeasible")
-            return None
+        # Dual feasibility on every edge, and the tight ones, a block of edges at a time (as
+        # in ``priced``).
+        blocks: list[_Ints] = [np.zeros((0, 3), dtype=np.int64)]
+        for start in range(0, len(self.cost), _PRICE_BLOCK):
+            part = slice(start, start + _PRICE_BLOCK)
+            ei, ej = self.ei[part], self.ej[part]
+            crossing = self.crossing(z2, part)
+            slack = 2 * self.cost[part] - y2[ei] - y2[ej] - crossing
+            if np.any(slack < 0):
+                _note("dual infeasible")
+                return None
+            tight = np.nonzero(slack == 0)[0]
+            block = np.empty((len(tight), 3), dtype=np.int64)
+            block[:, 0] = ei[tight]
+            block[:, 1] = ej[tight]
+            block[:, 2] = crossing[tight]
+            blocks.append(block)
         # Python integers: the exact equality of the two objectives.
         if sum(y2.tolist()) + sum(z2.tolist()) != 2 * total:
             _note("objectives differ")
             return None
-        tight = np.nonzero(slack == 0)[0]
-        out = np.empty((len(tight), 3), dtype=np.int64)
-        out[:, 0] = self.ei[tight]
-        out[:, 1] = self.ej[tight]
-        out[:, 2] = crossing[tight]
-        return mate, out
+        return mate, np.concatenate(blocks)

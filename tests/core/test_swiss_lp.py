@@ -102,6 +102,40 @@ def test_the_exact_check_refuses_a_dearer_matching_and_a_wrong_dual() -> None:
     assert matching_lp.last_failure == "duals off the half-integers"
 
 
+@pytest.mark.parametrize("block", [1, 5, 1 << 16])
+def test_pricing_and_the_check_a_block_of_edges_at_a_time_see_every_edge(
+    monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    # ``priced`` and ``certify`` walk the edges a block at a time: the reduced costs, the
+    # negative ones and the tight edges must be those of the whole-array expressions, odd-set
+    # cuts included, whatever the block.
+    monkeypatch.setattr(matching_lp, "_PRICE_BLOCK", block)
+    rng = random.Random(block)
+    n = 12
+    edges = sorted(
+        (i, j, rng.randrange(6)) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.6
+    )
+    lp = matching_lp._Programme(n, edges, [3, 7])
+    lp.add_columns(np.asarray([0, 5]))  # edges in the programme are not priced
+    member = np.zeros(n, dtype=bool)
+    member[[0, 4, 9]] = True
+    lp.sets.append(member)
+    dual = np.asarray([rng.choice([0.0, 1.0, 1.5, 2.5, 3.0]) for _ in range(n + 3)])
+    dual[n:] = np.abs(dual[n:])
+    dual[n + 2] = 1.5  # the odd set's: it counts
+    whole = lp.cost - dual[lp.ei] - dual[lp.ej] - lp.crossing(dual[n:])
+    want = np.nonzero((whole < -1e-6) & ~lp.in_lp)[0]
+    found, values = lp.priced(dual)
+    assert found.tolist() == want.tolist() and values.tolist() == whole[want].tolist()
+    # An exact check that passes: duals of 0, the matching of the first edges of cost 0.
+    zero = [(i, j, 0) for i in range(n) for j in range(i + 1, n)]
+    check = matching_lp._Programme(n, zero, [3, 7])
+    picked = check.edges_of([1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10])
+    proof = check.certify(picked, np.zeros(n + 2))
+    assert proof is not None
+    assert proof[1].tolist() == [[i, j, 0] for i, j, _ in zero]  # every edge is tight
+
+
 def test_bad_input_is_refused() -> None:
     with pytest.raises(ValueError):
         certified_optimum(4, [(1, 0, 1), (2, 3, 1)], [])
