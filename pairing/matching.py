@@ -241,7 +241,9 @@ def first_min_cost_perfect_matching(
                     partner = j
                     break
                 if reach is None:
-                    reach = _partners_possible(adjacency, mate, settled, i)
+                    # This j and the candidates after it (``later[i]`` is in sweep order).
+                    candidates = [k for k in later[i] if j <= k < partner and not settled[k]]
+                    reach = _partners_possible(adjacency, mate, settled, i, candidates)
                     if not reach[j]:
                         continue  # no perfect matching of R pairs i with j
                     if _swap_in(adjacency, mate, settled, i, j):
@@ -502,11 +504,18 @@ def _apply_path(mate: list[int], path: list[int], i: int, j: int, a: int, last: 
 
 
 def _partners_possible(
-    adjacency: list[dict[int, int]], mate: list[int], settled: list[bool], i: int
+    adjacency: list[dict[int, int]],
+    mate: list[int],
+    settled: list[bool],
+    i: int,
+    targets: Sequence[int] | None = None,
 ) -> list[bool]:
-    """``reach[j]``, for every unsettled neighbour j of i: whether some perfect matching of the
-    unsettled vertices R pairs i with j. When it is False no minimum-cost one does either,
-    whatever the costs.
+    """``reach[j]``, for every unsettled neighbour j of i (or for every j of ``targets``, if
+    given): whether some perfect matching of the unsettled vertices R pairs i with j. When it is
+    False no minimum-cost one does either, whatever the costs. With ``targets`` the search stops
+    as soon as all of them are found possible (a vertex labelled outer stays outer), and only
+    their answers are exact (others may read False although possible): at 10,000 adversarial
+    pairs the 141 searches of rule (4) each walked the whole tight graph, ~1.7 s apiece.
 
     ``mate`` is a perfect matching of R. Without i, its partner a is the one unmatched vertex of
     R − {i}, so that matching is maximum there, and R − {i, j} has a perfect matching exactly
@@ -520,15 +529,20 @@ def _partners_possible(
     work[a] = -1
     blocked = list(settled)
     blocked[i] = True
-    return _outer_vertices(adjacency, work, blocked, a)
+    return _outer_vertices(adjacency, work, blocked, a, targets)
 
 
 def _outer_vertices(
-    adjacency: Sequence[Iterable[int]], mate: list[int], blocked: list[bool], root: int
+    adjacency: Sequence[Iterable[int]],
+    mate: list[int],
+    blocked: list[bool],
+    root: int,
+    targets: Sequence[int] | None = None,
 ) -> list[bool]:
     """The outer vertices of Edmonds' search tree from the unmatched vertex ``root``, when
-    every other vertex not ``blocked`` is matched (so no augmenting path exists). Iterative."""
-    outer = _edmonds_search(adjacency, mate, blocked, root)
+    every other vertex not ``blocked`` is matched (so no augmenting path exists). Iterative.
+    With ``targets``, the search stops once they are all outer (see ``_edmonds_search``)."""
+    outer = _edmonds_search(adjacency, mate, blocked, root, targets)
     assert outer is not None  # no other vertex is unmatched: nothing to augment to
     return outer
 
@@ -598,12 +612,17 @@ def augment_cheaply(lengths: Sequence[dict[int, float]], mate: list[int]) -> boo
 
 
 def _edmonds_search(
-    adjacency: Sequence[Iterable[int]], mate: list[int], blocked: list[bool] | None, root: int
+    adjacency: Sequence[Iterable[int]],
+    mate: list[int],
+    blocked: list[bool] | None,
+    root: int,
+    targets: Sequence[int] | None = None,
 ) -> list[bool] | None:
     """One search of Edmonds' cardinality algorithm from the unmatched vertex ``root``, over
     the vertices not ``blocked``: when it reaches another unmatched vertex, ``mate`` is
     augmented along that path and the answer is None; otherwise the outer (even) vertices of
-    its tree."""
+    its tree — only so far as every vertex of ``targets`` is outer, when they are given (a
+    vertex once outer stays outer, so they are then known; the rest of the tree is not)."""
     n = len(mate)
     base = list(range(n))
     parent = [-1] * n
@@ -613,6 +632,9 @@ def _edmonds_search(
     position = {root: 0}  # a tree vertex's place in ``tree``
     members: dict[int, list[int]] = {root: [root]}  # a base's tree vertices (those shrunk to it)
     queue = deque([root])
+    waiting = None if targets is None else set(targets) - {root}
+    if waiting is not None and not waiting:
+        return outer
 
     def common_base(x: int, y: int) -> int:
         path: set[int] = set()
@@ -659,6 +681,10 @@ def _edmonds_search(
                         outer[x] = True
                         queue.append(x)
                 members.setdefault(top, []).extend(shrunk)
+                if waiting is not None:
+                    waiting.difference_update(shrunk)
+                    if not waiting:
+                        return outer
             elif parent[to] == -1:
                 parent[to] = v
                 if mate[to] == -1:
@@ -675,6 +701,10 @@ def _edmonds_search(
                     members[x] = [x]
                 outer[mate[to]] = True
                 queue.append(mate[to])
+                if waiting is not None:
+                    waiting.discard(mate[to])
+                    if not waiting:
+                        return outer
     return outer
 
 
