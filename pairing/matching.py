@@ -636,39 +636,25 @@ def _edmonds_search(
     if waiting is not None and not waiting:
         return outer
 
-    def common_base(x: int, y: int) -> int:
-        path: set[int] = set()
-        while True:
-            x = base[x]
-            path.add(x)
-            if x == root:
-                break
-            x = parent[mate[x]]
-        while True:
-            y = base[y]
-            if y in path:
-                return y
-            y = parent[mate[y]]
-
-    def mark(v: int, top: int, child: int, inside: set[int]) -> None:
-        while base[v] != top:
-            inside.add(base[v])
-            inside.add(base[mate[v]])
-            parent[v] = child
-            child = mate[v]
-            v = parent[mate[v]]
-
+    if blocked is None:
+        blocked = [False] * n
+    popleft, push = queue.popleft, queue.append
+    # The hot loop reads plain local lists (the helpers take them as arguments: a closure
+    # would make every read of them an indirection), and v's partner and base once per v
+    # (its base again after a blossom, the only thing that changes it).
     while queue:
-        v = queue.popleft()
+        v = popleft()
+        mate_v, base_v = mate[v], base[v]
         for to in adjacency[v]:
-            if (blocked is not None and blocked[to]) or base[v] == base[to] or mate[v] == to:
+            if blocked[to] or to == mate_v or base[to] == base_v:
                 continue
-            if to == root or (mate[to] != -1 and parent[mate[to]] != -1):
+            mate_to = mate[to]
+            if to == root or (mate_to != -1 and parent[mate_to] != -1):
                 # ``to`` is outer: an odd cycle; shrink it to its base.
-                top = common_base(v, to)
+                top = _common_base(base, parent, mate, root, v, to)
                 inside: set[int] = set()
-                mark(v, top, to, inside)
-                mark(to, top, v, inside)
+                _mark(base, parent, mate, v, top, to, inside)
+                _mark(base, parent, mate, to, top, v, inside)
                 # The tree vertices whose base is inside, in tree order: found through the
                 # bases' members rather than by a pass over the whole tree for every blossom
                 # (thousands of blossoms in one search of a 5,000-vertex graph).
@@ -679,15 +665,16 @@ def _edmonds_search(
                     base[x] = top
                     if not outer[x]:
                         outer[x] = True
-                        queue.append(x)
+                        push(x)
                 members.setdefault(top, []).extend(shrunk)
+                base_v = base[v]
                 if waiting is not None:
                     waiting.difference_update(shrunk)
                     if not waiting:
                         return outer
             elif parent[to] == -1:
                 parent[to] = v
-                if mate[to] == -1:
+                if mate_to == -1:
                     # An augmenting path root … v, to: flip it (walking back by the parents).
                     while to != -1:
                         back = parent[to]
@@ -695,17 +682,55 @@ def _edmonds_search(
                         mate[to], mate[back] = back, to
                         to = further
                     return None
-                for x in (to, mate[to]):
+                for x in (to, mate_to):
                     position[x] = len(tree)
                     tree.append(x)
                     members[x] = [x]
-                outer[mate[to]] = True
-                queue.append(mate[to])
+                outer[mate_to] = True
+                push(mate_to)
                 if waiting is not None:
-                    waiting.discard(mate[to])
+                    waiting.discard(mate_to)
                     if not waiting:
                         return outer
     return outer
+
+
+def _common_base(
+    base: list[int], parent: list[int], mate: list[int], root: int, x: int, y: int
+) -> int:
+    """The base of the blossom an edge x–y between two outer vertices closes: the first base
+    on y's path to the root that is also on x's (``_edmonds_search``)."""
+    path: set[int] = set()
+    while True:
+        x = base[x]
+        path.add(x)
+        if x == root:
+            break
+        x = parent[mate[x]]
+    while True:
+        y = base[y]
+        if y in path:
+            return y
+        y = parent[mate[y]]
+
+
+def _mark(
+    base: list[int],
+    parent: list[int],
+    mate: list[int],
+    v: int,
+    top: int,
+    child: int,
+    inside: set[int],
+) -> None:
+    """Walk from v up to the blossom's base ``top``, giving the outer vertices on the way their
+    parent across the cycle and adding the bases met to ``inside`` (``_edmonds_search``)."""
+    while base[v] != top:
+        inside.add(base[v])
+        inside.add(base[mate[v]])
+        parent[v] = child
+        child = mate[v]
+        v = parent[mate[v]]
 
 
 def _apply_cycle(
