@@ -218,6 +218,10 @@ def first_min_cost_perfect_matching(
             raise ValueError("initial is not a perfect matching of the graph")
         need_solve = False
     first = 0  # every vertex before ``first`` is settled
+    # A tight barrier of R (see ``_partners_possible``), or None: two of its vertices are never
+    # paired by a perfect matching of R. Settling a pair of a perfect matching of R keeps the
+    # unsettled part of it a tight barrier, so it serves every later position.
+    barrier: list[bool] | None = None
     while True:
         while first < n and settled[first]:
             first += 1
@@ -234,6 +238,8 @@ def first_min_cost_perfect_matching(
                     break
                 if settled[j] or (reach is not None and not reach[j]):
                     continue
+                if barrier is not None and barrier[i] and barrier[j]:
+                    continue  # both in a tight barrier: no perfect matching of R pairs them
                 # A short search first (most swaps are short cycles); when it fails, the
                 # exclusion proof, and the full searches only for a j it does not exclude.
                 quick = _QUICK_SWAP if reach is None else None
@@ -243,7 +249,11 @@ def first_min_cost_perfect_matching(
                 if reach is None:
                     # This j and the candidates after it (``later[i]`` is in sweep order).
                     candidates = [k for k in later[i] if j <= k < partner and not settled[k]]
-                    reach = _partners_possible(adjacency, mate, settled, i, candidates)
+                    reach, inner = _partners_possible(adjacency, mate, settled, i, candidates)
+                    if inner is not None:
+                        barrier = [False] * n
+                        for x in (i, *inner):
+                            barrier[x] = True
                     if not reach[j]:
                         continue  # no perfect matching of R pairs i with j
                     if _swap_in(adjacency, mate, settled, i, j):
@@ -509,13 +519,26 @@ def _partners_possible(
     settled: list[bool],
     i: int,
     targets: Sequence[int] | None = None,
-) -> list[bool]:
-    """``reach[j]``, for every unsettled neighbour j of i (or for every j of ``targets``, if
-    given): whether some perfect matching of the unsettled vertices R pairs i with j. When it is
-    False no minimum-cost one does either, whatever the costs. With ``targets`` the search stops
-    as soon as all of them are found possible (a vertex labelled outer stays outer), and only
-    their answers are exact (others may read False although possible): at 10,000 adversarial
-    pairs the 141 searches of rule (4) each walked the whole tight graph, ~1.7 s apiece.
+) -> tuple[list[bool], list[int] | None]:
+    """(reach, inner). ``reach[j]``, for every unsettled neighbour j of i (or for every j of
+    ``targets``, if given): whether some perfect matching of the unsettled vertices R pairs i
+    with j. When it is False no minimum-cost one does either, whatever the costs. With
+    ``targets`` the search stops as soon as all of them are found possible (a vertex labelled
+    outer stays outer), and only their answers are exact (others may read False although
+    possible): at 10,000 adversarial pairs the 141 searches of rule (4) each walked the whole
+    tight graph, ~1.7 s apiece.
+
+    ``inner``, when the search ran to its end (else None): the inner vertices A of its tree.
+    Then B = A ∪ {i} is a *tight barrier* of R: R − B has exactly |B| odd components (every
+    neighbour of an outer vertex is in the tree, so each outer blossom is an odd component of
+    R − B — one more than there are inner vertices — and the vertices outside the tree are
+    paired among themselves by ``mate``, in even components). By Tutte's theorem no perfect
+    matching of R pairs two vertices of B (R − {x, y} − (B − {x, y}) = R − B would have more
+    odd components than |B| − 2), so the caller excludes such pairs with no search at all. A
+    tight barrier stays one when a pair of a perfect matching of R is settled (its unsettled
+    part, of the R that is left): a perfect matching pairs each vertex of B into a distinct odd
+    component, so removing the pair keeps |B| − |pair ∩ B| odd components against as many
+    vertices (no more by Tutte, no fewer as an odd component keeps an odd piece).
 
     ``mate`` is a perfect matching of R. Without i, its partner a is the one unmatched vertex of
     R − {i}, so that matching is maximum there, and R − {i, j} has a perfect matching exactly
@@ -529,7 +552,9 @@ def _partners_possible(
     work[a] = -1
     blocked = list(settled)
     blocked[i] = True
-    return _outer_vertices(adjacency, work, blocked, a, targets)
+    finished: list[list[int]] = []
+    reach = _outer_vertices(adjacency, work, blocked, a, targets, finished)
+    return reach, (finished[0] if finished else None)
 
 
 def _outer_vertices(
@@ -538,11 +563,12 @@ def _outer_vertices(
     blocked: list[bool],
     root: int,
     targets: Sequence[int] | None = None,
+    finished: list[list[int]] | None = None,
 ) -> list[bool]:
     """The outer vertices of Edmonds' search tree from the unmatched vertex ``root``, when
     every other vertex not ``blocked`` is matched (so no augmenting path exists). Iterative.
     With ``targets``, the search stops once they are all outer (see ``_edmonds_search``)."""
-    outer = _edmonds_search(adjacency, mate, blocked, root, targets)
+    outer = _edmonds_search(adjacency, mate, blocked, root, targets, finished)
     assert outer is not None  # no other vertex is unmatched: nothing to augment to
     return outer
 
@@ -617,12 +643,14 @@ def _edmonds_search(
     blocked: list[bool] | None,
     root: int,
     targets: Sequence[int] | None = None,
+    finished: list[list[int]] | None = None,
 ) -> list[bool] | None:
     """One search of Edmonds' cardinality algorithm from the unmatched vertex ``root``, over
     the vertices not ``blocked``: when it reaches another unmatched vertex, ``mate`` is
     augmented along that path and the answer is None; otherwise the outer (even) vertices of
     its tree — only so far as every vertex of ``targets`` is outer, when they are given (a
-    vertex once outer stays outer, so they are then known; the rest of the tree is not)."""
+    vertex once outer stays outer, so they are then known; the rest of the tree is not). A
+    search that runs to its end appends its tree's inner vertices to ``finished``."""
     n = len(mate)
     base = list(range(n))
     parent = [-1] * n
@@ -692,6 +720,8 @@ def _edmonds_search(
                     waiting.discard(mate_to)
                     if not waiting:
                         return outer
+    if finished is not None:
+        finished.append([x for x in tree if not outer[x]])
     return outer
 
 

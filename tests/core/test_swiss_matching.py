@@ -199,15 +199,27 @@ def test_partners_possible_are_exactly_the_partners_of_some_perfect_matching(
         adjacency[i][j] = adjacency[j][i] = c
     matchings = _all_perfect(n, edges, rest)
     for i in rest:
-        reach = matching._partners_possible(adjacency, mate, settled, i)
+        reach, inner = matching._partners_possible(adjacency, mate, settled, i)
         possible = {m[i] for m in matchings}
+        # A search run to its end gives a tight barrier B = inner ∪ {i}: no perfect matching of
+        # R pairs two of its vertices, and none of R − {x, y} does either after a pair x–y of
+        # some perfect matching of R is settled (rule (4) keeps using it: see the caller).
+        assert inner is not None
+        barrier = {i, *inner}
+        for m in matchings:
+            assert not any(m[x] in barrier for x in barrier), (i, sorted(barrier))
+        for m in matchings[:3]:
+            for x in rest:
+                left = [v for v in rest if v not in (x, m[x])]
+                for m2 in _all_perfect(n, edges, left):
+                    assert not any(m2[v] in barrier for v in barrier & set(left))
         # Every neighbour j but i's own partner: outer exactly when some matching pairs i, j.
         neighbours = [j for j in rest if j in adjacency[i] and j != mate[i]]
         for j in neighbours:
             assert reach[j] == (j in possible), (i, j)
         # Asked about some of them only, the search may stop early: their answers are exact.
         for targets in (neighbours[:1], neighbours[1:], neighbours[::2]):
-            reach = matching._partners_possible(adjacency, mate, settled, i, targets)
+            reach, _ = matching._partners_possible(adjacency, mate, settled, i, targets)
             for j in targets:
                 assert reach[j] == (j in possible), (i, j, targets)
 
