@@ -552,9 +552,7 @@ def _partners_possible(
     work[a] = -1
     blocked = list(settled)
     blocked[i] = True
-    finished: list[list[int]] = []
-    reach = _outer_vertices(adjacency, work, blocked, a, targets, finished)
-    return reach, (finished[0] if finished else None)
+    return _outer_vertices(adjacency, work, blocked, a, targets)
 
 
 def _outer_vertices(
@@ -563,14 +561,14 @@ def _outer_vertices(
     blocked: list[bool],
     root: int,
     targets: Sequence[int] | None = None,
-    finished: list[list[int]] | None = None,
-) -> list[bool]:
+) -> tuple[list[bool], list[int] | None]:
     """The outer vertices of Edmonds' search tree from the unmatched vertex ``root``, when
-    every other vertex not ``blocked`` is matched (so no augmenting path exists). Iterative.
-    With ``targets``, the search stops once they are all outer (see ``_edmonds_search``)."""
-    outer = _edmonds_search(adjacency, mate, blocked, root, targets, finished)
-    assert outer is not None  # no other vertex is unmatched: nothing to augment to
-    return outer
+    every other vertex not ``blocked`` is matched (so no augmenting path exists), and its inner
+    vertices when the search ran to its end. Iterative. With ``targets``, the search stops once
+    they are all outer (see ``_edmonds_search``)."""
+    tree = _edmonds_search(adjacency, mate, blocked, root, targets)
+    assert tree is not None  # no other vertex is unmatched: nothing to augment to
+    return tree
 
 
 def augment_to_perfect(adjacency: Sequence[Iterable[int]], mate: list[int]) -> bool:
@@ -643,14 +641,13 @@ def _edmonds_search(
     blocked: list[bool] | None,
     root: int,
     targets: Sequence[int] | None = None,
-    finished: list[list[int]] | None = None,
-) -> list[bool] | None:
+) -> tuple[list[bool], list[int] | None] | None:
     """One search of Edmonds' cardinality algorithm from the unmatched vertex ``root``, over
     the vertices not ``blocked``: when it reaches another unmatched vertex, ``mate`` is
-    augmented along that path and the answer is None; otherwise the outer (even) vertices of
-    its tree — only so far as every vertex of ``targets`` is outer, when they are given (a
-    vertex once outer stays outer, so they are then known; the rest of the tree is not). A
-    search that runs to its end appends its tree's inner vertices to ``finished``."""
+    augmented along that path and the answer is None; otherwise (outer, inner): the outer
+    (even) vertices of its tree — only so far as every vertex of ``targets`` is outer, when
+    they are given (a vertex once outer stays outer, so they are then known; the rest of the
+    tree is not) — and, when the search ran to its end, the inner (odd) ones, else None."""
     n = len(mate)
     base = list(range(n))
     parent = [-1] * n
@@ -662,7 +659,7 @@ def _edmonds_search(
     queue = deque([root])
     waiting = None if targets is None else set(targets) - {root}
     if waiting is not None and not waiting:
-        return outer
+        return outer, None
 
     if blocked is None:
         blocked = [False] * n
@@ -699,7 +696,7 @@ def _edmonds_search(
                 if waiting is not None:
                     waiting.difference_update(shrunk)
                     if not waiting:
-                        return outer
+                        return outer, None
             elif parent[to] == -1:
                 parent[to] = v
                 if mate_to == -1:
@@ -719,10 +716,8 @@ def _edmonds_search(
                 if waiting is not None:
                     waiting.discard(mate_to)
                     if not waiting:
-                        return outer
-    if finished is not None:
-        finished.append([x for x in tree if not outer[x]])
-    return outer
+                        return outer, None
+    return outer, [x for x in tree if not outer[x]]
 
 
 def _common_base(
