@@ -80,7 +80,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import chain, islice, repeat
+from itertools import chain, groupby, islice, repeat
 from operator import add, eq, is_, itemgetter, le, ne, sub
 from typing import Any, NoReturn, TypeVar
 
@@ -493,15 +493,19 @@ def round_figures(setup: StandingsSetup, number: int, outcomes: Sequence[Outcome
     """One round's outcomes (all of round ``number``, at most one per entrant) checked and
     turned into columns by entrant index. Whole-list operations throughout; the first bad
     outcome is then named by ``_reject``."""
-    # One visit to each outcome, in the order given, its fields copied into one flat list (see
-    # ``_flat_figures``). ``zip(*outcomes)`` would visit every outcome once per field.
-    flat: list[Any] = list(chain.from_iterable(outcomes))
-    if len(flat) != _WIDTH * len(outcomes):
-        raise TypeError("outcomes must be Outcome tuples")
-    return _flat_figures(setup, number, flat)
+    return _flat_figures(setup, number, _flattened(outcomes))
 
 
 _WIDTH = len(Outcome._fields)
+
+
+def _flattened(outcomes: Sequence[Outcome]) -> list[Any]:
+    """The outcomes' fields in one flat list, ``_WIDTH`` entries an outcome, in the order
+    given: one visit to each outcome (``zip(*outcomes)`` would visit each once per field)."""
+    flat: list[Any] = list(chain.from_iterable(outcomes))
+    if len(flat) != _WIDTH * len(outcomes):
+        raise TypeError("outcomes must be Outcome tuples")
+    return flat
 
 
 def _flat_figures(setup: StandingsSetup, number: int, flat: list[Any]) -> RoundFigures:
@@ -725,10 +729,7 @@ def _streamed(listed: list[Outcome]) -> Iterator[tuple[int, list[Any]]]:
     number: int | None = None  # the round being read, and its outcomes so far
     flat_round: list[Any] = []
     for start in range(0, len(listed), _BLOCK):
-        block = listed[start : start + _BLOCK]
-        flat: list[Any] = list(chain.from_iterable(block))
-        if len(flat) != width * len(block):
-            raise TypeError("outcomes must be Outcome tuples")
+        flat = _flattened(listed[start : start + _BLOCK])
         rounds: list[int] = flat[0::width]
         if (number is not None and rounds[0] < number) or not all(
             map(le, rounds, islice(rounds, 1, None))
@@ -754,18 +755,8 @@ def _in_round_order(listed: list[Outcome]) -> Iterator[tuple[int, list[Any]]]:
     """``_streamed`` for outcomes in any order: a stable sort of their positions by round."""
     rounds = list(map(_round_of, listed))
     order = sorted(range(len(rounds)), key=rounds.__getitem__)
-    first = 0
-    while first < len(order):
-        number = rounds[order[first]]
-        end = first
-        while end < len(order) and rounds[order[end]] == number:
-            end += 1
-        bucket = [listed[k] for k in order[first:end]]
-        flat: list[Any] = list(chain.from_iterable(bucket))
-        if len(flat) != _WIDTH * len(bucket):
-            raise TypeError("outcomes must be Outcome tuples")
-        yield number, flat
-        first = end
+    for number, positions in groupby(order, key=rounds.__getitem__):
+        yield number, _flattened(list(map(listed.__getitem__, positions)))
 
 
 def _checked_deductions(
