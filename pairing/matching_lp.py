@@ -204,9 +204,10 @@ class _Programme:
         self.big = float(int(self.cost.max()) * (n // 2 + 1) + 1)
         self.highs = highspy.Highs()  # type: ignore[no-untyped-call]
         self.highs.setOptionValue("output_flag", False)
-        # Columns are added between solves: the primal simplex restarts from the last basis.
+        # Columns are added between solves: the primal simplex restarts from the last basis
+        # (the first solve, from no basis, is the dual simplex's: see ``step``).
         self.highs.setOptionValue("presolve", "off")
-        self.highs.setOptionValue("simplex_strategy", 4)
+        self.solved = False
         inf = highspy.kHighsInf
         rows = n + len(ks)
         upper = np.concatenate([np.ones(n), np.full(len(ks), inf)])
@@ -232,7 +233,14 @@ class _Programme:
         """Solve the programme on the columns so far. None: not solved; True: edges of
         negative reduced cost were added (solve again); else (x, dual), optimal on *every*
         edge (with ``price`` False: on the columns so far only)."""
+        # The first solve starts from the artificial columns: there the dual simplex is ~10×
+        # quicker (10,000 adversarial pairs: 0.4 s against 4.3 s, the window's programme and
+        # the kept edges' alike). After columns are added, the last basis stays primal feasible
+        # and the primal simplex goes on from it, where the dual simplex starts over (~4× the
+        # time in all when it solved every step).
+        self.highs.setOptionValue("simplex_strategy", 4 if self.solved else 1)
         self.highs.run()
+        self.solved = True
         if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
         solution = self.highs.getSolution()
