@@ -33,8 +33,9 @@ uses its exact solver instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal, TypeVar
 
 import highspy
 import numpy as np
@@ -56,6 +57,7 @@ _PRICE_BLOCK = 1 << 16
 _TOLERANCE = 1e-6
 
 _Ints = NDArray[np.int64]
+_T = TypeVar("_T")
 
 # Why the last call proved nothing (for tests and benchmarks; never used to decide).
 last_failure = ""
@@ -166,6 +168,24 @@ def matching_of_cost(n: int, edges: NDArray[np.int64], target: int) -> list[int]
 _PROVER_ROUNDS = 30
 
 
+# Threads for the passes over every edge (numpy lets go of the interpreter lock inside them).
+_THREADS = 2
+_pool: ThreadPoolExecutor | None = None
+
+
+def _in_blocks(work: Callable[[int], _T], count: int) -> list[_T]:
+    """``work(start)`` for start = 0, ``_PRICE_BLOCK``, … below ``count``, in that order; on
+    ``_THREADS`` threads when there are many blocks (10,000 adversarial pairs: 760 of them
+    per pricing step), else here."""
+    starts = range(0, count, _PRICE_BLOCK)
+    if len(starts) < 8:
+        return [work(start) for start in starts]
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="swiss-lp")
+    return list(_pool.map(work, starts))
+
+
 def _note(why: str) -> None:
     global last_failure
     last_failure = why
@@ -187,15 +207,21 @@ class _Programme:
         self.ei: _Ints = arr[:, 0]
         self.ej: _Ints = arr[:, 1]
         self.cost: _Ints = arr[:, 2]
-        if np.any(self.ei >= self.ej) or np.any(np.diff(self.ei) < 0) or np.any(self.cost < 0):
-            raise ValueError("edges must be (i, j, cost ≥ 0) with i < j, sorted by i")
+        # Checked a block at a time, as is everything below that passes over all the edges
+        # (tens of millions of them at 10,000 pairs): temporaries of one edge array's size
+        # cost a page fault per 4 KB of them, the first time and every time.
+        for start in range(0, len(arr), _PRICE_BLOCK):
+            part = slice(start, start + _PRICE_BLOCK + 1)  # one more: the order across blocks
+            ei, ej, cost = self.ei[part], self.ej[part], self.cost[part]
+            if np.any(ei >= ej) or np.any(ei[1:] < ei[:-1]) or np.any(cost < 0):
+                raise ValueError("edges must be (i, j, cost ≥ 0) with i < j, sorted by i")
         ks = np.asarray(sorted(odd_prefixes), dtype=np.int64)
         if np.any(ks % 2 == 0) or np.any((ks <= 0) | (ks >= n)):
             raise ValueError("odd prefixes must be odd sizes between 1 and n - 1")
         self.ks = ks
-        # Edge e crosses the prefixes ks[lo[e]:hi[e]] (i < k <= j).
-        self.lo: _Ints = np.searchsorted(ks, self.ei, side="right")
-        self.hi: _Ints = np.searchsorted(ks, self.ej, side="right")
+        # Edge (i, j) crosses the prefixes ks[before[i]:before[j]] (i < k <= j): before[v] is
+        # the count of the prefixes that end at or before v. Kept per vertex, not per edge.
+        self.before: _Ints = np.searchsorted(ks, np.arange(n), side="right")
         self.sets: list[NDArray[np.bool_]] = []  # odd sets found later, by membership
         self.in_lp = np.zeros(len(arr), dtype=bool)
         self.columns: list[int] = []  # LP column -> edge index, -1 for an artificial column
@@ -219,13 +245,12 @@ class _Programme:
     def start(self, known_edges: _Ints | None) -> None:
         """The first columns: the nearest ``_FIRST_EDGES`` edges of every vertex, and the
         edges ``known_edges`` (a known perfect matching's) if given."""
-        first = np.zeros(len(self.cost), dtype=bool)
-        starts = np.searchsorted(self.ei, np.arange(self.n), side="left")
-        rank = np.arange(len(self.cost)) - starts[self.ei]
-        first[rank < _FIRST_EDGES] = True
+        starts = np.searchsorted(self.ei, np.arange(self.n + 1), side="left")
+        index = starts[:-1, None] + np.arange(_FIRST_EDGES)[None, :]
+        first = index[index < starts[1:, None]]
         if known_edges is not None:
-            first[known_edges] = True
-        self.add_columns(np.nonzero(first)[0])
+            first = np.concatenate([first, known_edges])
+        self.add_columns(np.unique(first))
 
     def step(
         self, price: bool = True
@@ -262,15 +287,17 @@ class _Programme:
         all edges at once made a 100 MB array per step of it at 5,000 pairs (12.5 million
         kept edges), each written to memory and read back; a block's stay in the cache."""
         z = dual[self.n :]
-        found: list[_Ints] = [np.zeros(0, dtype=np.int64)]
-        values: list[NDArray[np.float64]] = [np.zeros(0)]
-        for start in range(0, len(self.cost), _PRICE_BLOCK):
+
+        def block(start: int) -> tuple[_Ints, NDArray[np.float64]]:
             part = slice(start, start + _PRICE_BLOCK)
             ei, ej = self.ei[part], self.ej[part]
             reduced = self.cost[part] - dual[ei] - dual[ej] - self.crossing(z, part)
             where = np.nonzero((reduced < -_TOLERANCE) & ~self.in_lp[part])[0]
-            found.append(where + start)
-            values.append(reduced[where])
+            return where + start, reduced[where]
+
+        parts = _in_blocks(block, len(self.cost))
+        found = [np.zeros(0, dtype=np.int64), *(f for f, _ in parts)]
+        values = [np.zeros(0), *(v for _, v in parts)]
         return np.concatenate(found), np.concatenate(values)
 
     def _artificial(self, first_row: int, count: int) -> None:
@@ -292,7 +319,9 @@ class _Programme:
         nk = len(self.ks)
         z_sum = np.zeros(nk + 1, dtype=z.dtype)
         z_sum[1:] = np.cumsum(z[:nk])
-        out = z_sum[self.hi[part]] - z_sum[self.lo[part]]
+        # z_sum[before[j]] − z_sum[before[i]], gathered from a per-vertex array.
+        at_vertex = z_sum[self.before]
+        out: NDArray[Any] = at_vertex[self.ej[part]] - at_vertex[self.ei[part]]
         for s, member in enumerate(self.sets):
             if z[nk + s] != 0:
                 out = out + z[nk + s] * (member[self.ei[part]] != member[self.ej[part]])
@@ -305,7 +334,8 @@ class _Programme:
         self.in_lp[picked] = True
         n = self.n
         nk = len(self.ks)
-        crossed = self.hi[picked] - self.lo[picked]
+        lo = self.before[self.ei[picked]]
+        crossed = self.before[self.ej[picked]] - lo
         extra = [
             np.nonzero(member[self.ei[picked]] != member[self.ej[picked]])[0]
             for member in self.sets
@@ -325,7 +355,7 @@ class _Programme:
         if total:
             owner = np.repeat(np.arange(len(picked)), crossed)
             offset = np.arange(total) - np.repeat(np.cumsum(crossed) - crossed, crossed)
-            index[starts[owner] + 2 + offset] = n + self.lo[picked][owner] + offset
+            index[starts[owner] + 2 + offset] = n + lo[owner] + offset
         for c, more in enumerate(per_column):
             if more:
                 at = int(starts[c] + 2 + crossed[c])
@@ -396,11 +426,15 @@ class _Programme:
         # search finds each pair. Whatever the order, an index is returned only where its edge
         # is the pair looked for (so no check of the order over all edges is needed: ~0.2 s
         # at 12.5 million edges): at worst a pair is not found, and the answer is None.
-        keys = self.ei * n + self.ej
-        want = small * n + big
-        at = np.searchsorted(keys, want)
-        if np.any(at >= len(keys)) or np.any(keys[np.minimum(at, len(keys) - 1)] != want):
-            return None
+        # Each pair is looked for among the edges of its smaller end (a run of ``ei``).
+        first = np.searchsorted(self.ei, small, side="left").tolist()
+        last = np.searchsorted(self.ei, small, side="right").tolist()
+        at = np.empty(len(small), dtype=np.int64)
+        for k, (a, b, j) in enumerate(zip(first, last, big.tolist(), strict=True)):
+            e = a + int(np.searchsorted(self.ej[a:b], j))
+            if e >= b or self.ej[e] != j:
+                return None
+            at[k] = e
         return at
 
     def primal_edges(self, x: NDArray[np.float64]) -> _Ints | None:

@@ -136,11 +136,27 @@ def test_pricing_and_the_check_a_block_of_edges_at_a_time_see_every_edge(
     assert proof[1].tolist() == [[i, j, 0] for i, j, _ in zero]  # every edge is tight
 
 
-def test_bad_input_is_refused() -> None:
+def test_bad_input_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError):
         certified_optimum(4, [(1, 0, 1), (2, 3, 1)], [])
     with pytest.raises(ValueError):
         certified_optimum(4, [(0, 1, 1), (2, 3, 1)], [2])
+    # The edges are checked a block at a time: an order broken between two blocks is seen.
+    monkeypatch.setattr(matching_lp, "_PRICE_BLOCK", 2)
+    with pytest.raises(ValueError):
+        certified_optimum(6, [(0, 1, 1), (2, 3, 1), (1, 2, 1), (4, 5, 1)], [])
+    with pytest.raises(ValueError):
+        certified_optimum(6, [(0, 1, 1), (2, 3, 1), (4, 5, -1)], [])
+
+
+def test_the_edges_of_a_matching_are_found_among_the_edges_of_their_smaller_end() -> None:
+    edges = [(0, 1, 1), (0, 3, 2), (1, 2, 1), (1, 3, 5), (2, 3, 1), (2, 5, 1), (4, 5, 1)]
+    lp = matching_lp._Programme(6, edges, [])
+    assert lp.edges_of([3, 2, 1, 0, 5, 4]).tolist() == [1, 2, 6]
+    assert lp.edges_of([1, 0, 3, 2, 5, 4]).tolist() == [0, 4, 6]
+    assert lp.edges_of([2, 3, 0, 1, 5, 4]) is None  # 0–2 is no edge (0's are 0–1, 0–3)
+    assert lp.edges_of([5, 2, 1, 4, 3, 0]) is None  # 0–5 lies beyond 0's last edge
+    assert lp.edges_of([1, 0, 3, 2, -1, -1]) is None  # not perfect
 
 
 def _tables(pairs, round_number):
