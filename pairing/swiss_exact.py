@@ -665,10 +665,13 @@ def _kept_edges(problem: _Problem, big_a: int, upper: int) -> _Edges:
     surplus = _SurplusBound(problem, major, s_lb) if avoid and upper < big_a * (s_lb + 1) else None
     gap_room = upper - big_a * s_lb
     unit = np.asarray(problem.unit, dtype=np.int64)
-    in_major = (unit == major).astype(np.int64)
+    in_major = unit == major
     lvl_arr = np.asarray(lvl, dtype=np.int64)
     cf_arr = np.asarray(problem.cf, dtype=np.int64)
-    blocks: list[_Edges] = []
+    # Per level of i: the first position of its block and the block's mask of kept entries
+    # (a byte an entry). Every other array is of one level's block or one level's kept edges,
+    # so nothing of the size of all the kept edges is made but the answer itself.
+    found: list[tuple[int, NDArray[np.bool_]]] = []
     for li in range(nlev):
         i_lo, i_hi = level_start[li], level_start[li + 1]
         # The levels within reach of level li (the even cuts between cost ≤ slack) are
@@ -678,49 +681,54 @@ def _kept_edges(problem: _Problem, big_a: int, upper: int) -> _Edges:
         while last + 1 < nlev and 2 * (even_before[last + 1] - even_before[li]) <= slack:
             last += 1
         end = level_start[last + 1]
-        rows = np.arange(i_lo, i_hi, dtype=np.int64)[:, None]
-        cols = np.arange(i_lo, end, dtype=np.int64)[None, :]
-        col_lvl = lvl_arr[None, i_lo:end]
-        keep = cols > rows
+        col_lvl = lvl_arr[i_lo:end] - li
+        keep = np.arange(i_lo, end)[None, :] > np.arange(i_lo, i_hi)[:, None]
         if avoid:
             same = unit[i_lo:i_hi, None] == unit[None, i_lo:end]
-        else:
-            same = np.zeros(keep.shape, dtype=bool)
-        extra = 2 * (np.asarray(even_before[li : last + 1], dtype=np.int64) - even_before[li])
-        keep &= ~(same & (extra[col_lvl - li] + same_extra > slack))
-        gap = np.abs(cf_arr[i_lo:end] - level_cf[li])
+            extra = 2 * (np.asarray(even_before[li : last + 1], dtype=np.int64) - even_before[li])
+            # A same-unit edge to a column whose level is too far for one is dropped.
+            keep &= ~(same & (extra[col_lvl] + same_extra > slack)[None, :])
         if surplus is not None:
             # rest(i, j, same) depends on j's level, whether i and j are in the largest unit
-            # and whether they are of one unit: a table per level of j.
-            table = np.zeros((last + 1 - li, 2, 2, 2), dtype=bool)
-            for lj in range(li, last + 1):
-                d = abs(level_cf[li] - level_cf[lj])
-                for ia in (0, 1):
+            # and whether they are of one unit: per (i in it, same), a verdict per column.
+            assert avoid
+            for ia in (0, 1):
+                rows = np.nonzero(in_major[i_lo:i_hi] == ia)[0]
+                if len(rows) == 0:
+                    continue
+                verdict = np.zeros((2, last + 1 - li, 2), dtype=bool)  # [sm, level, ja]
+                for lj in range(li, last + 1):
+                    d = abs(level_cf[li] - level_cf[lj])
                     for ja in (0, 1):
                         for sm in (0, 1):
                             rest = surplus.rest_levels(li, lj, ia, ja, sm == 1)
-                            table[lj - li, ia, ja, sm] = d + rest <= gap_room
-            keep &= table[
-                col_lvl - li,
-                in_major[i_lo:i_hi, None],
-                in_major[None, i_lo:end],
-                same.astype(np.int64),
-            ]
+                            verdict[sm, lj - li, ja] = d + rest <= gap_room
+                ja_col = in_major[i_lo:end].astype(np.int64)
+                apart, together = verdict[0, col_lvl, ja_col], verdict[1, col_lvl, ja_col]
+                keep[rows] &= np.where(same[rows], together[None, :], apart[None, :])
         for i in range(i_lo, i_hi):  # the rematches
             for j in problem.bad[i]:
                 if i < j < end:
                     keep[i - i_lo, j - i_lo] = False
-        ii, jj = np.nonzero(keep)
-        if len(ii) == 0:
+        found.append((i_lo, keep))
+    counts = [int(np.count_nonzero(keep)) for _, keep in found]
+    out = np.empty((sum(counts), 3), dtype=np.int64)
+    at = 0
+    for (i_lo, keep), count in zip(found, counts, strict=True):
+        if count == 0:
             continue
-        block = np.empty((len(ii), 3), dtype=np.int64)
-        block[:, 0] = ii + i_lo
-        block[:, 1] = jj + i_lo
-        block[:, 2] = gap[jj] + big_a * same[ii, jj]
-        blocks.append(block)
-    if not blocks:
-        return np.zeros((0, 3), dtype=np.int64)
-    return np.concatenate(blocks)
+        ii, jj = np.nonzero(keep)
+        ii += i_lo
+        jj += i_lo
+        block = out[at : at + count]
+        block[:, 0] = ii
+        block[:, 1] = jj
+        gap = np.abs(cf_arr[jj] - cf_arr[ii])
+        if avoid:
+            gap += big_a * (unit[ii] == unit[jj])
+        block[:, 2] = gap
+        at += count
+    return out
 
 
 class _SurplusBound:
