@@ -291,23 +291,38 @@ def _adjacency(
     after v in increasing order, built in numpy (the tight graphs have 10^5–10^6 edges):
     self-loops dropped, of parallel edges the cheapest kept."""
     arr = np.asarray(edges, dtype=np.int64).reshape(-1, 3)
-    arr = arr[arr[:, 0] != arr[:, 1]]
     if len(arr) and int(arr[:, 2].min()) < 0:
         raise ValueError("costs must be >= 0")
-    lo = np.minimum(arr[:, 0], arr[:, 1])
-    hi = np.maximum(arr[:, 0], arr[:, 1])
-    cost = arr[:, 2]
-    order = np.lexsort((cost, hi, lo))
-    lo, hi, cost = lo[order], hi[order], cost[order]
-    if len(lo):
-        first = np.ones(len(lo), dtype=bool)
-        first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
-        lo, hi, cost = lo[first], hi[first], cost[first]
+    lo, hi, cost = arr[:, 0], arr[:, 1], arr[:, 2]
+    # Edges given as (i, j) with i < j, sorted and without repeats (a tight graph, millions
+    # of edges at 10,000 pairs) are taken as they are; any others are put so first.
+    if not (
+        np.all(lo < hi) and np.all((lo[1:] > lo[:-1]) | ((lo[1:] == lo[:-1]) & (hi[1:] > hi[:-1])))
+    ):
+        arr = arr[arr[:, 0] != arr[:, 1]]
+        lo = np.minimum(arr[:, 0], arr[:, 1])
+        hi = np.maximum(arr[:, 0], arr[:, 1])
+        cost = arr[:, 2]
+        order = np.lexsort((cost, hi, lo))
+        lo, hi, cost = lo[order], hi[order], cost[order]
+        if len(lo):
+            first = np.ones(len(lo), dtype=bool)
+            first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+            lo, hi, cost = lo[first], hi[first], cost[first]
     # ``later``: (lo, hi) is sorted, so each vertex's later neighbours are one run of hi.
     bounds = np.searchsorted(lo, np.arange(n + 1)).tolist()
-    hi_list = hi.tolist()
+    hi_list = _vertices(n, hi)
     later = [hi_list[bounds[v] : bounds[v + 1]] for v in range(n)]
     return weighted_adjacency(n, lo, hi, cost), later
+
+
+def _vertices(n: int, ids: NDArray[np.int64]) -> list[int]:
+    """``ids.tolist()``, but each vertex one shared int object (a gather from ``range(n)`` as
+    an object array): a tight graph's millions of neighbour entries then make no int objects,
+    ~30 bytes each, of memory the process touches for the first time."""
+    every = np.empty(n, dtype=object)
+    every[:] = range(n)
+    return every[ids].tolist()  # type: ignore[no-any-return]
 
 
 def weighted_adjacency(
@@ -320,7 +335,7 @@ def weighted_adjacency(
     dst = np.concatenate([other_ends, ends])
     both = np.concatenate([weight, weight])
     order = np.argsort(src, kind="stable")
-    dst_list = dst[order].tolist()
+    dst_list = _vertices(n, dst[order])
     weight_list = both[order].tolist()
     bounds = np.searchsorted(src[order], np.arange(n + 1)).tolist()
     adjacency = []

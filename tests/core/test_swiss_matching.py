@@ -293,3 +293,23 @@ def test_first_matching_from_the_last_optimum_equals_brute_force(
             patch.setattr(matching, "_swap_in_weighted", lambda *args: False)
         got = first_min_cost_perfect_matching(n, edges, initial=last)
     assert got == _brute_first(n, cost)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_adjacency_of_sorted_edges_is_that_of_any_order(data: st.DataObject) -> None:
+    # Edges given (i, j) with i < j, sorted, without repeats are taken as they are; the same
+    # edges shuffled, turned round, repeated at a dearer cost or with a self-loop go through the
+    # sort: both must give the same neighbours, costs and order (the searches walk it).
+    n = data.draw(st.integers(2, 9))
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    chosen = data.draw(st.lists(st.sampled_from(pairs), unique=True, max_size=len(pairs)))
+    costs = data.draw(st.lists(st.integers(0, 5), min_size=len(chosen), max_size=len(chosen)))
+    edges = sorted((i, j, c) for (i, j), c in zip(chosen, costs, strict=True))
+    messy = [(j, i, c) if k % 2 else (i, j, c) for k, (i, j, c) in enumerate(edges)]
+    messy += [(i, j, c + 1) for i, j, c in edges[:2]] + [(0, 0, 0)]
+    data.draw(st.randoms()).shuffle(messy)
+    plain = matching._adjacency(n, np.asarray(edges, dtype=np.int64).reshape(-1, 3))
+    sorted_first = matching._adjacency(n, np.asarray(messy, dtype=np.int64).reshape(-1, 3))
+    assert [list(d.items()) for d in plain[0]] == [list(d.items()) for d in sorted_first[0]]
+    assert plain[1] == sorted_first[1]
