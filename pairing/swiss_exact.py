@@ -11,7 +11,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pairing.matching import NoPerfectMatching, first_min_cost_perfect_matching, max_weight_matching
-from pairing.matching_lp import certified_optimum, integral_solution, matching_of_cost
+from pairing.matching_lp import (
+    certified_optimum,
+    in_threads,
+    integral_solution,
+    matching_of_cost,
+)
 from pairing.swiss_fast import _fast_path
 from pairing.swiss_problem import PairingError, _Problem, _unit_surplus
 
@@ -610,8 +615,10 @@ def _exact_blossom(
         proof = certified_optimum(n, kept, _odd_prefixes(problem), known)
     if proof is not None:
         # A proven optimum and the tight graph holding every optimum (pairing.matching_lp):
-        # rule (4) is the first minimum-cost perfect matching of the tight graph.
+        # rule (4) is the first minimum-cost perfect matching of the tight graph. The kept
+        # edges (1.2 GB at 10,000 adversarial pairs) are let go first.
         mate, tight = proof
+        del kept
         return first_min_cost_perfect_matching(n, tight, initial=mate, prover=matching_of_cost)
     try:
         return first_min_cost_perfect_matching(n, kept, prover=matching_of_cost)
@@ -713,21 +720,24 @@ def _kept_edges(problem: _Problem, big_a: int, upper: int) -> _Edges:
         found.append((i_lo, keep))
     counts = [int(np.count_nonzero(keep)) for _, keep in found]
     out = np.empty((sum(counts), 3), dtype=np.int64)
-    at = 0
-    for (i_lo, keep), count in zip(found, counts, strict=True):
-        if count == 0:
-            continue
+    ends = np.cumsum(counts).tolist()
+
+    def fill(level: int) -> None:
+        i_lo, keep = found[level]
         ii, jj = np.nonzero(keep)
         ii += i_lo
         jj += i_lo
-        block = out[at : at + count]
+        block = out[ends[level] - counts[level] : ends[level]]
         block[:, 0] = ii
         block[:, 1] = jj
         gap = np.abs(cf_arr[jj] - cf_arr[ii])
         if avoid:
             gap += big_a * (unit[ii] == unit[jj])
         block[:, 2] = gap
-        at += count
+
+    # Each level fills its own rows of the answer: on two threads (the first touch of 1.2 GB
+    # at 10,000 adversarial pairs is most of the time).
+    in_threads(fill, range(len(found)))
     return out
 
 
