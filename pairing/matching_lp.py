@@ -292,11 +292,13 @@ class _Programme:
         all edges at once made a 100 MB array per step of it at 5,000 pairs (12.5 million
         kept edges), each written to memory and read back; a block's stay in the cache."""
         z = dual[self.n :]
+        at_vertex = self.prefix_sums(z)
 
         def block(start: int) -> tuple[_Ints, NDArray[np.float64]]:
             part = slice(start, start + _PRICE_BLOCK)
             ei, ej = self.ei[part], self.ej[part]
-            reduced = self.cost[part] - dual[ei] - dual[ej] - self.crossing(z, part)
+            crossing = self.crossing(z, part, at_vertex)
+            reduced = self.cost[part] - dual[ei] - dual[ej] - crossing
             where = np.nonzero((reduced < -_TOLERANCE) & ~self.in_lp[part])[0]
             return where + start, reduced[where]
 
@@ -318,19 +320,28 @@ class _Programme:
         )
         self.columns.extend([-1] * count)
 
-    def crossing(self, z: NDArray[Any], part: slice = slice(None)) -> NDArray[Any]:
+    def crossing(
+        self, z: NDArray[Any], part: slice = slice(None), at_vertex: NDArray[Any] | None = None
+    ) -> NDArray[Any]:
         """Σ z over the odd sets each edge leaves (prefixes first, then the later sets), for
-        the edges ``part`` (all by default)."""
+        the edges ``part`` (all by default); ``at_vertex``: :meth:`prefix_sums` of z, if the
+        caller has them (it calls this once a block)."""
         nk = len(self.ks)
-        z_sum = np.zeros(nk + 1, dtype=z.dtype)
-        z_sum[1:] = np.cumsum(z[:nk])
+        if at_vertex is None:
+            at_vertex = self.prefix_sums(z)
         # z_sum[before[j]] − z_sum[before[i]], gathered from a per-vertex array.
-        at_vertex = z_sum[self.before]
         out: NDArray[Any] = at_vertex[self.ej[part]] - at_vertex[self.ei[part]]
         for s, member in enumerate(self.sets):
             if z[nk + s] != 0:
                 out = out + z[nk + s] * (member[self.ei[part]] != member[self.ej[part]])
         return out
+
+    def prefix_sums(self, z: NDArray[Any]) -> NDArray[Any]:
+        """For each vertex v, Σ z over the prefixes that end at or before v."""
+        nk = len(self.ks)
+        z_sum = np.zeros(nk + 1, dtype=z.dtype)
+        z_sum[1:] = np.cumsum(z[:nk])
+        return z_sum[self.before]
 
     def add_columns(self, picked: _Ints) -> None:
         picked = np.sort(picked[~self.in_lp[picked]])
@@ -571,10 +582,12 @@ class _Programme:
 
         # Dual feasibility on every edge, and the tight ones, a block of edges at a time (as
         # in ``priced``).
+        at_vertex = self.prefix_sums(z2)
+
         def tight_of(start: int) -> _Ints | None:
             part = slice(start, start + _PRICE_BLOCK)
             ei, ej = self.ei[part], self.ej[part]
-            crossing = self.crossing(z2, part)
+            crossing = self.crossing(z2, part, at_vertex)
             slack = 2 * self.cost[part] - y2[ei] - y2[ej] - crossing
             if np.any(slack < 0):
                 return None
