@@ -218,6 +218,7 @@ def first_min_cost_perfect_matching(
             raise ValueError("initial is not a perfect matching of the graph")
         need_solve = False
     first = 0  # every vertex before ``first`` is settled
+    waste = [0, sum(len(neighbours) for neighbours in adjacency)]  # see ``_settle``
     # A tight barrier of R (see ``_partners_possible``), or None: two of its vertices are never
     # paired by a perfect matching of R. Settling a pair of a perfect matching of R keeps the
     # unsettled part of it a tight barrier, so it serves every later position.
@@ -278,9 +279,9 @@ def first_min_cost_perfect_matching(
                 decided = False
                 break
             if decided:
-                _settle(adjacency, settled, i, partner)
+                _settle(adjacency, settled, i, partner, waste)
                 continue
-        _solve_from(i, n, adjacency, later, settled, mate)
+        _solve_from(i, n, adjacency, later, settled, mate, waste)
         need_solve = False
 
 
@@ -345,14 +346,26 @@ def weighted_adjacency(
     return adjacency
 
 
-def _settle(adjacency: list[dict[int, int]], settled: list[bool], v: int, w: int) -> None:
-    """Settle the pair v–w and take both out of the unsettled vertices' adjacency (so the
-    searches below never scan them again; settled vertices keep their own lists)."""
+def _settle(
+    adjacency: list[dict[int, int]], settled: list[bool], v: int, w: int, waste: list[int]
+) -> None:
+    """Settle the pair v–w. Their entries in the unsettled vertices' adjacency stay (every
+    search skips settled vertices) until such dead entries may be as many as the live ones:
+    then every unsettled vertex's adjacency is rebuilt without them. So a search never scans
+    more than twice the live entries, and the rebuilds cost at most about twice the entries
+    there were at the start — where deleting each settled vertex from every neighbour's
+    adjacency, one by one, took 2.8 s of 9 at 10,000 adversarial pairs (8.9 million tight
+    edges). ``waste``: [dead entries at most, live entries at the last rebuild]."""
     for x in (v, w):
         settled[x] = True
-        for y in adjacency[x]:
+        waste[0] += len(adjacency[x])
+    if waste[0] > waste[1]:
+        live = 0
+        for y, neighbours in enumerate(adjacency):
             if not settled[y]:
-                del adjacency[y][x]
+                adjacency[y] = kept = {u: c for u, c in neighbours.items() if not settled[u]}
+                live += len(kept)
+        waste[0], waste[1] = 0, live
 
 
 def _swap_in(
@@ -799,8 +812,10 @@ def _solve_from(
     later: list[list[int]],
     settled: list[bool],
     mate: list[int],
+    waste: list[int],
 ) -> None:
-    """Solve the unsettled vertices R (all ≥ i) and settle the first ones it certifies."""
+    """Solve the unsettled vertices R (all ≥ i) and settle the first ones it certifies
+    (``waste``: see :func:`_settle`)."""
     rest = [v for v in range(i, n) if not settled[v]]
     local = {v: k for k, v in enumerate(rest)}
     sub: list[tuple[int, int, int]] = []
@@ -836,7 +851,7 @@ def _solve_from(
             rank = sum(1 for w in later[v] if w < partner and w in local)  # as in ``ranks``
             if rank >= cap:
                 break  # not certified: every rank ≥ cap weighs the same
-            _settle(adjacency, settled, v, partner)
+            _settle(adjacency, settled, v, partner, waste)
             settled_any = True
         if settled_any:
             return
