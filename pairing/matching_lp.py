@@ -169,15 +169,17 @@ def matching_of_cost(n: int, edges: NDArray[np.int64], target: int) -> list[int]
 _PROVER_ROUNDS = 30
 
 
-# Threads for the passes over every edge (numpy lets go of the interpreter lock inside them).
+# Threads for the passes over every edge (numpy lets go of the interpreter lock inside them),
+# from this many edges on (below, the threads' overhead outweighs the work).
 _THREADS = 2
+_THREADED_FROM = 1 << 19
 _pool: ThreadPoolExecutor | None = None
 
 
-def in_threads(work: Callable[[_S], _T], items: Sequence[_S]) -> list[_T]:
-    """``[work(item) for item in items]``, on ``_THREADS`` threads when there are at least
-    8 items (each should spend its time in numpy, which lets go of the interpreter lock)."""
-    if len(items) < 8:
+def in_threads(work: Callable[[_S], _T], items: Sequence[_S], size: int) -> list[_T]:
+    """``[work(item) for item in items]``, on ``_THREADS`` threads when the items hold at least
+    ``_THREADED_FROM`` edges in all (``size``; each item should spend its time in numpy)."""
+    if len(items) < 2 or size < _THREADED_FROM:
         return [work(item) for item in items]
     global _pool
     if _pool is None:
@@ -188,7 +190,7 @@ def in_threads(work: Callable[[_S], _T], items: Sequence[_S]) -> list[_T]:
 def _in_blocks(work: Callable[[int], _T], count: int) -> list[_T]:
     """``work(start)`` for start = 0, ``_PRICE_BLOCK``, … below ``count``, in that order
     (:func:`in_threads`: 760 blocks per pricing step at 10,000 adversarial pairs)."""
-    return in_threads(work, range(0, count, _PRICE_BLOCK))
+    return in_threads(work, range(0, count, _PRICE_BLOCK), count)
 
 
 def _note(why: str) -> None:
@@ -438,11 +440,10 @@ class _Programme:
         if 2 * len(small) != n:
             return None
         big = np.asarray([mate[v] for v in small.tolist()], dtype=np.int64)
-        # Edges come sorted by i; by j within i too as every caller gives them, and then the
-        # search finds each pair. Whatever the order, an index is returned only where its edge
-        # is the pair looked for (so no check of the order over all edges is needed: ~0.2 s
-        # at 12.5 million edges): at worst a pair is not found, and the answer is None.
-        # Each pair is looked for among the edges of its smaller end (a run of ``ei``).
+        # Each pair is looked for among the edges of its smaller end (a run of ``ei``), sorted
+        # by j as every caller gives them. Whatever their order, an index is returned only
+        # where its edge is the pair looked for: at worst a pair is not found, and the answer
+        # is None (no pass over every edge to check the order, nor a key per edge).
         first = np.searchsorted(self.ei, small, side="left").tolist()
         last = np.searchsorted(self.ei, small, side="right").tolist()
         at = np.empty(len(small), dtype=np.int64)

@@ -743,7 +743,7 @@ def _kept_edges(problem: _Problem, big_a: int, upper: int) -> _Edges:
 
     # Each level fills its own rows of the answer: on two threads (the first touch of 1.2 GB
     # at 10,000 adversarial pairs is most of the time).
-    in_threads(fill, range(len(found)))
+    in_threads(fill, range(len(found)), len(out))
     return out
 
 

@@ -108,8 +108,9 @@ def test_pricing_and_the_check_a_block_of_edges_at_a_time_see_every_edge(
 ) -> None:
     # ``priced`` and ``certify`` walk the edges a block at a time: the reduced costs, the
     # negative ones and the tight edges must be those of the whole-array expressions, odd-set
-    # cuts included, whatever the block.
+    # cuts included, whatever the block, the blocks on threads (from 0 edges on here).
     monkeypatch.setattr(matching_lp, "_PRICE_BLOCK", block)
+    monkeypatch.setattr(matching_lp, "_THREADED_FROM", 0)
     rng = random.Random(block)
     n = 12
     edges = sorted(
