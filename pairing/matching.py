@@ -17,11 +17,12 @@ matching and 2^131 raises ``OverflowError``. Every weight passed to it is checke
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from heapq import heappop, heappush
 from itertools import chain
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import rustworkx as rx
@@ -87,6 +88,12 @@ def max_weight_matching(
     return mate
 
 
+class _Graph(Protocol):
+    """Neighbours by vertex: a list of dicts or sets, or a view such as :class:`_WithEnd`."""
+
+    def __getitem__(self, v: int, /) -> Iterable[int]: ...
+
+
 def _identity(weight: int) -> int:
     return weight
 
@@ -99,6 +106,10 @@ _RANK_CAP = 14
 # (below, one solve by the compiled blossom is quicker), and never again once it could not tell.
 _PROVER_CALLS = 3
 _PROVE_FROM = 400
+# Within this many vertices of the next cut, its exclusion proof (``_beside_cut``, a search of
+# the vertices before the cut) comes before the one on all the unsettled vertices; farther, it
+# is dearer, and asked only when that one and the unweighted swap did not decide.
+_NEAR_CUT = 1024
 # Vertices the first, short search for an equal-cost swap may see before the exclusion proof.
 _QUICK_SWAP = 64
 # The tie-break prefers edges shorter than this (in vertex order).
@@ -170,6 +181,7 @@ def first_min_cost_perfect_matching(
     edges: Sequence[tuple[int, int, int]] | NDArray[np.int64],
     initial: Sequence[int] | None = None,
     prover: Prover | None = None,
+    cuts: Sequence[int] = (),
 ) -> list[int]:
     """The first perfect matching in vertex order among those of minimum total cost.
 
@@ -204,6 +216,11 @@ def first_min_cost_perfect_matching(
     proved it, e.g. :func:`pairing.matching_lp.certified_optimum`): it replaces the first solve.
     ``prover`` (see :data:`Prover`; :func:`pairing.matching_lp.matching_of_cost`) is asked only
     on large R (``_PROVE_FROM``), where a solve is dear.
+
+    ``cuts``: sizes k of prefixes {0, …, k−1} that every minimum-cost perfect matching crosses
+    by exactly one edge (the positive duals of :func:`pairing.matching_lp.certified_optimum`);
+    checked on ``initial``. They make a second exclusion proof, local to the vertices of R
+    before the first cut after i (:func:`_beside_cut`), which the costs alone do not give.
     """
     adjacency, later = _adjacency(n, edges)
     settled = [False] * n
@@ -217,6 +234,9 @@ def first_min_cost_perfect_matching(
         ):
             raise ValueError("initial is not a perfect matching of the graph")
         need_solve = False
+    cuts = sorted(cuts)
+    if any(sum(1 for v in range(k) if mate[v] >= k) != 1 for k in cuts if initial is not None):
+        raise ValueError("initial does not cross every cut exactly once")
     first = 0  # every vertex before ``first`` is settled
     waste = [0, sum(len(neighbours) for neighbours in adjacency)]  # see ``_settle``
     # A tight barrier of R (see ``_partners_possible``), or None: two of its vertices are never
@@ -233,11 +253,16 @@ def first_min_cost_perfect_matching(
             partner = mate[i]
             decided = True
             reach: list[bool] | None = None
+            beside: list[bool] | None = None
+            at = bisect_right(cuts, i)
+            cut = cuts[at] if at < len(cuts) else n  # the next cut, n: none
             asked = 0
             for j in later[i]:
                 if j >= partner:
                     break
                 if settled[j] or (reach is not None and not reach[j]):
+                    continue
+                if beside is not None and not beside[j]:
                     continue
                 if barrier is not None and barrier[i] and barrier[j]:
                     continue  # both in a tight barrier: no perfect matching of R pairs them
@@ -247,9 +272,19 @@ def first_min_cost_perfect_matching(
                 if _swap_in(adjacency, mate, settled, i, j, quick):
                     partner = j
                     break
+                if beside is None and cut - i <= _NEAR_CUT:
+                    # The exclusion proof by the next cut, local to the vertices before it, for
+                    # this j and the candidates after it (``later[i]`` is in sweep order).
+                    beside = _beside_cut(adjacency, later, mate, settled, i, cut, partner, j)
+                    if not beside[j]:
+                        continue  # no minimum-cost perfect matching of R pairs i with j
                 if reach is None:
-                    # This j and the candidates after it (``later[i]`` is in sweep order).
-                    candidates = [k for k in later[i] if j <= k < partner and not settled[k]]
+                    # The same for the whole of R, where the cut does not tell.
+                    candidates = [
+                        k
+                        for k in later[i]
+                        if j <= k < partner and not settled[k] and (beside is None or beside[k])
+                    ]
                     reach, inner = _partners_possible(adjacency, mate, settled, i, candidates)
                     if inner is not None:
                         barrier = [False] * n
@@ -260,6 +295,11 @@ def first_min_cost_perfect_matching(
                     if _swap_in(adjacency, mate, settled, i, j):
                         partner = j
                         break
+                if beside is None and cut < n:
+                    # Far from the cut its proof is dearer: asked only before the dear searches.
+                    beside = _beside_cut(adjacency, later, mate, settled, i, cut, partner, j)
+                    if not beside[j]:
+                        continue
                 if _swap_in_weighted(adjacency, mate, settled, i, j):
                     partner = j
                     break
@@ -583,8 +623,79 @@ def _partners_possible(
     return _outer_vertices(adjacency, work, blocked, a, targets)
 
 
+def _beside_cut(
+    adjacency: list[dict[int, int]],
+    later: list[list[int]],
+    mate: list[int],
+    settled: list[bool],
+    i: int,
+    cut: int,
+    partner: int,
+    first: int,
+) -> list[bool]:
+    """``beside[j]`` for the unsettled neighbours j of i from ``first`` to before ``partner``
+    (the candidates left): False when no minimum-cost
+    perfect matching of the unsettled vertices R pairs i with j, proved from ``cut`` alone — a
+    prefix size that every minimum-cost perfect matching of the whole graph crosses by exactly
+    one edge, with i < cut and every vertex before i settled (True: not excluded).
+
+    The settled pairs and a minimum-cost matching of R make one of the whole graph, so exactly
+    one edge of ``mate`` crosses the cut, as does one of the answer. If that edge is settled,
+    no edge of R's matching may cross the cut: the vertices A of R before it are paired among
+    themselves. Otherwise exactly one vertex of A is paired beyond the cut and the rest among
+    themselves — as if A had one more vertex, d, joined to every vertex of A with a neighbour
+    in R beyond the cut. Either way R's matching restricted to A (with d) is a perfect matching
+    of that small graph H, and :func:`_partners_possible`'s one search answers for every j at
+    once: some perfect matching of H pairs i with j, or no optimal one of R does. A partner
+    beyond the cut is excluded only when the cut's edge is settled."""
+    n = len(mate)
+    inside = [x for x in range(i, cut) if not settled[x]]
+    crossing = next((x for x in inside if mate[x] >= cut), None)
+    beside = [crossing is not None and j >= cut for j in range(n + 1)]
+    wanted = [j for j in later[i] if first <= j < min(partner, cut) and not settled[j]]
+    if not wanted:
+        return beside
+    blocked = [True] * (n + 1)
+    for x in inside:
+        blocked[x] = False
+    work = [*mate, -1]
+    ends: set[int] = set()
+    dummy = n
+    if crossing is not None:
+        blocked[dummy] = False
+        work[crossing], work[dummy] = dummy, crossing
+        for x in inside:
+            for y in reversed(later[x]):
+                if y < cut:
+                    break
+                if not settled[y]:
+                    ends.add(x)
+                    break
+    root = work[i]
+    work[root] = -1
+    blocked[i] = True
+    outer, _ = _outer_vertices(_WithEnd(adjacency, ends, dummy), work, blocked, root, wanted)
+    for j in wanted:
+        beside[j] = outer[j]
+    return beside
+
+
+class _WithEnd:
+    """``adjacency`` with one more vertex ``end`` joined to every vertex of ``ends``."""
+
+    def __init__(self, adjacency: list[dict[int, int]], ends: set[int], end: int) -> None:
+        self.adjacency, self.ends, self.end = adjacency, ends, end
+
+    def __getitem__(self, v: int) -> Iterable[int]:
+        if v == self.end:
+            return sorted(self.ends)
+        if v in self.ends:
+            return chain(self.adjacency[v], (self.end,))
+        return self.adjacency[v]
+
+
 def _outer_vertices(
-    adjacency: Sequence[Iterable[int]],
+    adjacency: _Graph,
     mate: list[int],
     blocked: list[bool],
     root: int,
@@ -664,7 +775,7 @@ def augment_cheaply(lengths: Sequence[dict[int, float]], mate: list[int]) -> boo
 
 
 def _edmonds_search(
-    adjacency: Sequence[Iterable[int]],
+    adjacency: _Graph,
     mate: list[int],
     blocked: list[bool] | None,
     root: int,

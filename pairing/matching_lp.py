@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, NamedTuple, TypeVar
 
 import highspy
 import numpy as np
@@ -48,7 +48,7 @@ from pairing.matching import (
     weighted_adjacency,
 )
 
-__all__ = ["certified_optimum", "in_threads", "integral_solution", "matching_of_cost"]
+__all__ = ["Certified", "certified_optimum", "in_threads", "integral_solution", "matching_of_cost"]
 
 # Edges per vertex (the nearest in vertex order) in the first programme.
 _FIRST_EDGES = 6
@@ -57,6 +57,19 @@ _PRICE_BLOCK = 1 << 16
 _TOLERANCE = 1e-6
 
 _Ints = NDArray[np.int64]
+
+
+class Certified(NamedTuple):
+    """What :func:`certified_optimum` proves: ``mate``, a minimum-cost perfect matching;
+    ``tight``, the tight edges ``(i, j, c')``; ``cuts``, the given odd prefix sizes k whose
+    dual is positive — by complementary slackness *every* minimum-cost perfect matching has
+    exactly one edge (i, j) with i < k ≤ j (``mate`` among them)."""
+
+    mate: list[int]
+    tight: _Ints
+    cuts: list[int]
+
+
 _S = TypeVar("_S")
 _T = TypeVar("_T")
 
@@ -70,9 +83,10 @@ def certified_optimum(
     odd_prefixes: Sequence[int],
     known: Sequence[int] | None = None,
     rounds: int = 60,
-) -> tuple[list[int], _Ints] | None:
-    """(M, tight): a proven minimum-cost perfect matching and the tight edges ``(i, j, c')``
-    (see the module docstring); None when the programme does not prove it.
+) -> Certified | None:
+    """A proven minimum-cost perfect matching, its tight edges ``(i, j, c')`` (see the module
+    docstring) and the prefixes every optimum crosses once (:class:`Certified`); None when the
+    programme does not prove it.
 
     ``edges`` are ``(i, j, cost)`` sorted by i, with ``i < j`` and integer costs ≥ 0;
     ``odd_prefixes`` the odd sizes k of the prefixes ``{0..k−1}`` whose cut the programme
@@ -548,9 +562,7 @@ class _Programme:
         """Whether the (floating) dual objective reaches the cost of the edges ``picked``."""
         return bool(abs(float(dual.sum()) - float(self.cost[picked].sum())) < 0.25)
 
-    def certify(
-        self, picked: _Ints | None, dual: NDArray[np.float64]
-    ) -> tuple[list[int], _Ints] | None:
+    def certify(self, picked: _Ints | None, dual: NDArray[np.float64]) -> Certified | None:
         """The exact check of the module docstring for the matching ``picked`` (edge indices)
         and the dual; the result, or None."""
         if picked is None:
@@ -609,4 +621,5 @@ class _Programme:
         if sum(y2.tolist()) + sum(z2.tolist()) != 2 * total:
             _note("objectives differ")
             return None
-        return mate, np.concatenate(blocks)
+        cuts = self.ks[z2[: len(self.ks)] > 0].tolist()
+        return Certified(mate, np.concatenate(blocks), cuts)

@@ -343,7 +343,7 @@ def _exit_cost(problem: _Problem, lo: int, hi: int, p: int, q: int, big_a: int) 
         ]
         proof = certified_optimum(size, edges, prefixes)
         if proof is not None:
-            return _matching_cost(edges, proof[0])
+            return _matching_cost(edges, proof.mate)
     top = int(edges[:, 2].max(initial=0)) + 1
     weighted = edges.copy()
     weighted[:, 2] = top - edges[:, 2]
@@ -623,9 +623,10 @@ def _exact_blossom(
         # A proven optimum and the tight graph holding every optimum (pairing.matching_lp):
         # rule (4) is the first minimum-cost perfect matching of the tight graph. The kept
         # edges (1.2 GB at 10,000 adversarial pairs) are let go first.
-        mate, tight = proof
         del kept
-        return first_min_cost_perfect_matching(n, tight, initial=mate, prover=matching_of_cost)
+        return first_min_cost_perfect_matching(
+            n, proof.tight, initial=proof.mate, prover=matching_of_cost, cuts=proof.cuts
+        )
     try:
         return first_min_cost_perfect_matching(n, kept, prover=matching_of_cost)
     except NoPerfectMatching:  # pragma: no cover - the window's matching is within the kept edges

@@ -44,7 +44,7 @@ def test_a_certified_optimum_is_optimal_and_its_tight_graph_holds_exactly_the_op
         return
     if proof is None:
         return  # nothing claimed (the engine then solves without the LP)
-    mate, tight = proof
+    mate, tight, cuts = proof
     low = min(total for total, _ in every)
     assert sum(cost[(v, mate[v])] for v in range(n) if v < mate[v]) == low
     # The optima are exactly the perfect matchings of the tight graph of least c'.
@@ -53,6 +53,10 @@ def test_a_certified_optimum_is_optimal_and_its_tight_graph_holds_exactly_the_op
     least = min(total for total, _ in on_tight)
     optima = sorted(m for total, m in every if total == low)
     assert sorted(m for total, m in on_tight if total == least) == optima
+    # Every optimum crosses each of the cuts by exactly one edge.
+    assert set(cuts) <= set(prefixes)
+    for m in optima:
+        assert all(sum(1 for v in range(k) if m[v] >= k) == 1 for k in cuts)
 
 
 def test_most_small_graphs_are_certified() -> None:
@@ -134,7 +138,7 @@ def test_pricing_and_the_check_a_block_of_edges_at_a_time_see_every_edge(
     picked = check.edges_of([1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10])
     proof = check.certify(picked, np.zeros(n + 2))
     assert proof is not None
-    assert proof[1].tolist() == [[i, j, 0] for i, j, _ in zero]  # every edge is tight
+    assert proof.tight.tolist() == [[i, j, 0] for i, j, _ in zero]  # every edge is tight
 
 
 def test_bad_input_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,7 +4,9 @@ its exact lower bound, the rounded window matching, the numpy window edges and a
 
 from __future__ import annotations
 
+import itertools
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +15,7 @@ from hypothesis import strategies as st
 
 from pairing import matching
 from pairing.matching import first_min_cost_perfect_matching
-from pairing.matching_lp import _Programme, integral_solution, matching_of_cost
+from pairing.matching_lp import _Programme, certified_optimum, integral_solution, matching_of_cost
 from pairing.swiss_exact import _UNIT_REACH, _costed_edges
 from pairing.swiss_problem import _Problem
 from tests.support.fields import adversarial_field, random_field
@@ -449,3 +451,59 @@ def test_hard_segments_over_half_the_field_go_to_the_whole_field(
     if kind == "adv":  # taken: fewer exact solves, the last one on the whole field
         assert taken[-1] == sizes[-1] == 2 * len(draw.tables)
         assert len(taken) < len(sizes)
+
+
+def _leveled_graph(rng: random.Random) -> tuple[int, dict[tuple[int, int], int], list[int]]:
+    """A small Swiss-like graph: vertices in non-decreasing levels, the cost of an edge its level
+    gap (plus 0–1), some edges missing (rematches), the odd level boundaries as prefixes."""
+    n = rng.choice([8, 10, 12])
+    level = sorted(rng.randint(0, 4) for _ in range(n))
+    cost = {
+        (i, j): level[j] - level[i] + rng.randint(0, 1)
+        for i, j in itertools.combinations(range(n), 2)
+        if rng.random() < 0.55
+    }
+    prefixes = [k for k in range(1, n, 2) if level[k - 1] != level[k]]
+    return n, cost, prefixes
+
+
+def test_the_cut_exclusion_never_excludes_a_partner_of_an_optimum() -> None:
+    # Rule (4) on certified tight graphs with the prefixes every optimum crosses once: equal to
+    # brute force, with the weighted swap off so that every candidate the cut proof leaves
+    # goes to a solve. A cut proof excluding a partner some optimum gives would change the
+    # answer; it must also exclude some (else it is not being tried).
+    rng = random.Random(5)
+    excluded = compared = 0
+    real = matching._beside_cut
+
+    def counting(*args: Any) -> list[bool]:
+        nonlocal excluded
+        beside = real(*args)
+        _, later, _, settled, i, _, partner, first = args
+        excluded += sum(1 for j in later[i] if first <= j < partner and not beside[j])
+        return beside
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matching, "_beside_cut", counting)
+        patch.setattr(matching, "_swap_in_weighted", lambda *args: False)
+        for _ in range(600):
+            n, cost, prefixes = _leveled_graph(rng)
+            if not perfect_matchings(n, cost):
+                continue
+            edges = sorted((i, j, c) for (i, j), c in cost.items())
+            proof = certified_optimum(n, edges, prefixes)
+            if proof is None or not proof.cuts:
+                continue
+            compared += 1
+            got = first_min_cost_perfect_matching(
+                n, proof.tight, initial=proof.mate, cuts=proof.cuts
+            )
+            assert got == _brute_first(n, cost), (n, cost, prefixes)
+    assert compared >= 100
+    assert excluded > 0
+
+
+def test_cuts_not_crossed_once_are_refused() -> None:
+    edges = [(0, 1, 0), (2, 3, 0), (1, 2, 1), (0, 3, 1)]
+    with pytest.raises(ValueError, match="cut"):
+        first_min_cost_perfect_matching(4, edges, initial=[1, 0, 3, 2], cuts=[1, 2])
