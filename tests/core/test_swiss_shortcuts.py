@@ -479,7 +479,7 @@ def test_the_cut_exclusion_never_excludes_a_partner_of_an_optimum() -> None:
     def counting(*args: Any) -> list[bool]:
         nonlocal excluded
         beside = real(*args)
-        _, later, _, settled, i, _, partner, first = args
+        _, later, _, _, i, _, partner, first = args
         excluded += sum(1 for j in later[i] if first <= j < partner and not beside[j])
         return beside
 
@@ -507,3 +507,32 @@ def test_cuts_not_crossed_once_are_refused() -> None:
     edges = [(0, 1, 0), (2, 3, 0), (1, 2, 1), (0, 3, 1)]
     with pytest.raises(ValueError, match="cut"):
         first_min_cost_perfect_matching(4, edges, initial=[1, 0, 3, 2], cuts=[1, 2])
+
+
+@pytest.mark.parametrize("units", [2, 4, 30])
+def test_the_fast_path_gives_up_after_its_work_budget_and_nothing_changes(units: int) -> None:
+    # The fast path counts the candidate partners it looks at and gives up when they run out
+    # (a 712-pair segment once scanned 25,000 per pair for 14.6 s before failing). Giving up
+    # only hands the segment to the exact core: with no work allowed at all it gives up
+    # everywhere, and every round's tables are the same.
+    from pairing import swiss_exact, swiss_fast
+    from pairing.swiss import SwissOptions, pair_round
+    from tests.support.fields import simulate_field
+
+    field = simulate_field(160, 6, units, 3)
+    usual = pair_round(field, 7, SwissOptions(), random.Random(7)).tables
+    gave_up: list[bool] = []
+    real = swiss_fast._fast_path
+
+    def spy(problem: _Problem) -> list[int] | None:
+        found = real(problem)
+        gave_up.append(found is None)
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(swiss_fast, "_WORK_BASE", 0)
+        patch.setattr(swiss_fast, "_WORK_PER_PAIR", 0)
+        patch.setattr(swiss_exact, "_fast_path", spy)
+        starved = pair_round(field, 7, SwissOptions(), random.Random(7)).tables
+    assert gave_up and all(gave_up)
+    assert [(t.ns, t.ew) for t in starved] == [(t.ns, t.ew) for t in usual]
