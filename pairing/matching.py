@@ -300,6 +300,9 @@ def first_min_cost_perfect_matching(
                     beside = _beside_cut(adjacency, later, mate, settled, i, cut, partner, j)
                     if not beside[j]:
                         continue
+                if cut < n and _swap_beside_cut(adjacency, mate, settled, i, j, cut):
+                    partner = j
+                    break
                 if _swap_in_weighted(adjacency, mate, settled, i, j):
                     partner = j
                     break
@@ -680,18 +683,74 @@ def _beside_cut(
     return beside
 
 
-class _WithEnd:
-    """``adjacency`` with one more vertex ``end`` joined to every vertex of ``ends``."""
+def _swap_beside_cut(
+    adjacency: list[dict[int, int]],
+    mate: list[int],
+    settled: list[bool],
+    i: int,
+    j: int,
+    cut: int,
+) -> bool:
+    """Give j to i by re-pairing only the unsettled vertices A before ``cut`` (a prefix size
+    every minimum-cost perfect matching crosses once, i < j < cut, every vertex before i
+    settled), if one augmenting search finds how; ``mate`` stays a minimum-cost matching of R.
 
-    def __init__(self, adjacency: list[dict[int, int]], ends: set[int], end: int) -> None:
-        self.adjacency, self.ends, self.end = adjacency, ends, end
+    In A only edges of cost 0 are offered, and the table across the cut may move to another
+    vertex u of A with an edge of the same cost to the same partner v0 beyond (a vertex d stands
+    for v0, as in :func:`_beside_cut`). So the new matching costs no more than ``mate``, hence
+    exactly as much. With i–j taken and their partners a, b left unmatched, an augmenting path
+    a … b exists exactly when such a re-pairing does (Edmonds' search, blossoms included: where
+    the breadth-first swap, which visits each vertex once, misses the paths through odd cycles).
+    Not finding one proves nothing."""
+    if j >= cut or adjacency[i][j] != 0:
+        return False
+    n = len(mate)
+    inside = [x for x in range(i, cut) if not settled[x]]
+    crossing = next((x for x in inside if mate[x] >= cut), None)
+    dummy = n
+    work = [-1] * (n + 1)
+    blocked = [True] * (n + 1)
+    for x in inside:
+        blocked[x] = False
+        work[x] = mate[x]
+    ends: set[int] = set()
+    far = -1
+    if crossing is not None:
+        far = mate[crossing]
+        cost = adjacency[crossing][far]
+        ends = {u for u in inside if adjacency[u].get(far) == cost}
+        blocked[dummy] = False
+        work[crossing], work[dummy] = dummy, crossing
+    a, b = work[i], work[j]
+    blocked[i] = blocked[j] = True
+    work[a] = work[b] = -1
+    if _edmonds_search(_WithEnd(adjacency, ends, dummy, True), work, blocked, a) is not None:
+        return False  # no augmenting path: b was not reached
+    for x in inside:
+        if x != i and x != j:
+            mate[x] = far if work[x] == dummy else work[x]
+            if work[x] == dummy:
+                mate[far] = x
+    mate[i], mate[j] = j, i
+    return True
+
+
+class _WithEnd:
+    """``adjacency`` with one more vertex ``end`` joined to every vertex of ``ends``; with
+    ``free_only``, only its edges of cost 0."""
+
+    def __init__(
+        self, adjacency: list[dict[int, int]], ends: set[int], end: int, free_only: bool = False
+    ) -> None:
+        self.adjacency, self.ends, self.end, self.free_only = adjacency, ends, end, free_only
 
     def __getitem__(self, v: int) -> Iterable[int]:
         if v == self.end:
             return sorted(self.ends)
-        if v in self.ends:
-            return chain(self.adjacency[v], (self.end,))
-        return self.adjacency[v]
+        near: Iterable[int] = self.adjacency[v]
+        if self.free_only:
+            near = (y for y, c in self.adjacency[v].items() if c == 0)
+        return chain(near, (self.end,)) if v in self.ends else near
 
 
 def _outer_vertices(
