@@ -272,7 +272,7 @@ def first_min_cost_perfect_matching(
                 if _swap_in(adjacency, mate, settled, i, j, quick):
                     partner = j
                     break
-                if beside is None and cut - i <= _NEAR_CUT:
+                if beside is None and cut < n and cut - i <= _NEAR_CUT:
                     # The exclusion proof by the next cut, local to the vertices before it, for
                     # this j and the candidates after it (``later[i]`` is in sweep order).
                     beside = _beside_cut(adjacency, later, mate, settled, i, cut, partner, j)
