@@ -235,7 +235,7 @@ def first_min_cost_perfect_matching(
             raise ValueError("initial is not a perfect matching of the graph")
         need_solve = False
     cuts = sorted(cuts)
-    if any(sum(1 for v in range(k) if mate[v] >= k) != 1 for k in cuts if initial is not None):
+    if initial is not None and any(sum(1 for v in range(k) if mate[v] >= k) != 1 for k in cuts):
         raise ValueError("initial does not cross every cut exactly once")
     first = 0  # every vertex before ``first`` is settled
     waste = [0, sum(len(neighbours) for neighbours in adjacency)]  # see ``_settle``
@@ -626,6 +626,26 @@ def _partners_possible(
     return _outer_vertices(adjacency, work, blocked, a, targets)
 
 
+def _before_cut(
+    mate: list[int], settled: list[bool], i: int, cut: int
+) -> tuple[list[int], int | None, list[int], list[bool]]:
+    """For a search of the unsettled vertices A from i to before ``cut`` (every vertex before i
+    settled): A; the vertex of A paired beyond the cut by ``mate`` (None when the cut's edge is
+    settled); and the matching and the blocked vertices of A plus one more vertex, d = n, that
+    stands for that partner beyond (matched to it; blocked when there is none)."""
+    n = len(mate)
+    inside = [x for x in range(i, cut) if not settled[x]]
+    crossing = next((x for x in inside if mate[x] >= cut), None)
+    work = [*mate, -1]
+    blocked = [True] * (n + 1)
+    for x in inside:
+        blocked[x] = False
+    if crossing is not None:
+        blocked[n] = False
+        work[crossing], work[n] = n, crossing
+    return inside, crossing, work, blocked
+
+
 def _beside_cut(
     adjacency: list[dict[int, int]],
     later: list[list[int]],
@@ -651,22 +671,14 @@ def _beside_cut(
     of that small graph H, and :func:`_partners_possible`'s one search answers for every j at
     once: some perfect matching of H pairs i with j, or no optimal one of R does. A partner
     beyond the cut is excluded only when the cut's edge is settled."""
-    n = len(mate)
-    inside = [x for x in range(i, cut) if not settled[x]]
-    crossing = next((x for x in inside if mate[x] >= cut), None)
+    n = dummy = len(mate)
+    inside, crossing, work, blocked = _before_cut(mate, settled, i, cut)
     beside = [crossing is not None and j >= cut for j in range(n + 1)]
     wanted = [j for j in later[i] if first <= j < min(partner, cut) and not settled[j]]
     if not wanted:
         return beside
-    blocked = [True] * (n + 1)
-    for x in inside:
-        blocked[x] = False
-    work = [*mate, -1]
     ends: set[int] = set()
-    dummy = n
     if crossing is not None:
-        blocked[dummy] = False
-        work[crossing], work[dummy] = dummy, crossing
         for x in inside:
             for y in reversed(later[x]):
                 if y < cut:
@@ -704,23 +716,14 @@ def _swap_beside_cut(
     Not finding one proves nothing."""
     if j >= cut or adjacency[i][j] != 0:
         return False
-    n = len(mate)
-    inside = [x for x in range(i, cut) if not settled[x]]
-    crossing = next((x for x in inside if mate[x] >= cut), None)
-    dummy = n
-    work = [-1] * (n + 1)
-    blocked = [True] * (n + 1)
-    for x in inside:
-        blocked[x] = False
-        work[x] = mate[x]
+    dummy = len(mate)
+    inside, crossing, work, blocked = _before_cut(mate, settled, i, cut)
     ends: set[int] = set()
     far = -1
     if crossing is not None:
         far = mate[crossing]
         cost = adjacency[crossing][far]
         ends = {u for u in inside if adjacency[u].get(far) == cost}
-        blocked[dummy] = False
-        work[crossing], work[dummy] = dummy, crossing
     a, b = work[i], work[j]
     blocked[i] = blocked[j] = True
     work[a] = work[b] = -1
