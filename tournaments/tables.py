@@ -29,6 +29,12 @@ class AuditTable(tables.Table):
         empty_text = _("暂无记录")
         per_page = 100
 
+    # The log has one order, newest first: a ``?sort=`` of any value (the columns are not
+    # orderable) is ignored before django-tables2 parses it.
+    @tables.Table.order_by.setter  # type: ignore[attr-defined, untyped-decorator]
+    def order_by(self, value: Any) -> None:
+        tables.Table.order_by.fset(self, ())  # type: ignore[attr-defined]
+
     def render_action(self, record: Any) -> str:
         return record.get_action_display()
 
