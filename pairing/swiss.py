@@ -27,15 +27,15 @@ import random
 from collections.abc import Sequence
 from fractions import Fraction
 
-from pairing.swiss_exact import _exact_blossom, _segmented
+from pairing.swiss_exact import exact_blossom, segmented
 from pairing.swiss_problem import (
     PairingError,
     Reason,
     SwissDraw,
     SwissOptions,
     SwissPair,
+    SwissProblem,
     SwissTable,
-    _Problem,
     describe,
 )
 
@@ -208,14 +208,14 @@ def _pair_even(
     # Sweep order (RULES.md §5): odd rounds from the top, even rounds from the bottom. Round 1
     # sweeps its lot / seeding order from the top.
     sweep = order if round_number % 2 == 1 else list(reversed(order))
-    problem = _Problem(sweep, avoid)
+    problem = SwissProblem(sweep, avoid)
     mates = None
     if round_number == 1 and not problem.has_opponents:
         mates = _round1_units(problem)
     if mates is None:
-        mates = _segmented(problem)
+        mates = segmented(problem)
     if mates is None:
-        mates = _exact_blossom(problem)
+        mates = exact_blossom(problem)
     pairs: list[tuple[SwissPair, SwissPair]] = []
     for i, j in enumerate(mates):
         if i < j:
@@ -228,7 +228,7 @@ def _pair_even(
 # --------------------------------------------------------------------------------------------
 
 
-def _round1_units(problem: _Problem) -> list[int] | None:
+def _round1_units(problem: SwissProblem) -> list[int] | None:
     """Round 1 without history: first-in-lot-order pairing with the fewest same-unit meetings.
 
     With no forbidden edges, a set R of pairs can be paired with s same-unit meetings at best,

@@ -17,8 +17,8 @@ from pairing.matching_lp import (
     integral_solution,
     matching_of_cost,
 )
-from pairing.swiss_fast import _fast_path
-from pairing.swiss_problem import PairingError, _Problem, _unit_surplus
+from pairing.swiss_fast import fast_path
+from pairing.swiss_problem import PairingError, SwissProblem, unit_surplus
 
 # --------------------------------------------------------------------------------------------
 # Exact decomposition: segments between even cuts, certified by a lower bound
@@ -87,7 +87,7 @@ class _TooBig(Exception):
     pass
 
 
-def _segmented(problem: _Problem) -> list[int] | None:
+def segmented(problem: SwissProblem) -> list[int] | None:
     """Exact optimum of (1)–(4) by solving score-group segments separately, when provable.
 
     The sweep is cut at *even* cuts (an even number of pairs before them) into segments; each is
@@ -113,7 +113,7 @@ def _segmented(problem: _Problem) -> list[int] | None:
         if lvl[k] != lvl[k - 1] and not problem.odd[lvl[k - 1]]:
             starts.append(k)
     if len(starts) == 1:
-        return _fast_path(problem)  # no even cut: one segment, the whole field
+        return fast_path(problem)  # no even cut: one segment, the whole field
     bounds = [*starts, n]
     segments = [_Segment(bounds[s], bounds[s + 1]) for s in range(len(starts))]
     solved: dict[tuple[int, int], _Segment] = {}
@@ -123,7 +123,7 @@ def _segmented(problem: _Problem) -> list[int] | None:
         # more than the whole-field exact core they almost always merge into (at 5,000
         # adversarial pairs two hard segments of 1,374 pairs took ≈ 11 s and were thrown away).
         # A choice between two exact methods, never a change of the result.
-        quick: dict[tuple[int, int], tuple[_Problem, list[int] | None]] = {}
+        quick: dict[tuple[int, int], tuple[SwissProblem, list[int] | None]] = {}
         hard = sum(
             seg.hi - seg.lo
             for seg in segments
@@ -136,12 +136,12 @@ def _segmented(problem: _Problem) -> list[int] | None:
             key = (seg.lo, seg.hi)
             if key in solved or (_WHOLE_WHEN_HARD and 2 * hard > n):
                 continue
-            sub = _Problem(problem.sweep[seg.lo : seg.hi], problem.avoid)
-            quick[key] = (sub, None if seg.hard else _fast_path(sub))
+            sub = SwissProblem(problem.sweep[seg.lo : seg.hi], problem.avoid)
+            quick[key] = (sub, None if seg.hard else fast_path(sub))
             if quick[key][1] is None:
                 hard += seg.hi - seg.lo
         if _WHOLE_WHEN_HARD and 2 * hard > n:
-            return _exact_blossom(problem, _whole_hint(segments, solved))
+            return exact_blossom(problem, _whole_hint(segments, solved))
         for seg in segments:
             key = (seg.lo, seg.hi)
             if key in solved:
@@ -154,7 +154,7 @@ def _segmented(problem: _Problem) -> list[int] | None:
                 try:
                     _solve_segment(problem, seg, big_a, *quick[key])
                 except _TooBig:
-                    return _exact_blossom(problem, _whole_hint(segments, solved))
+                    return exact_blossom(problem, _whole_hint(segments, solved))
                 solved[key] = seg
         m = len(segments)
         if m == 1:
@@ -205,7 +205,7 @@ def _whole_hint(
 
 
 def _solve_segment(
-    problem: _Problem, seg: _Segment, big_a: int, sub: _Problem, local: list[int] | None
+    problem: SwissProblem, seg: _Segment, big_a: int, sub: SwissProblem, local: list[int] | None
 ) -> None:
     """Solve the segment exactly (rules 1–4 inside it) and its lower bounds F(p, q).
 
@@ -225,7 +225,7 @@ def _solve_segment(
             # certificate would cost more than the blossom on the whole field.
             raise _TooBig
         try:
-            local = _exact_blossom(sub, seg.hint, seg.hint_mates)
+            local = exact_blossom(sub, seg.hint, seg.hint_mates)
         except PairingError:
             seg.mates = None
             return
@@ -288,7 +288,7 @@ _EXACT_EXITS = 400
 _INF = float("inf")
 
 
-def _segment_edges(problem: _Problem, lo: int, hi: int, big_a: int) -> _Edges:
+def _segment_edges(problem: SwissProblem, lo: int, hi: int, big_a: int) -> _Edges:
     """Every allowed (no-rematch) edge (i, j, A·same-unit + gap) of positions lo..hi-1, as rows
     of an array in positions relative to lo, i < j."""
     m = hi - lo
@@ -311,7 +311,7 @@ def _segment_edges(problem: _Problem, lo: int, hi: int, big_a: int) -> _Edges:
     return out
 
 
-def _exit_cost(problem: _Problem, lo: int, hi: int, p: int, q: int, big_a: int) -> float:
+def _exit_cost(problem: SwissProblem, lo: int, hi: int, p: int, q: int, big_a: int) -> float:
     """F(p, q): least cost of pairing positions lo..hi-1 with p of them leaving upwards and q
     downwards (a leaving pair pays its distance to the segment's top or bottom group): a
     minimum-cost perfect matching of the segment plus p + q "exit" vertices — the linear
@@ -353,7 +353,7 @@ def _exit_cost(problem: _Problem, lo: int, hi: int, p: int, q: int, big_a: int) 
     return _matching_cost(edges, mates)
 
 
-def _free_exit_cost(problem: _Problem, lo: int, hi: int, big_a: int) -> float:
+def _free_exit_cost(problem: SwissProblem, lo: int, hi: int, big_a: int) -> float:
     """A lower bound of F(p, q) for all p, q: any pair may leave, at its distance to the nearer
     allowed side (a maximum-weight matching of the savings)."""
     cf = np.asarray(problem.cf[lo:hi], dtype=np.int64)
@@ -376,7 +376,9 @@ def _free_exit_cost(problem: _Problem, lo: int, hi: int, big_a: int) -> float:
     return int(exit_cost.sum()) - sum(saving[(a, b)] for a, b in enumerate(mates) if a < b)
 
 
-def _uncertified_boundaries(problem: _Problem, segments: list[_Segment], upper: int) -> set[int]:
+def _uncertified_boundaries(
+    problem: SwissProblem, segments: list[_Segment], upper: int
+) -> set[int]:
     """Boundaries b (between segments b and b+1) some pairing crossing which might cost ≤ upper.
 
     Lower bound of a pairing with crossing counts x_b at the boundaries (x_b even): Σ_b d_b·x_b
@@ -455,7 +457,7 @@ _WINDOW = 24
 _UNIT_REACH = 8
 
 
-def _costed_edges(problem: _Problem, big_a: int, width: int) -> _Edges:
+def _costed_edges(problem: SwissProblem, big_a: int, width: int) -> _Edges:
     """Allowed (no-rematch) edges (i, j, A·same_unit + gap), i < j ≤ i + width, and the first
     ``_UNIT_REACH`` allowed j > i + width of every unit (only for a window short of the field),
     as an (E, 3) array sorted by (i, j). In numpy: the window is a band of offsets, and a unit's
@@ -545,7 +547,7 @@ def _matching_cost(edges: _Edges, mate: Sequence[int]) -> int:
     return int(edges[at, 2].sum())
 
 
-def _window_optimum(problem: _Problem, big_a: int, width: int) -> tuple[int, list[int]] | None:
+def _window_optimum(problem: SwissProblem, big_a: int, width: int) -> tuple[int, list[int]] | None:
     """A cheap perfect matching of the window graph (:func:`_costed_edges`) and its cost, or None
     if it has none. Only an upper bound is needed from it (any perfect matching is one): from
     ``_LP_FROM`` pairs on, the linear programme's optimum on the window with its few fractional
@@ -566,8 +568,8 @@ def _window_optimum(problem: _Problem, big_a: int, width: int) -> tuple[int, lis
     return _min_cost(n, edges)
 
 
-def _exact_blossom(
-    problem: _Problem,
+def exact_blossom(
+    problem: SwissProblem,
     hint: tuple[int, int] | None = None,
     hint_mates: list[int] | None = None,
 ) -> list[int]:
@@ -600,7 +602,7 @@ def _exact_blossom(
     span = (max(cf) - min(cf)) if cf else 0
     big_a = span * (n // 2) + 1
     known = hint_mates  # a pairing of cost ``upper``, if one is at hand
-    if hint is not None and hint[0] <= _unit_surplus(problem)[1]:
+    if hint is not None and hint[0] <= unit_surplus(problem)[1]:
         # The hint already has the fewest same-unit meetings possible: good enough to prune by.
         upper = big_a * hint[0] + hint[1]
     else:
@@ -642,7 +644,7 @@ _WINDOW_ROUNDS = 20
 _NUDGE = 64
 
 
-def _odd_prefixes(problem: _Problem) -> list[int]:
+def _odd_prefixes(problem: SwissProblem) -> list[int]:
     """The sizes of the sweep prefixes that end at an odd cut (an odd number of pairs)."""
     out = []
     count = 0
@@ -653,9 +655,9 @@ def _odd_prefixes(problem: _Problem) -> list[int]:
     return out
 
 
-def _kept_edges(problem: _Problem, big_a: int, upper: int) -> _Edges:
+def _kept_edges(problem: SwissProblem, big_a: int, upper: int) -> _Edges:
     """The allowed edges (i, j, cost) that some pairing of cost ≤ ``upper`` may use (step 2 of
-    :func:`_exact_blossom`), as an (E, 3) integer array sorted by (i, j).
+    :func:`exact_blossom`), as an (E, 3) integer array sorted by (i, j).
 
     Every test below depends on i and j only through their levels, whether they are of one
     unit and whether each is in the largest unit, so it runs on a whole level of i at once
@@ -673,7 +675,7 @@ def _kept_edges(problem: _Problem, big_a: int, upper: int) -> _Edges:
     level_start = [0] * (nlev + 1)
     for k in range(n):
         level_start[lvl[k] + 1] = k + 1
-    major, s_lb = _unit_surplus(problem)
+    major, s_lb = unit_surplus(problem)
     slack = upper - big_a * s_lb - problem.lower_bound_gap
     same_extra = big_a * (max(s_lb, 1) - s_lb)  # a same-unit edge: s(M) ≥ max(s_lb, 1)
     surplus = _SurplusBound(problem, major, s_lb) if avoid and upper < big_a * (s_lb + 1) else None
@@ -761,7 +763,7 @@ class _SurplusBound:
     below j) and on whether i and j belong to the largest unit: prefix sums per pattern.
     """
 
-    def __init__(self, problem: _Problem, major: int, s_lb: int) -> None:
+    def __init__(self, problem: SwissProblem, major: int, s_lb: int) -> None:
         nlev = len(problem.level_cf)
         ncut = max(nlev - 1, 0)
         above_n = [0] * ncut

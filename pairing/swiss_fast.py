@@ -5,7 +5,7 @@ exact path decides. Pure (no Django).
 
 from __future__ import annotations
 
-from pairing.swiss_problem import _Problem, _unit_surplus
+from pairing.swiss_problem import SwissProblem, unit_surplus
 
 # --------------------------------------------------------------------------------------------
 # Fast path: first-in-sweep-order matching that reaches the parity lower bound
@@ -22,13 +22,13 @@ _WORK_PER_PAIR = 200
 _WORK_BASE = 200_000
 
 
-def _fast_path(problem: _Problem) -> list[int] | None:
+def fast_path(problem: SwissProblem) -> list[int] | None:
     """Depth-first search, in sweep order, for a matching of cost exactly the lower bound.
 
     Lower bound: Σ|CF gap| = Σ over cuts (between consecutive score levels) of the cut's length
     times the number of tables crossing it, and that number has the parity of the count of pairs
     above the cut; and every pairing has at least s_lb same-unit meetings (the largest unit
-    beyond half the field, :func:`_unit_surplus`). So no pairing costs less than
+    beyond half the field, :func:`unit_surplus`). So no pairing costs less than
     (s_lb same-unit meetings, Σ length of odd cuts), and a pairing reaches it exactly when it has
     s_lb same-unit meetings and crosses every cut at most once. The search enumerates exactly
     those pairings, in lexicographic sweep order, so the first one found is optimal for (1)–(3)
@@ -91,7 +91,7 @@ def _fast_path(problem: _Problem) -> list[int] | None:
     # unit among f, with e pairs that may still float in or out, needs at least
     # ⌈(2b − f − e)/2⌉ meetings of its own; the sum over the levels (with the most generous e,
     # exact ones for the two levels a candidate table touches) must fit in the budget left.
-    s_target = _unit_surplus(problem)[1]
+    s_target = unit_surplus(problem)[1]
     used = 0
     if s_target > 0:
         # Each step costs a dynamic programme over the levels: a smaller budget of steps.

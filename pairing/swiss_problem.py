@@ -1,5 +1,5 @@
 """The Swiss engine's data: its public types (``SwissPair``, ``SwissOptions``, ``SwissDraw`` …),
-the one error type (``PairingError``), the reasons' wording for the CLI, and ``_Problem`` — one
+the one error type (``PairingError``), the reasons' wording for the CLI, and ``SwissProblem`` — one
 round's pairs in ranking order with what the costs need (units, rematches, directions).
 
 Pure (no Django). Used by ``pairing.swiss`` and its parts ``swiss_fast`` and ``swiss_exact``.
@@ -121,7 +121,7 @@ def describe(reason: Reason) -> str:
     return template.format(**params)
 
 
-class _Problem:
+class SwissProblem:
     """An even field in sweep order, with integer match points and the forbidden edges."""
 
     def __init__(self, sweep: list[SwissPair], avoid: bool) -> None:
@@ -182,7 +182,7 @@ class _Problem:
         return self.unit[i] == self.unit[j]
 
 
-def _unit_surplus(problem: _Problem) -> tuple[int, int]:
+def unit_surplus(problem: SwissProblem) -> tuple[int, int]:
     """(the largest unit, s_lb): every pairing has at least s_lb = max(0, its size − n/2)
     same-unit meetings (its pairs beyond half the field can only meet each other); (−1, 0)
     when units are allowed to meet."""

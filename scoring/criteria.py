@@ -176,9 +176,9 @@ def lot_numbers(seed: int, pairs: Sequence[int]) -> list[int]:
     return numbers
 
 
-def _rounded(value: float) -> float:
+def rounded_figure(value: float) -> float:
     return round(value, _DECIMALS)
 
 
-_round_of = attrgetter("round")
+round_of = attrgetter("round")
 _pair_of = attrgetter("pair")

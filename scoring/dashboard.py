@@ -158,7 +158,7 @@ def round_problems(rnd: Round, rules: RuleSet, overview: RoundOverview) -> dict[
     return problems
 
 
-def _filtered_tables(
+def filtered_tables(
     rnd: Round,
     show: str,
     user_id: int,

@@ -20,7 +20,7 @@ from .models import Signoff, TableEvent, Via
 # Two parties behind every result (RULES.md §7)
 
 
-def _pair_of_code(locked: Table, code: str) -> Pair:
+def pair_of_code(locked: Table, code: str) -> Pair:
     """The table's pair whose code this is (compared in constant time), else ``bad_pair_code``."""
     given = (code or "").strip().upper().encode()
     found = None
@@ -39,14 +39,14 @@ def pair_for_code(table: Table, code: str) -> Pair:
     views keep the answer in the session and pass it as ``pair`` to every table-side write."""
     if table.is_bye:
         raise ServiceError("table_is_bye")
-    return _pair_of_code(table, code)
+    return pair_of_code(table, code)
 
 
-def _referee_submitted(locked: Table) -> bool:
+def referee_submitted(locked: Table) -> bool:
     return Signoff.objects.filter(table=locked, step=Signoff.Step.SUBMIT, via=Via.REFEREE).exists()
 
 
-def _own_pair(locked: Table, pair: Pair | int | None) -> Pair | None:
+def own_pair(locked: Table, pair: Pair | int | None) -> Pair | None:
     """The table's own pair for ``pair`` (an instance or an id, as the link's session keeps
     it), or None when it is neither of the table's pairs."""
     pk = pair.pk if isinstance(pair, Pair) else pair
@@ -57,18 +57,18 @@ def _own_pair(locked: Table, pair: Pair | int | None) -> Pair | None:
     return None
 
 
-def _check_table_party(locked: Table, via: str, pair: Pair | None) -> None:
+def check_table_party(locked: Table, via: str, pair: Pair | None) -> None:
     """A write through the table link needs the pair that proved itself with its code, and the
     link is read-only once a referee has submitted the sheet."""
     if via != Via.TABLE:
         return
     if pair is None or pair.pk not in (locked.ns_id, locked.ew_id):
         raise ServiceError("pair_code_required")
-    if _referee_submitted(locked):
+    if referee_submitted(locked):
         raise ServiceError("table_link_read_only")
 
 
-def _entering_pairs(locked: Table) -> set[int | None]:
+def entering_pairs(locked: Table) -> set[int | None]:
     """The pairs that entered the table's events at the link or submitted its sheet there
     (``None`` when an event came through the link without a proven pair: nobody can then
     confirm at the table)."""
@@ -96,7 +96,7 @@ def _party(user: Any, pair: Pair | None, locked: Table) -> dict[str, Any] | None
     return {"pair": pair.number, "side": side}
 
 
-def _sign(
+def sign_step(
     locked: Table,
     step: str,
     via: str,

@@ -26,7 +26,7 @@ from scoring.facts import (
     table_tokens,
 )
 from scoring.penalty_records import require_authority
-from scoring.services import TableAt, _lock_table, correct_result, enter_event, set_end
+from scoring.services import TableAt, correct_result, enter_event, lock_table, set_end
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.services import account, audit, bump_results_version
@@ -293,7 +293,7 @@ def apply_penalty_loss(
         raise ServiceError("no_table_for_pair", pair=pair.number)
     side = Side.NS.value if table.ns_id == pair.pk else Side.EW.value
     with transaction.atomic():
-        locked = _lock_table(table)
+        locked = lock_table(table)
         tokens = table_tokens(locked)
         if locked.entry_status == Table.EntryStatus.CONFIRMED:
             return correct_result(

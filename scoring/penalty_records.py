@@ -42,7 +42,7 @@ def require_authority(user: Any, tournament: Tournament, kind: str) -> None:
     require_role(user, tournament, AUTHORITY_ROLES[authority])
 
 
-def _check_event_authority(locked: Table, event: Event, user: Any, via: str) -> None:
+def check_event_authority(locked: Table, event: Event, user: Any, via: str) -> None:
     """A foul, a 本副判负 or a level award is a penalty's score effect: never at the table link,
     and at the desk only by whoever may impose that penalty."""
     kind = EVENT_PENALTY_KIND.get(event.kind)
@@ -53,7 +53,7 @@ def _check_event_authority(locked: Table, event: Event, user: Any, via: str) -> 
     require_authority(user, locked.round.tournament, kind)
 
 
-def _withdraw_foul_penalty(locked: Table, event: Event, user: Any) -> None:
+def withdraw_foul_penalty(locked: Table, event: Event, user: Any) -> None:
     """Undoing ``foul:<side>`` withdraws the latest live 犯规 record of that pair at this table."""
     offender_id = locked.ns_id if event.side == Side.NS else locked.ew_id
     penalty = (

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from scoring.criteria import StandingsUsageError, _rounded
+from scoring.criteria import StandingsUsageError, rounded_figure
 
 HEAD_TO_HEAD = "head_to_head"
 
@@ -74,10 +74,10 @@ def rank_entrants(columns: Sequence[RankColumn], mini_league: MiniLeague | None 
     comparison per column, no comparison row by row in Python). Head-to-head then works only
     inside the tie groups that reach it (``_head_to_head``).
     """
-    return _rank(columns, mini_league, None)
+    return rank_with_order(columns, mini_league, None)
 
 
-def _rank(
+def rank_with_order(
     columns: Sequence[RankColumn],
     mini_league: MiniLeague | None,
     last_order: Sequence[int] | None,
@@ -294,7 +294,7 @@ def _mini_league_keys(
     return keys if separated else None
 
 
-class _MiniLeague:
+class MiniLeagueTable:
     """RULES.md §4 head-to-head for pairs: the CF each member of a tie group earned against the
     others, when every member met every other (for two pairs: they met)."""
 
@@ -326,5 +326,5 @@ class _MiniLeague:
                     total += cf[i]
             if len(met) != need:
                 return None
-            points[i] = total if self.exact else _rounded(total)
+            points[i] = total if self.exact else rounded_figure(total)
         return points

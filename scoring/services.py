@@ -50,17 +50,17 @@ from scoring.facts import (
     table_tokens,
 )
 from scoring.parties import (
-    _check_table_party,
-    _entering_pairs,
-    _own_pair,
-    _pair_of_code,
-    _referee_submitted,
-    _sign,
+    check_table_party,
+    entering_pairs,
+    own_pair,
+    pair_of_code,
+    referee_submitted,
+    sign_step,
 )
 from scoring.penalty_records import (
-    _check_event_authority,
-    _withdraw_foul_penalty,
+    check_event_authority,
     require_authority,
+    withdraw_foul_penalty,
 )
 from scoring.results import COUNTED_ROUNDS
 from scoring.series import Series, game_winner, time_call_of_closed_game
@@ -310,7 +310,7 @@ class TableAt:
         )
 
 
-def _lock_table(table: Table | TableAt | int) -> Table:
+def lock_table(table: Table | TableAt | int) -> Table:
     """Lock the table row (only it: ``of=("self",)``) and load its round, tournament and pairs
     in the same query: the one read of the table a write makes."""
     rows = Table.objects.select_for_update(of=("self",)).select_related(
@@ -359,12 +359,12 @@ def _lock_for_entry(
     call), with every check such a change makes first: the pair is the table's, the actor may
     enter this way, the version is the one shown, the round is open for entry, and the side
     that acts is the table's party (the two-person rule). Call inside the transaction."""
-    locked = _lock_table(table)
-    own = _own_pair(locked, pair)
+    locked = lock_table(table)
+    own = own_pair(locked, pair)
     _check_actor(locked, user, via)
     _check_version(locked, expected_version)
     _require_open_for_entry(locked)
-    _check_table_party(locked, via, own)
+    check_table_party(locked, via, own)
     return locked, own
 
 
@@ -420,7 +420,7 @@ def enter_event(
                 event = parse_event(token, len(tokens))
             except RuleError as exc:
                 raise from_rule_error(exc) from exc
-        _check_event_authority(locked, event, user, via)
+        check_event_authority(locked, event, user, via)
         new_tokens = [*tokens, event.token]
         _next_game_if_due(locked, facts)
         _score(locked, facts.with_tokens(new_tokens), complete=False)
@@ -476,12 +476,12 @@ def undo_last_event(
         if not tokens:
             raise ServiceError("no_events")
         last = parse_event(tokens[-1], len(tokens) - 1)
-        _check_event_authority(locked, last, user, via)
+        check_event_authority(locked, last, user, via)
         before = snapshot(locked, tokens)
         was_entered = locked.entry_status == Table.EntryStatus.ENTERED
         TableEvent.objects.filter(table=locked, position=len(tokens) - 1).delete()
         if last.kind is EventKind.FOUL:
-            _withdraw_foul_penalty(locked, last, user)
+            withdraw_foul_penalty(locked, last, user)
         fields = {"entry_status": Table.EntryStatus.OPEN} if was_entered else {}
         _cas(locked, **_touched_by(locked, user, fields))
         if was_entered:
@@ -580,7 +580,7 @@ def _change_start_or_end(
     ``locked_after_events``: refused once the table has an event, except to the chief referee,
     whose change is audited whatever the sheet's state."""
     with transaction.atomic():
-        locked = _lock_table(table)
+        locked = lock_table(table)
         _check_actor(locked, user, Via.REFEREE)
         if authorise is not None:
             authorise(locked)
@@ -658,7 +658,7 @@ def mark_entered(
         if account(user) is not None:
             fields["entered_by"] = user
         _cas(locked, **_touched_by(locked, user, fields))
-        _sign(locked, Signoff.Step.SUBMIT, via, user, pair, before, tokens)
+        sign_step(locked, Signoff.Step.SUBMIT, via, user, pair, before, tokens)
     return locked
 
 
@@ -689,7 +689,7 @@ def _confirm(locked: Table, user: Any, via: str, pair: Pair | None = None) -> No
         confirmed_via=via,
         confirmed_at=timezone.now(),
     )
-    _sign(locked, Signoff.Step.CONFIRM, via, user, pair, before, tokens)
+    sign_step(locked, Signoff.Step.CONFIRM, via, user, pair, before, tokens)
     bump_results_version(locked.round.tournament_id)
 
 
@@ -697,7 +697,7 @@ def confirm_table(table: Table | TableAt, user: Any, expected_version: int | Non
     """A referee confirms the sheet. Two-person rule (RULES.md §7, issue 4): the confirmer must
     not be anyone who entered an event or set the table's start/end or marked it entered."""
     with transaction.atomic():
-        locked = _lock_table(table)
+        locked = lock_table(table)
         _check_actor(locked, user, Via.REFEREE)
         _check_version(locked, expected_version)
         _require_open_for_entry(locked)
@@ -715,15 +715,15 @@ def confirm_table_by_pair_code(
     and only by a pair that entered none of its events and did not submit it; a logged-in
     ``user`` who entered through the link is refused too (two-person rule)."""
     with transaction.atomic():
-        locked = _lock_table(table)
+        locked = lock_table(table)
         _check_version(locked, expected_version)
         _require_open_for_entry(locked)
         if locked.entry_status != Table.EntryStatus.ENTERED:
             raise ServiceError("table_not_entered")
-        if _referee_submitted(locked):
+        if referee_submitted(locked):
             raise ServiceError("table_link_read_only")
-        pair = _pair_of_code(locked, code)
-        if pair.pk in _entering_pairs(locked):
+        pair = pair_of_code(locked, code)
+        if pair.pk in entering_pairs(locked):
             raise ServiceError("confirmer_entered")
         if account(user) is not None and user.pk in _enterer_ids(locked):
             raise ServiceError("same_person")
@@ -959,7 +959,7 @@ def _correct(
     if not (reason or "").strip():
         raise ServiceError("reason_required")
     with transaction.atomic():
-        locked = _lock_table(table)
+        locked = lock_table(table)
         require_role(user, locked.round.tournament, *CORRECTION_ROLES)
         _check_version(locked, expected_version)
         if locked.is_bye:

@@ -98,21 +98,21 @@ from scoring.criteria import (
     StandingRow,
     StandingsError,
     StandingsUsageError,
-    _round_of,
-    _rounded,
     lot_number,
     lot_numbers,
     resolve_criteria,
+    round_of,
+    rounded_figure,
 )
 from scoring.ranking import (
     HEAD_TO_HEAD,
     MiniLeague,
+    MiniLeagueTable,
     RankColumn,
     Ranking,
-    _MiniLeague,
-    _rank,
     radix_order,
     rank_entrants,
+    rank_with_order,
 )
 
 __all__ = [
@@ -401,7 +401,7 @@ def advance(
     setup = state.setup
     number = state.after_round + 1
     bucket = list(outcomes)
-    if any(map(ne, map(_round_of, bucket), repeat(number))):
+    if any(map(ne, map(round_of, bucket), repeat(number))):
         o = next(o for o in bucket if o.round != number)
         raise StandingsUsageError("wrong_round", pair=o.pair, round=o.round, expected=number)
     figures = round_figures(setup, number, bucket)
@@ -753,7 +753,7 @@ _BLOCK = 4096  # outcomes: a flat list of ~300 KB
 
 def _in_round_order(listed: list[Outcome]) -> Iterator[tuple[int, list[Any]]]:
     """``_streamed`` for outcomes in any order: a stable sort of their positions by round."""
-    rounds = list(map(_round_of, listed))
+    rounds = list(map(round_of, listed))
     order = sorted(range(len(rounds)), key=rounds.__getitem__)
     for number, positions in groupby(order, key=rounds.__getitem__):
         yield number, _flattened(list(map(listed.__getitem__, positions)))
@@ -876,7 +876,7 @@ def _ranked(
         shown_cf, shown_jcf, shown_progressive, shown_deducted = cf, net_jcf, progressive, deducted
     else:
         shown_cf, shown_jcf, shown_progressive, shown_deducted = (
-            tuple(map(_rounded, column)) for column in (cf, net_jcf, progressive, deducted)
+            tuple(map(rounded_figure, column)) for column in (cf, net_jcf, progressive, deducted)
         )
     opponents_cf = _opponents_cf(shown_cf, opponents, exact)
     sources: dict[str, Sequence[float]] = {
@@ -900,7 +900,9 @@ def _ranked(
             columns.append(RankColumn(key, sources[key], higher_is_better=True))
         elif key == "previous_rank":  # lower is better; no previous rank ties everyone
             if by_previous:
-                columns.append(RankColumn(key, ()))  # the last column: not read (``_rank``)
+                columns.append(
+                    RankColumn(key, ())
+                )  # the last column: not read (``rank_with_order``)
                 break
             ranks = (0,) * len(cf) if previous is None else previous.ranks
             columns.append(RankColumn(key, ranks))
@@ -908,9 +910,9 @@ def _ranked(
             columns.append(RankColumn(key, setup.lot_rank))
         else:
             columns.append(RankColumn(key, None))  # head_to_head
-    mini_league = _MiniLeague(opponents, round_cf, exact).points
+    mini_league = MiniLeagueTable(opponents, round_cf, exact).points
     last_order = previous.order if by_previous and previous is not None else setup.lot_order
-    ranking = _rank(columns, mini_league, last_order)
+    ranking = rank_with_order(columns, mini_league, last_order)
     return StandingsState(
         setup=setup,
         after_round=after_round,
@@ -956,7 +958,7 @@ def _opponents_cf(
     if not opponents:
         return (0,) * n
     of = [*cf, 0].__getitem__
-    return tuple(map(_rounded, map(sum, zip(*[map(of, c) for c in opponents], strict=True))))
+    return tuple(map(rounded_figure, map(sum, zip(*[map(of, c) for c in opponents], strict=True))))
 
 
 def _reject(flat: list[Any], index: Mapping[int | None, int]) -> NoReturn:

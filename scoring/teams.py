@@ -39,7 +39,7 @@ from itertools import groupby
 from operator import attrgetter
 
 from rules.ruleset import FORFEIT_LEVELS, TEAM_SCORING, RuleSet
-from scoring.criteria import Deduction, Outcome, StandingsError, _rounded
+from scoring.criteria import Deduction, Outcome, StandingsError, rounded_figure
 
 
 def team_bye_outcome(round_number: int, team: int, rules: RuleSet) -> Outcome:
@@ -104,8 +104,8 @@ def _combined(
     points = rules.match_points
     level_difference = sum(o.level_difference for o in own)
     upgrades = sum(o.upgrades for o in own)
-    own_cf = _rounded(sum(o.cf for o in own))
-    own_jcf = _rounded(sum(o.jcf for o in own))
+    own_cf = rounded_figure(sum(o.cf for o in own))
+    own_jcf = rounded_figure(sum(o.jcf for o in own))
     # A team forfeit: both tables forfeited by the same team (RULES.md §6).
     if all(o.kind == "forfeit" for o in own) and len({o.result for o in own}) == 1:
         result = own[0].result
@@ -114,7 +114,7 @@ def _combined(
             return Outcome(number, team, opponent, "forfeit", "win", cf, own_jcf, 0, 0)
         return Outcome(number, team, opponent, "forfeit", "loss", 0, 0, 0, 0)
     if method == "sum_jcf":
-        result = _compare(own_jcf, _rounded(sum(o.jcf for o in theirs)))
+        result = _compare(own_jcf, rounded_figure(sum(o.jcf for o in theirs)))
         cf, jcf = _match_points(result, rules), own_jcf
     elif method == "sum_levels":
         d = sum(map(_levels, own))
@@ -122,7 +122,7 @@ def _combined(
         ahead, behind = rules.scale.points(abs(d))
         cf, jcf = _match_points(result, rules), ahead if d >= 0 else behind
     else:  # sum_cf
-        result = _compare(own_cf, _rounded(sum(o.cf for o in theirs)))
+        result = _compare(own_cf, rounded_figure(sum(o.cf for o in theirs)))
         cf, jcf = own_cf, own_jcf
     return Outcome(number, team, opponent, "played", result, cf, jcf, level_difference, upgrades)
 

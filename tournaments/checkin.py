@@ -20,7 +20,7 @@ from django.db.models import Max
 from .errors import ServiceError
 from .models import CheckIn, Pair, Round, Tournament
 from .permissions import CHECKIN_ROLES, REGISTRATION_ROLES, require_role
-from .services import _lock_tournament, audit
+from .services import audit, lock_tournament
 
 
 def checkin_path(tournament: Tournament | str, code: str) -> str:
@@ -98,7 +98,7 @@ def withdraw_absent(tournament: Tournament, user: Any, reason: str = "") -> list
     numbers of the pairs withdrawn."""
     require_role(user, tournament, *REGISTRATION_ROLES)
     with transaction.atomic():
-        locked = _lock_tournament(tournament)
+        locked = lock_tournament(tournament)
         number = checkin_round(locked)
         if Round.objects.filter(tournament=locked, number=number).exists():
             raise ServiceError("draw_exists", round=number)

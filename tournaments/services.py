@@ -35,7 +35,7 @@ from .permissions import (
     require_role,
 )
 
-_ROLE_FIELDS = {
+ROLE_FIELDS = {
     Role.ORGANIZER: "organizers",
     Role.CHIEF_REFEREE: "chief_referees",
     Role.REFEREE: "referees",
@@ -95,7 +95,7 @@ def bump_results_version(tournament_id: int) -> None:
     Tournament.objects.filter(pk=tournament_id).update(results_version=F("results_version") + 1)
 
 
-def _lock_tournament(tournament: Tournament) -> Tournament:
+def lock_tournament(tournament: Tournament) -> Tournament:
     return Tournament.objects.select_for_update().get(pk=tournament.pk)
 
 
@@ -191,7 +191,7 @@ def update_settings(tournament: Tournament, settings: dict[str, Any], user: Any)
     require_role(user, tournament, *REGISTRATION_ROLES)
     rules = _validated_settings(settings)
     with transaction.atomic():
-        locked = _lock_tournament(tournament)
+        locked = lock_tournament(tournament)
         played = Round.objects.filter(tournament=locked).exclude(status=Round.Status.DRAFT)
         if played.exists():
             started = max(Round.objects.filter(tournament=locked).values_list("stage", flat=True))
@@ -211,23 +211,23 @@ def update_settings(tournament: Tournament, settings: dict[str, Any], user: Any)
 
 def grant_role(tournament: Tournament, user: Any, role: str, granted_by: Any = None) -> None:
     """Give ``user`` a role in this tournament (organizers grant; ``granted_by`` None = system)."""
-    if role not in _ROLE_FIELDS:
+    if role not in ROLE_FIELDS:
         raise ServiceError("bad_role", role=role)
     require_role(granted_by, tournament, *REGISTRATION_ROLES)
     with transaction.atomic():
-        locked = _lock_tournament(tournament)
-        getattr(locked, _ROLE_FIELDS[Role(role)]).add(user)
+        locked = lock_tournament(tournament)
+        getattr(locked, ROLE_FIELDS[Role(role)]).add(user)
         forget_roles(user)
         audit(locked, "grant_role", granted_by, after={"user": user.get_username(), "role": role})
 
 
 def revoke_role(tournament: Tournament, user: Any, role: str, revoked_by: Any = None) -> None:
-    if role not in _ROLE_FIELDS:
+    if role not in ROLE_FIELDS:
         raise ServiceError("bad_role", role=role)
     require_role(revoked_by, tournament, *REGISTRATION_ROLES)
     with transaction.atomic():
-        locked = _lock_tournament(tournament)
-        getattr(locked, _ROLE_FIELDS[Role(role)]).remove(user)
+        locked = lock_tournament(tournament)
+        getattr(locked, ROLE_FIELDS[Role(role)]).remove(user)
         forget_roles(user)
         audit(locked, "revoke_role", revoked_by, before={"user": user.get_username(), "role": role})
 
@@ -242,13 +242,13 @@ def add_unit(tournament: Tournament, code: str, name: str, user: Any = None) -> 
     if not code:
         raise ServiceError("unit_not_found", unit=code)
     with transaction.atomic():
-        _lock_tournament(tournament)
+        lock_tournament(tournament)
         if Unit.objects.filter(tournament=tournament, code=code).exists():
             raise ServiceError("unit_exists", unit=code)  # not code=: ServiceError.code
         return Unit.objects.create(tournament=tournament, code=code, name=(name or code).strip())
 
 
-def _resolve_unit(tournament: Tournament, unit: Unit | str | None) -> Unit | None:
+def resolve_unit(tournament: Tournament, unit: Unit | str | None) -> Unit | None:
     if unit is None or unit == "":
         return None
     if isinstance(unit, Unit):
@@ -273,7 +273,7 @@ def _player_rows(players: Sequence[str | dict[str, str]]) -> list[dict[str, str]
     return rows
 
 
-def _new_code(taken: set[str]) -> str:
+def new_code(taken: set[str]) -> str:
     from .models import new_pair_code
 
     while True:
@@ -300,8 +300,8 @@ def register_pair(
     require_role(user, tournament, *REGISTRATION_ROLES)
     rows = _player_rows(players)
     with transaction.atomic():
-        locked = _lock_tournament(tournament)
-        unit_obj = _resolve_unit(locked, unit)
+        locked = lock_tournament(tournament)
+        unit_obj = resolve_unit(locked, unit)
         if number is None:
             number = (
                 Pair.objects.filter(tournament=locked).aggregate(m=Max("number"))["m"] or 0
@@ -315,7 +315,7 @@ def register_pair(
             unit=unit_obj,
             seeding=seeding,
             status=status,
-            code=_new_code(taken),
+            code=new_code(taken),
         )
         Player.objects.bulk_create(
             Player(pair=pair, position=i, name=r["name"], contact=r["contact"])
@@ -325,7 +325,7 @@ def register_pair(
     return pair
 
 
-_UNSET: Any = object()
+UNSET: Any = object()
 
 
 def edit_pair(
@@ -333,8 +333,8 @@ def edit_pair(
     user: Any = None,
     *,
     players: Sequence[str | dict[str, str]] | None = None,
-    unit: Unit | str | None = _UNSET,
-    seeding: int | None = _UNSET,
+    unit: Unit | str | None = UNSET,
+    seeding: int | None = UNSET,
 ) -> Pair:
     """Change names, contact, unit or seeding; the number and the code stay."""
     tournament = pair.tournament
@@ -343,10 +343,10 @@ def edit_pair(
         locked = Pair.objects.select_for_update().get(pk=pair.pk)
         before = _pair_snapshot(locked)
         fields = []
-        if unit is not _UNSET:
-            locked.unit = _resolve_unit(tournament, unit)
+        if unit is not UNSET:
+            locked.unit = resolve_unit(tournament, unit)
             fields.append("unit")
-        if seeding is not _UNSET:
+        if seeding is not UNSET:
             locked.seeding = seeding
             fields.append("seeding")
         if fields:

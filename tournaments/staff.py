@@ -32,7 +32,7 @@ from django.db.models import Q
 from .errors import ServiceError
 from .models import TableAssignment, Tournament
 from .permissions import REGISTRATION_ROLES, Role, forget_roles, require_role
-from .services import _ROLE_FIELDS, _lock_tournament, audit
+from .services import ROLE_FIELDS, audit, lock_tournament
 
 MAX_ACCOUNTS = 100  # in one go; a 200-pair event needs 20 referees
 MAX_TABLE = 10_000
@@ -113,7 +113,7 @@ def create_staff_accounts(
     users = get_user_model()
     logins: list[Login] = []
     with transaction.atomic():
-        locked = _lock_tournament(tournament)
+        locked = lock_tournament(tournament)
         taken = set(
             users.objects.filter(username__startswith=prefix).values_list("username", flat=True)
         )
@@ -122,7 +122,7 @@ def create_staff_accounts(
             default=0,
         )
         number = 0
-        field = getattr(locked, _ROLE_FIELDS[Role(role)])
+        field = getattr(locked, ROLE_FIELDS[Role(role)])
         for _index in range(count):
             number += 1
             while f"{prefix}{number:02d}" in taken:
@@ -161,7 +161,7 @@ def assign_tables(
     ("我的桌"); ``first`` None takes the range away."""
     require_role(user, tournament, *REGISTRATION_ROLES)
     with transaction.atomic():
-        locked = _lock_tournament(tournament)
+        locked = lock_tournament(tournament)
         is_staff = (
             locked.referees.filter(pk=member.pk).exists()
             or locked.chief_referees.filter(pk=member.pk).exists()
@@ -201,13 +201,13 @@ def remove_staff(tournament: Tournament, member: Any, user: Any) -> bool:
     if member.pk == getattr(user, "pk", None):
         raise ServiceError("cannot_remove_self")
     with transaction.atomic():
-        locked = _lock_tournament(tournament)
+        locked = lock_tournament(tournament)
         held = [
             role.value
-            for role, field in _ROLE_FIELDS.items()
+            for role, field in ROLE_FIELDS.items()
             if getattr(locked, field).filter(pk=member.pk).exists()
         ]
-        for field in _ROLE_FIELDS.values():
+        for field in ROLE_FIELDS.values():
             getattr(locked, field).remove(member)
         TableAssignment.objects.filter(tournament=locked, user=member).delete()
         forget_roles(member)
@@ -251,11 +251,11 @@ def reset_staff_password(tournament: Tournament, member: Any, user: Any) -> Logi
     if member.pk == getattr(user, "pk", None):
         raise ServiceError("cannot_reset_own_password")
     with transaction.atomic():
-        locked = _lock_tournament(tournament)
+        locked = lock_tournament(tournament)
         roles = [
             role
             for role in STAFF_ROLES
-            if getattr(locked, _ROLE_FIELDS[role]).filter(pk=member.pk).exists()
+            if getattr(locked, ROLE_FIELDS[role]).filter(pk=member.pk).exists()
         ]
         if not roles:
             raise ServiceError("not_a_referee", user=member.get_username())

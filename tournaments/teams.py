@@ -24,13 +24,13 @@ from .errors import ServiceError
 from .models import Pair, Team, Tournament, Unit
 from .permissions import REGISTRATION_ROLES, require_role
 from .services import (
-    _UNSET,
-    _lock_tournament,
-    _new_code,
-    _resolve_unit,
+    UNSET,
     audit,
     bump_results_version,
+    lock_tournament,
+    new_code,
     register_pair,
+    resolve_unit,
 )
 
 MAX_TEAM_NAME = 100  # Team.name max_length
@@ -80,8 +80,8 @@ def register_team(
     if not MIN_TEAM_PAIRS <= len(pairs) <= MAX_TEAM_PAIRS:
         raise ServiceError("team_size", count=len(pairs))
     with transaction.atomic():
-        locked = _lock_tournament(tournament)
-        unit_obj = _resolve_unit(locked, unit)
+        locked = lock_tournament(tournament)
+        unit_obj = resolve_unit(locked, unit)
         code = (code or "").strip() or next_team_code(locked)
         if Team.objects.filter(tournament=locked, code=code).exists():
             raise ServiceError("team_code_taken", team=code)
@@ -95,7 +95,7 @@ def register_team(
         ]
         taken = set(Team.objects.filter(tournament=locked).values_list("captain_code", flat=True))
         team = Team.objects.create(
-            tournament=locked, code=code, name=name, unit=unit_obj, captain_code=_new_code(taken)
+            tournament=locked, code=code, name=name, unit=unit_obj, captain_code=new_code(taken)
         )
         through = Team.pairs.through
         # One row at a time, in order: the membership rows' ids keep the registration order.
@@ -116,7 +116,7 @@ def _team_snapshot(team: Team, members: Sequence[Pair]) -> dict[str, Any]:
 
 
 def edit_team(
-    team: Team, user: Any = None, *, name: str | None = None, unit: Unit | str | None = _UNSET
+    team: Team, user: Any = None, *, name: str | None = None, unit: Unit | str | None = UNSET
 ) -> Team:
     """Change a team's name or unit (the unit of its pairs follows). Its code, captain code and
     pairs stay (the pairs' players are edited as pairs: ``services.edit_pair``)."""
@@ -128,8 +128,8 @@ def edit_team(
         before = _team_snapshot(locked, members)
         if name is not None:
             locked.name = _team_name(name)
-        if unit is not _UNSET:
-            locked.unit = _resolve_unit(tournament, unit)
+        if unit is not UNSET:
+            locked.unit = resolve_unit(tournament, unit)
             Pair.objects.filter(pk__in=[p.pk for p in members]).update(unit=locked.unit)
         locked.save(update_fields=["name", "unit"])
         audit(tournament, "edit_pair", user, before=before, after=_team_snapshot(locked, members))

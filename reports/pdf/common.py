@@ -53,7 +53,7 @@ def fit(text: str, width: float, size: float) -> str:
     return text + "…"
 
 
-def _text(
+def draw_text(
     c: Canvas,
     x: float,
     y: float,
@@ -117,8 +117,8 @@ class _TextBatch:
 
 
 @contextmanager
-def _batched_text(c: Canvas) -> Iterator[None]:
-    """Within the block, ``_text`` (not bold) goes into one text object drawn at the end."""
+def batched_text(c: Canvas) -> Iterator[None]:
+    """Within the block, ``draw_text`` (not bold) goes into one text object drawn at the end."""
     batch = _TextBatch(c)
     c._text_batch = batch  # type: ignore[attr-defined]
     try:
@@ -128,7 +128,7 @@ def _batched_text(c: Canvas) -> Iterator[None]:
         c.drawText(batch.text)
 
 
-def _cell_text(
+def cell_text(
     c: Canvas,
     x: float,
     y: float,
@@ -145,14 +145,14 @@ def _cell_text(
     text = fit(text, w - 6, size)
     baseline = y + (h - size * 0.72) / 2
     if align == "left":
-        _text(c, x + 4, baseline, text, size, "left", color)
+        draw_text(c, x + 4, baseline, text, size, "left", color)
     elif align == "right":
-        _text(c, x + w - 4, baseline, text, size, "right", color)
+        draw_text(c, x + w - 4, baseline, text, size, "right", color)
     else:
-        _text(c, x + w / 2, baseline, text, size, "center", color)
+        draw_text(c, x + w / 2, baseline, text, size, "center", color)
 
 
-def _number(value: float | int | None) -> str:
+def format_number(value: float | int | None) -> str:
     """13 → "13", 12.5 → "12.5", None → ""."""
     if value is None:
         return ""
@@ -237,7 +237,7 @@ def draw_qr(c: Canvas, data: str, x: float, y: float, size: float) -> None:
 # --- drawing helpers ---------------------------------------------------------------------
 
 
-def _grid(
+def draw_grid(
     c: Canvas,
     x: float,
     top: float,
@@ -264,18 +264,18 @@ def _grid(
     c.drawPath(path, stroke=1, fill=0)
 
 
-def _shade(c: Canvas, x: float, y: float, w: float, h: float, color: Color = SHADE) -> None:
+def shade(c: Canvas, x: float, y: float, w: float, h: float, color: Color = SHADE) -> None:
     c.setFillColor(color)
     c.rect(x, y, w, h, stroke=0, fill=1)
 
 
-def _box(c: Canvas, x: float, y: float, w: float, h: float, line: float = 1.0) -> None:
+def draw_box(c: Canvas, x: float, y: float, w: float, h: float, line: float = 1.0) -> None:
     c.setStrokeColor(RULE)
     c.setLineWidth(line)
     c.rect(x, y, w, h, stroke=1, fill=0)
 
 
-def _canvas(target: BinaryIO, title: str, pagesize: tuple[float, float] = A4) -> Canvas:
+def new_canvas(target: BinaryIO, title: str, pagesize: tuple[float, float] = A4) -> Canvas:
     c = Canvas(target, pagesize=pagesize, pageCompression=1)
     c.setTitle(title)
     c.setAuthor("guandan-tourney")
@@ -284,7 +284,7 @@ def _canvas(target: BinaryIO, title: str, pagesize: tuple[float, float] = A4) ->
 
 
 @contextmanager
-def _binary_streams() -> Iterator[None]:
+def binary_streams() -> Iterator[None]:
     """Compressed streams without the ASCII85 layer: smaller files, and reportlab's pure-Python
     ASCII85 encoder costs several milliseconds a page. Restored afterwards."""
     saved = rl_config.useA85
@@ -295,5 +295,5 @@ def _binary_streams() -> Iterator[None]:
         rl_config.useA85 = saved
 
 
-def _now() -> str:
+def print_time() -> str:
     return datetime.now().strftime("%Y-%m-%d %H:%M")

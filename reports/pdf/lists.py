@@ -17,16 +17,16 @@ from reports.pdf.common import (
     MUTED,
     ZEBRA,
     Progress,
-    _binary_streams,
-    _box,
-    _canvas,
-    _cell_text,
-    _grid,
-    _now,
-    _number,
-    _shade,
-    _text,
+    binary_streams,
+    cell_text,
+    draw_box,
+    draw_grid,
+    draw_text,
     fit,
+    format_number,
+    new_canvas,
+    print_time,
+    shade,
 )
 from reports.rows import (
     PairingList,
@@ -86,9 +86,9 @@ def render_sections(
     buffer = target if target is not None else io.BytesIO()
     first = sections[0] if sections else Section("", "", (), ())
     pagesize = landscape(A4) if first.orientation == "landscape" else A4
-    stamp = _now() if printed_at is None else printed_at
-    with _binary_streams():
-        c = _canvas(buffer, first.title, pagesize)
+    stamp = print_time() if printed_at is None else printed_at
+    with binary_streams():
+        c = new_canvas(buffer, first.title, pagesize)
         for section in sections:
             _draw_section(c, section, stamp, progress)
         c.save()
@@ -126,14 +126,14 @@ def _draw_section(c: Canvas, s: Section, stamp: str, progress: Progress | None) 
     index = 0
     for page in range(1, pages + 1):
         if page == 1:
-            _text(
+            draw_text(
                 c, page_w / 2, page_h - MARGIN - 16, fit(title, width, 16), 16, "center", bold=True
             )
-            _text(c, page_w / 2, page_h - MARGIN - 36, s.subtitle, 11, "center", MUTED)
+            draw_text(c, page_w / 2, page_h - MARGIN - 36, s.subtitle, 11, "center", MUTED)
             table_top = first_top
             capacity = first_rows
         else:
-            _text(
+            draw_text(
                 c,
                 MARGIN,
                 page_h - MARGIN - 10,
@@ -146,32 +146,32 @@ def _draw_section(c: Canvas, s: Section, stamp: str, progress: Progress | None) 
         chunk = rows[index : index + capacity]
         index += len(chunk)
         if chunk or page == 1:
-            _shade(c, MARGIN, table_top - header_h, width, header_h)
+            shade(c, MARGIN, table_top - header_h, width, header_h)
             xx = MARGIN
             for col, w in zip(columns, widths, strict=True):
-                _cell_text(c, xx, table_top - header_h, w, header_h, col.label, 9.5)
+                cell_text(c, xx, table_top - header_h, w, header_h, col.label, 9.5)
                 xx += w
             for i, row in enumerate(chunk):
                 yy = table_top - header_h - (i + 1) * row_h
                 if i % 2 == 1:
-                    _shade(c, MARGIN, yy, width, row_h, ZEBRA)
+                    shade(c, MARGIN, yy, width, row_h, ZEBRA)
                 xx = MARGIN
                 for col, w, text in zip(columns, widths, row, strict=True):
-                    _cell_text(c, xx, yy, w, row_h, text, 9.5, col.align)
+                    cell_text(c, xx, yy, w, row_h, text, 9.5, col.align)
                     xx += w
             body = header_h + len(chunk) * row_h
-            _grid(c, MARGIN, table_top, widths, [header_h] + [row_h] * len(chunk), 0.3)
-            _box(c, MARGIN, table_top - body, width, body, 0.9)
+            draw_grid(c, MARGIN, table_top, widths, [header_h] + [row_h] * len(chunk), 0.3)
+            draw_box(c, MARGIN, table_top - body, width, body, 0.9)
             if not rows:
-                _text(c, MARGIN + 4, table_top - header_h - 16, s.empty, 10, color=MUTED)
+                draw_text(c, MARGIN + 4, table_top - header_h - 16, s.empty, 10, color=MUTED)
             after = table_top - body - (18 if rows else 36)
         else:
             after = table_top - 10
         if page == pages and notes:
             for k, note in enumerate(notes):
-                _text(c, MARGIN, after - k * 14, fit(note, width, 9.5), 9.5)
-        _text(c, page_w / 2, MARGIN - 6, f"第 {page} 页  共 {pages} 页", 8.5, "center", MUTED)
-        _text(c, page_w - MARGIN, MARGIN - 6, f"打印时间 {stamp}", 8, "right", MUTED)
+                draw_text(c, MARGIN, after - k * 14, fit(note, width, 9.5), 9.5)
+        draw_text(c, page_w / 2, MARGIN - 6, f"第 {page} 页  共 {pages} 页", 8.5, "center", MUTED)
+        draw_text(c, page_w - MARGIN, MARGIN - 6, f"打印时间 {stamp}", 8, "right", MUTED)
         c.showPage()
         if progress:
             progress(page, pages)
@@ -336,10 +336,10 @@ def render_standings(doc: Standings, target: BinaryIO | None = None) -> bytes:
     for line in doc.lines:
         rows.append(
             [str(line.rank), str(line.pair.number), line.pair.names, line.pair.unit]
-            + [_number(line.values.get(col.key)) for col in doc.columns]
+            + [format_number(line.values.get(col.key)) for col in doc.columns]
             + [
                 f"{line.wins}/{line.draws}/{line.losses}",
-                _number(line.deductions) if line.deductions else "",
+                format_number(line.deductions) if line.deductions else "",
                 line.decided_by,
             ]
         )
@@ -381,13 +381,13 @@ def render_penalties(doc: PenaltyReport, target: BinaryIO | None = None) -> byte
     )
     rows = [
         (
-            _number(p.round_number),
-            _number(p.table_number),
+            format_number(p.round_number),
+            format_number(p.table_number),
             str(p.pair.number),
             p.player or p.pair.names,
             p.kind,
-            _number(p.deal),
-            _number(p.jcf),
+            format_number(p.deal),
+            format_number(p.jcf),
             p.reason,
             p.referee,
             p.time,

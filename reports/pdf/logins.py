@@ -20,12 +20,12 @@ from reports.pdf.common import (
     HAIR,
     MARGIN,
     MUTED,
-    _batched_text,
-    _binary_streams,
-    _canvas,
-    _text,
+    batched_text,
+    binary_streams,
     draw_qr,
+    draw_text,
     fit,
+    new_canvas,
 )
 
 COLUMNS, ROWS = 2, 4
@@ -49,8 +49,8 @@ def render_login_slips(
     width, height = A4
     cell_w = (width - 2 * MARGIN) / COLUMNS
     cell_h = (height - 2 * MARGIN) / ROWS
-    with _binary_streams():
-        c = _canvas(buffer, document_title)
+    with binary_streams():
+        c = new_canvas(buffer, document_title)
         per_page = COLUMNS * ROWS
         for start in range(0, max(len(slips), 1), per_page):
             page = slips[start : start + per_page]
@@ -79,16 +79,16 @@ def _draw_slip(c: Canvas, slip: LoginSlip, x: float, top: float, w: float, h: fl
     qr = 78.0
     text_w = w - 2 * pad - qr - 6
     draw_qr(c, slip.url, x + w - pad - qr, top - pad - qr, qr)
-    with _batched_text(c):
+    with batched_text(c):
         y = top - pad - 11
-        _text(c, x + pad, y, fit(slip.title, text_w, 10), 10, color=MUTED)
+        draw_text(c, x + pad, y, fit(slip.title, text_w, 10), 10, color=MUTED)
         y -= 20
-        _text(c, x + pad, y, fit(slip.heading, text_w, 15), 15)
+        draw_text(c, x + pad, y, fit(slip.heading, text_w, 15), 15)
         for label, value in slip.lines:
             y -= 22
-            _text(c, x + pad, y, fit(label, 60, 9), 9, color=MUTED)
-            _text(c, x + pad + 62, y, fit(value, w - 2 * pad - 62, 13), 13)
+            draw_text(c, x + pad, y, fit(label, 60, 9), 9, color=MUTED)
+            draw_text(c, x + pad + 62, y, fit(value, w - 2 * pad - 62, 13), 13)
         y = top - h + pad + 14
-        _text(c, x + pad, y, fit(slip.url, w - 2 * pad, 8), 8, color=MUTED)
+        draw_text(c, x + pad, y, fit(slip.url, w - 2 * pad, 8), 8, color=MUTED)
         if slip.note:
-            _text(c, x + pad, y - 11, fit(slip.note, w - 2 * pad, 8), 8, color=MUTED)
+            draw_text(c, x + pad, y - 11, fit(slip.note, w - 2 * pad, 8), 8, color=MUTED)

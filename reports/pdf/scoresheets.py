@@ -21,18 +21,18 @@ from reports.pdf.common import (
     RULE,
     SHADE,
     Progress,
-    _batched_text,
-    _binary_streams,
-    _box,
-    _canvas,
-    _cell_text,
-    _grid,
-    _now,
-    _number,
-    _shade,
-    _text,
+    batched_text,
+    binary_streams,
+    cell_text,
+    draw_box,
+    draw_grid,
     draw_qr,
+    draw_text,
     fit,
+    format_number,
+    new_canvas,
+    print_time,
+    shade,
     text_width,
 )
 from reports.rows import (
@@ -137,44 +137,44 @@ def _draw_frame(c: Canvas, lay: SheetLayout, sheet: ScoreSheet, printed_at: str)
     left, top, width = lay.left, lay.top, lay.width
     half = width / 2
     if sheet.entry_url:
-        _text(c, lay.right - QR_SIZE / 2, top - QR_SIZE - 9, "南家扫码录入", 7, "center", MUTED)
-    _text(c, left, top - 46, f"第 {sheet.round_number} 轮", 13)
+        draw_text(c, lay.right - QR_SIZE / 2, top - QR_SIZE - 9, "南家扫码录入", 7, "center", MUTED)
+    draw_text(c, left, top - 46, f"第 {sheet.round_number} 轮", 13)
     if sheet.round_format:
-        _text(c, left, top - 62, sheet.round_format, 9, color=MUTED)
+        draw_text(c, left, top - 62, sheet.round_format, 9, color=MUTED)
     title_w = width - 2 * (QR_SIZE + 12)
-    _text(c, page_w / 2, top - 22, fit(sheet.tournament, title_w, 15), 15, "center", bold=True)
-    _text(c, page_w / 2, top - 50, "记  分  表", 22, "center", bold=True)
+    draw_text(c, page_w / 2, top - 22, fit(sheet.tournament, title_w, 15), 15, "center", bold=True)
+    draw_text(c, page_w / 2, top - 50, "记  分  表", 22, "center", bold=True)
     if sheet.filled:
-        _text(c, page_w / 2, top - 68, "（成绩确认后打印，即录入记录）", 9, "center", MUTED)
+        draw_text(c, page_w / 2, top - 68, "（成绩确认后打印，即录入记录）", 9, "center", MUTED)
 
     # The two pairs, players by direction.
     row_h, label_w, pair_top = PAIR_ROW_H, PAIR_LABEL_W, lay.pair_top
-    _shade(c, left, pair_top - row_h, width, row_h)
+    shade(c, left, pair_top - row_h, width, row_h)
     for i, seats in enumerate(((NORTH, SOUTH), (EAST, WEST))):
         x0 = left + i * half
-        _cell_text(c, x0, pair_top - 2 * row_h, label_w, row_h, "单位", 9.5, color=MUTED)
+        cell_text(c, x0, pair_top - 2 * row_h, label_w, row_h, "单位", 9.5, color=MUTED)
         for j, seat in enumerate(seats):
-            _cell_text(c, x0, pair_top - (3 + j) * row_h, label_w, row_h, seat, 10, color=MUTED)
-    _grid(c, left, pair_top, (label_w, half - label_w, label_w, half - label_w), (row_h,) * 4)
+            cell_text(c, x0, pair_top - (3 + j) * row_h, label_w, row_h, seat, 10, color=MUTED)
+    draw_grid(c, left, pair_top, (label_w, half - label_w, label_w, half - label_w), (row_h,) * 4)
     # The header row spans each half: white-out the inner label divider there.
     c.setStrokeColor(SHADE)
     c.setLineWidth(1.2)
     for x0 in (left + label_w, left + half + label_w):
         c.line(x0, pair_top - 0.6, x0, pair_top - row_h + 0.6)
-    _box(c, left, pair_top - 4 * row_h, width, 4 * row_h, 1.0)
+    draw_box(c, left, pair_top - 4 * row_h, width, 4 * row_h, 1.0)
     c.setLineWidth(1.0)
     c.setStrokeColor(RULE)
     c.line(left + half, pair_top, left + half, pair_top - 4 * row_h)
 
-    _text(c, left + 130, lay.hint_y, sheet.hint, 8.5, color=MUTED)
+    draw_text(c, left + 130, lay.hint_y, sheet.hint, 8.5, color=MUTED)
 
     # The deal grid.
     widths, line_h, grid_top = lay.deal_widths, lay.line_h, lay.grid_top
     labels = [label for label, _ in DEAL_COLUMNS] + ["备注"]
-    _shade(c, left, grid_top - GRID_HEADER_H, width, GRID_HEADER_H)
+    shade(c, left, grid_top - GRID_HEADER_H, width, GRID_HEADER_H)
     xx = left
     for label, w in zip(labels, widths, strict=True):
-        _cell_text(c, xx, grid_top - GRID_HEADER_H, w, GRID_HEADER_H, label, 10)
+        cell_text(c, xx, grid_top - GRID_HEADER_H, w, GRID_HEADER_H, label, 10)
         xx += w
     if not sheet.filled:
         size = 10.5 if line_h >= 18 else 9
@@ -184,37 +184,37 @@ def _draw_frame(c: Canvas, lay: SheetLayout, sheet: ScoreSheet, printed_at: str)
             xx = left
             for k, (text, w) in enumerate(zip(cells, widths, strict=False)):
                 color = INK if k == 0 else MUTED
-                _cell_text(c, xx, yy, w, line_h, text, size if k == 0 else size - 1.5, color=color)
+                cell_text(c, xx, yy, w, line_h, text, size if k == 0 else size - 1.5, color=color)
                 xx += w
     grid_h = GRID_HEADER_H + lay.rows * line_h
-    _grid(c, left, grid_top, widths, [GRID_HEADER_H] + [line_h] * lay.rows, 0.4)
-    _box(c, left, grid_top - grid_h, width, grid_h, 1.0)
+    draw_grid(c, left, grid_top, widths, [GRID_HEADER_H] + [line_h] * lay.rows, 0.4)
+    draw_box(c, left, grid_top - grid_h, width, grid_h, 1.0)
 
     # Result boxes: final levels, 级差, 级差分, 场分 for both sides, and a remark.
     res_h, res_top, res_widths = RESULT_ROW_H, lay.result_top, lay.result_widths
-    _text(c, left, res_top + 8, "比赛结果", 11, bold=True)
-    _shade(c, left, res_top - res_h, width, res_h)
+    draw_text(c, left, res_top + 8, "比赛结果", 11, bold=True)
+    shade(c, left, res_top - res_h, width, res_h)
     xx = left
     for label, w in zip([label for label, _ in RESULT_COLUMNS] + ["说明"], res_widths, strict=True):
-        _cell_text(c, xx, res_top - res_h, w, res_h, label, 10)
+        cell_text(c, xx, res_top - res_h, w, res_h, label, 10)
         xx += w
     for i, side in enumerate((printed_side("NS"), printed_side("EW"))):
-        _cell_text(c, left, res_top - (i + 2) * res_h, res_widths[0], res_h, f"{side}方", 10.5)
-    _grid(c, left, res_top, res_widths, (res_h, res_h, res_h), 0.4)
+        cell_text(c, left, res_top - (i + 2) * res_h, res_widths[0], res_h, f"{side}方", 10.5)
+    draw_grid(c, left, res_top, res_widths, (res_h, res_h, res_h), 0.4)
     # 级差 is one number for the match and the remark one note: cells spanning both rows.
     c.setFillColor(HexColor("#ffffff"))
     for k in (2, 5):
         x0 = left + sum(res_widths[:k])
         c.rect(x0 + 0.3, res_top - 3 * res_h + 0.3, res_widths[k] - 0.6, 2 * res_h - 0.6, 0, 1)
-    _box(c, left, res_top - 3 * res_h, width, 3 * res_h, 1.0)
+    draw_box(c, left, res_top - 3 * res_h, width, 3 * res_h, 1.0)
 
     # Signatures at the foot of the page: both pairs and the referee.
     sig_w = (width - 2 * 10) / 3
     for i, label in enumerate(("南北方签名", "东西方签名", "裁判签名")):
         x0 = left + i * (sig_w + 10)
-        _box(c, x0, lay.sig_bottom, sig_w, lay.sig_h, 0.6)
-        _text(c, x0 + 6, lay.sig_bottom + lay.sig_h - 14, label, 9, color=MUTED)
-    _text(
+        draw_box(c, x0, lay.sig_bottom, sig_w, lay.sig_h, 0.6)
+        draw_text(c, x0 + 6, lay.sig_bottom + lay.sig_h - 14, label, 9, color=MUTED)
+    draw_text(
         c,
         left,
         MARGIN,
@@ -223,7 +223,7 @@ def _draw_frame(c: Canvas, lay: SheetLayout, sheet: ScoreSheet, printed_at: str)
         color=MUTED,
     )
     if printed_at:
-        _text(c, lay.right, MARGIN - 14, f"打印时间 {printed_at}", 8, "right", MUTED)
+        draw_text(c, lay.right, MARGIN - 14, f"打印时间 {printed_at}", 8, "right", MUTED)
 
 
 def _draw_values(c: Canvas, lay: SheetLayout, sheet: ScoreSheet) -> None:
@@ -233,24 +233,26 @@ def _draw_values(c: Canvas, lay: SheetLayout, sheet: ScoreSheet) -> None:
     value_ink = FILL_INK if sheet.filled else INK
     if sheet.entry_url:
         draw_qr(c, sheet.entry_url, lay.right - QR_SIZE, top - QR_SIZE, QR_SIZE)
-    _text(c, left, top - 26, f"第 {sheet.table_number} 桌", 24, bold=True)
+    draw_text(c, left, top - 26, f"第 {sheet.table_number} 桌", 24, bold=True)
     if sheet.match_label:  # a team match: which match, which of its two tables
-        _text(c, left, top - 80, fit(sheet.match_label, width / 2, 9.5), 9.5, bold=True)
+        draw_text(c, left, top - 80, fit(sheet.match_label, width / 2, 9.5), 9.5, bold=True)
     row_h, label_w, pair_top = PAIR_ROW_H, PAIR_LABEL_W, lay.pair_top
     sides = ((sheet.ns, "南北方", sheet.ns_team), (sheet.ew, "东西方", sheet.ew_team))
     for i, (pair, side, team) in enumerate(sides):
         x0 = left + i * half
         head = f"{side}  第 {pair.number} 对" + (f"  {team}" if team else "")
-        _cell_text(c, x0, pair_top - row_h, half, row_h, fit(head, half - 8, 11), 11)
+        cell_text(c, x0, pair_top - row_h, half, row_h, fit(head, half - 8, 11), 11)
         if sheet.codes and pair.code:
             # The pair's code on its own half (issue 15), for the side that proves itself.
-            _text(c, x0 + half - 6, pair_top - row_h + 7, f"密码 {pair.code}", 9, "right", MUTED)
+            draw_text(
+                c, x0 + half - 6, pair_top - row_h + 7, f"密码 {pair.code}", 9, "right", MUTED
+            )
         value_w = half - label_w
-        _cell_text(c, x0 + label_w, pair_top - 2 * row_h, value_w, row_h, pair.unit, 10.5, "left")
+        cell_text(c, x0 + label_w, pair_top - 2 * row_h, value_w, row_h, pair.unit, 10.5, "left")
         for j in range(2):
             yy = pair_top - (3 + j) * row_h
-            _cell_text(c, x0 + label_w, yy, value_w, row_h, pair.player(j), 11, "left")
-    _text(
+            cell_text(c, x0 + label_w, yy, value_w, row_h, pair.player(j), 11, "left")
+    draw_text(
         c,
         left,
         lay.hint_y,
@@ -266,7 +268,7 @@ def _draw_values(c: Canvas, lay: SheetLayout, sheet: ScoreSheet) -> None:
             if i == len(sheet.lines):
                 # An official record: nothing may be added below the last entered line.
                 x0 = left + sum(widths[:3])
-                _cell_text(c, x0, yy, widths[3], line_h, "（以下空白）", size - 1.5, color=MUTED)
+                cell_text(c, x0, yy, widths[3], line_h, "（以下空白）", size - 1.5, color=MUTED)
                 continue
             d = sheet.lines[i]
             cells = (
@@ -281,36 +283,36 @@ def _draw_values(c: Canvas, lay: SheetLayout, sheet: ScoreSheet) -> None:
             )
             xx = left
             for k, (text, w) in enumerate(zip(cells, widths, strict=True)):
-                _cell_text(c, xx, yy, w, line_h, text, size, color=INK if k == 0 else value_ink)
+                cell_text(c, xx, yy, w, line_h, text, size, color=INK if k == 0 else value_ink)
                 xx += w
     r = sheet.result
     if r is not None:
         res_h, res_top, res_widths = RESULT_ROW_H, lay.result_top, lay.result_widths
         for i, values in enumerate(
             (
-                (r.ns_level, _number(r.ns_jcf), _number(r.ns_cf)),
-                (r.ew_level, _number(r.ew_jcf), _number(r.ew_cf)),
+                (r.ns_level, format_number(r.ns_jcf), format_number(r.ns_cf)),
+                (r.ew_level, format_number(r.ew_jcf), format_number(r.ew_cf)),
             )
         ):
             yy = res_top - (i + 2) * res_h
             for k, text in zip((1, 3, 4), values, strict=True):
                 x0 = left + sum(res_widths[:k])
-                _cell_text(c, x0, yy, res_widths[k], res_h, text, 12.5, color=value_ink)
+                cell_text(c, x0, yy, res_widths[k], res_h, text, 12.5, color=value_ink)
         bottom = res_top - 3 * res_h
         jc_x = left + sum(res_widths[:2])
-        _cell_text(c, jc_x, bottom, res_widths[2], 2 * res_h, str(r.jc), 14, color=value_ink)
+        cell_text(c, jc_x, bottom, res_widths[2], 2 * res_h, str(r.jc), 14, color=value_ink)
         if r.note:
             note_x, note_w = left + sum(res_widths[:5]), res_widths[5]
             lines = _note_lines(r.note, note_w - 6, 11)
             if len(lines) == 1:
-                _cell_text(c, note_x, bottom, note_w, 2 * res_h, r.note, 11, color=value_ink)
+                cell_text(c, note_x, bottom, note_w, 2 * res_h, r.note, 11, color=value_ink)
             else:
                 # A long remark ("南北迟交记分表（按弃权记分）") takes both rows of its cell.
                 for k, line in enumerate(lines):
                     yy = bottom + (1 - k) * res_h
-                    _cell_text(c, note_x, yy, note_w, res_h, line, 11, color=value_ink)
+                    cell_text(c, note_x, yy, note_w, res_h, line, 11, color=value_ink)
     if sheet.filled and sheet.confirmed:
-        _text(c, left, MARGIN - 14, fit(sheet.confirmed, width * 0.7, 8), 8, color=MUTED)
+        draw_text(c, left, MARGIN - 14, fit(sheet.confirmed, width * 0.7, 8), 8, color=MUTED)
 
 
 def _note_lines(note: str, width: float, size: float) -> tuple[str, ...]:
@@ -355,7 +357,7 @@ def draw_scoresheet(
             _draw_frame(c, lay, sheet, printed_at)
             c.endForm()
         c.doForm(name)
-    with _batched_text(c):
+    with batched_text(c):
         _draw_values(c, lay, sheet)
 
 
@@ -368,10 +370,10 @@ def render_scoresheets(
 ) -> bytes:
     """All sheets in one PDF, one page each. Returns the bytes (also written to ``target``)."""
     buffer = target if target is not None else io.BytesIO()
-    stamp = _now() if printed_at is None else printed_at
+    stamp = print_time() if printed_at is None else printed_at
     frames: dict[tuple, str] = {}
-    with _binary_streams():
-        c = _canvas(buffer, "记分表")
+    with binary_streams():
+        c = new_canvas(buffer, "记分表")
         count = 0
         for sheet in sheets:
             draw_scoresheet(c, sheet, stamp, frames)
@@ -380,7 +382,7 @@ def render_scoresheets(
             if progress:
                 progress(count, total)
         if count == 0:
-            _text(c, MARGIN, A4[1] - MARGIN - 20, "没有可打印的记分表", 14)
+            draw_text(c, MARGIN, A4[1] - MARGIN - 20, "没有可打印的记分表", 14)
             c.showPage()
         c.save()
     return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""

@@ -19,11 +19,11 @@ from reports.pdf.common import (
     HAIR,
     MARGIN,
     MUTED,
-    _binary_streams,
-    _canvas,
-    _text,
+    binary_streams,
     draw_qr,
+    draw_text,
     fit,
+    new_canvas,
 )
 from reports.rows import PairSlip
 
@@ -54,23 +54,25 @@ def draw_slip(c: Canvas, slip: PairSlip, x: float, top: float, w: float, h: floa
     """One slip with its top-left corner at (x, top)."""
     pad = 10.0
     text_w = w - SLIP_QR - 3 * pad
-    _text(c, x + pad, top - pad - 9, fit(slip.tournament, text_w, 9), 9, color=MUTED)
-    _text(c, x + pad, top - pad - 34, f"第 {slip.pair.number} 对", 22, bold=True)
+    draw_text(c, x + pad, top - pad - 9, fit(slip.tournament, text_w, 9), 9, color=MUTED)
+    draw_text(c, x + pad, top - pad - 34, f"第 {slip.pair.number} 对", 22, bold=True)
     names = "、".join(p for p in slip.pair.players if p)
-    _text(c, x + pad, top - pad - 52, fit(names, text_w, 11), 11)
+    draw_text(c, x + pad, top - pad - 52, fit(names, text_w, 11), 11)
     if slip.pair.unit:
-        _text(c, x + pad, top - pad - 66, fit(slip.pair.unit, text_w, 9), 9, color=MUTED)
-    _text(c, x + pad, top - pad - 86, "对号密码", 9, color=MUTED)
-    _text(c, x + pad + 44, top - pad - 88, slip.pair.code, 16, bold=True)
+        draw_text(c, x + pad, top - pad - 66, fit(slip.pair.unit, text_w, 9), 9, color=MUTED)
+    draw_text(c, x + pad, top - pad - 86, "对号密码", 9, color=MUTED)
+    draw_text(c, x + pad + 44, top - pad - 88, slip.pair.code, 16, bold=True)
     for i, line in enumerate(SLIP_TEXTS):  # under the QR code: the slip's whole width
-        _text(c, x + pad, top - pad - 108 - i * 10, fit(line, w - 2 * pad, 7.5), 7.5, color=MUTED)
+        draw_text(
+            c, x + pad, top - pad - 108 - i * 10, fit(line, w - 2 * pad, 7.5), 7.5, color=MUTED
+        )
     qr_x = x + w - pad - SLIP_QR
     draw_qr(c, slip.find_url, qr_x, top - pad - SLIP_QR, SLIP_QR)
-    _text(c, qr_x + SLIP_QR / 2, top - pad - SLIP_QR - 9, "扫码查找座位", 7.5, "center", MUTED)
+    draw_text(c, qr_x + SLIP_QR / 2, top - pad - SLIP_QR - 9, "扫码查找座位", 7.5, "center", MUTED)
     if slip.checkin_url:
         small = 44.0
         draw_qr(c, slip.checkin_url, qr_x + SLIP_QR - small, top - h + pad + 8, small)
-        _text(c, qr_x + SLIP_QR - small - 4, top - h + pad + 12, "签到", 7.5, "right", MUTED)
+        draw_text(c, qr_x + SLIP_QR - small - 4, top - h + pad + 12, "签到", 7.5, "right", MUTED)
 
 
 def render_slips(slips: Iterable[PairSlip], target: BinaryIO | None = None) -> bytes:
@@ -79,8 +81,8 @@ def render_slips(slips: Iterable[PairSlip], target: BinaryIO | None = None) -> b
     page_w, page_h = A4
     slip_w = (page_w - 2 * MARGIN) / COLUMNS
     slip_h = (page_h - 2 * MARGIN) / ROWS
-    with _binary_streams():
-        c = _canvas(buffer, "对号卡")
+    with binary_streams():
+        c = new_canvas(buffer, "对号卡")
         count = 0
         for slip in slips:
             k = count % (COLUMNS * ROWS)
@@ -94,7 +96,7 @@ def render_slips(slips: Iterable[PairSlip], target: BinaryIO | None = None) -> b
             )
             count += 1
         if count == 0:
-            _text(c, MARGIN, page_h - MARGIN - 20, "还没有报名的参赛对", 14)
+            draw_text(c, MARGIN, page_h - MARGIN - 20, "还没有报名的参赛对", 14)
         c.showPage()
         c.save()
     return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""

@@ -21,15 +21,15 @@ from reports.pdf.common import (
     MARGIN,
     MUTED,
     RULE,
-    _binary_streams,
-    _box,
-    _canvas,
-    _cell_text,
-    _grid,
-    _now,
-    _shade,
-    _text,
+    binary_streams,
+    cell_text,
+    draw_box,
+    draw_grid,
+    draw_text,
     fit,
+    new_canvas,
+    print_time,
+    shade,
 )
 
 PAPER = {"a4": landscape(A4), "a3": landscape(A3)}
@@ -68,11 +68,11 @@ def render_bracket(
     page_w, page_h = pagesize
     main = [r for r in rounds if r.label != "三四名决赛"]
     third = [r for r in rounds if r.label == "三四名决赛"]
-    with _binary_streams():
-        c = _canvas(buffer, title, pagesize)
-        _text(c, page_w / 2, page_h - MARGIN - 16, fit(title, page_w - 2 * MARGIN, 16), 16,
+    with binary_streams():
+        c = new_canvas(buffer, title, pagesize)
+        draw_text(c, page_w / 2, page_h - MARGIN - 16, fit(title, page_w - 2 * MARGIN, 16), 16,
               "center", bold=True)  # fmt: skip
-        _text(c, page_w / 2, page_h - MARGIN - 34, subtitle, 10.5, "center", MUTED)
+        draw_text(c, page_w / 2, page_h - MARGIN - 34, subtitle, 10.5, "center", MUTED)
         top, bottom = page_h - MARGIN - 70, MARGIN + 24
         columns = max(1, len(main))
         gap = 18.0
@@ -84,7 +84,7 @@ def render_bracket(
         centres: list[float] = []
         for index, rnd in enumerate(main):
             x = MARGIN + index * (col_w + gap)
-            _text(c, x + col_w / 2, top + 12, rnd.label, 10.5, "center", bold=True)
+            draw_text(c, x + col_w / 2, top + 12, rnd.label, 10.5, "center", bold=True)
             span = (top - bottom) / max(1, len(rnd.matches))
             new = [top - span * (k + 0.5) for k in range(len(rnd.matches))]
             for k, match in enumerate(rnd.matches):
@@ -95,10 +95,10 @@ def render_bracket(
         if third and main:
             x = MARGIN + (len(main) - 1) * (col_w + gap)
             y = bottom + box_h
-            _text(c, x + col_w / 2, y + box_h / 2 + 8, third[0].label, 9.5, "center", bold=True)
+            draw_text(c, x + col_w / 2, y + box_h / 2 + 8, third[0].label, 9.5, "center", bold=True)
             _draw_match(c, x, y, col_w, box_h, third[0].matches[0], size)
-        stamp = _now() if printed_at is None else printed_at
-        _text(c, page_w - MARGIN, MARGIN - 6, f"打印时间 {stamp}", 8, "right", MUTED)
+        stamp = print_time() if printed_at is None else printed_at
+        draw_text(c, page_w - MARGIN, MARGIN - 6, f"打印时间 {stamp}", 8, "right", MUTED)
         c.showPage()
         c.save()
     return buffer.getvalue() if isinstance(buffer, io.BytesIO) else b""
@@ -111,12 +111,12 @@ def _draw_match(
     for line, (text, won) in enumerate(((match.a, match.won == 1), (match.b, match.won == 2))):
         y = centre if line == 0 else centre - half
         if won:
-            _shade(c, x, y, w, half)
-        _cell_text(c, x, y, w * 0.72, half, text or "", size, "left")
+            shade(c, x, y, w, half)
+        cell_text(c, x, y, w * 0.72, half, text or "", size, "left")
     if match.games:
-        _cell_text(c, x + w * 0.72, centre - half, w * 0.28, h, match.games, size - 1, "center",
+        cell_text(c, x + w * 0.72, centre - half, w * 0.28, h, match.games, size - 1, "center",
                    MUTED)  # fmt: skip
-    _box(c, x, centre - half, w, h, 0.7)
+    draw_box(c, x, centre - half, w, h, 0.7)
     c.setStrokeColor(RULE)
     c.setLineWidth(0.3)
     c.line(x, centre, x + w * 0.72, centre)
@@ -161,8 +161,8 @@ def render_knockout_sheets(
     buffer = target if target is not None else io.BytesIO()
     page_w, page_h = A4
     width = page_w - 2 * MARGIN
-    with _binary_streams():
-        c = _canvas(buffer, "淘汰赛记分表", A4)
+    with binary_streams():
+        c = new_canvas(buffer, "淘汰赛记分表", A4)
         for sheet in sheets:
             _draw_knockout_sheet(c, sheet, page_w, page_h, width)
             c.showPage()
@@ -174,11 +174,11 @@ def _draw_knockout_sheet(
     c: Canvas, s: KnockoutSheet, page_w: float, page_h: float, width: float
 ) -> None:
     top = page_h - MARGIN
-    _text(c, page_w / 2, top - 16, fit(s.tournament, width, 15), 15, "center", bold=True)
+    draw_text(c, page_w / 2, top - 16, fit(s.tournament, width, 15), 15, "center", bold=True)
     heading = f"淘汰赛记分表　第{s.round}轮　{s.round_label}　第 {s.table} 桌　{s.best_of} 局 {s.best_of // 2 + 1} 胜"  # noqa: E501
-    _text(c, page_w / 2, top - 36, heading, 11, "center")
-    _text(c, MARGIN, top - 58, fit(f"南北：{s.ns}", width / 2 - 6, 10.5), 10.5)
-    _text(c, MARGIN + width / 2, top - 58, fit(f"东西：{s.ew}", width / 2, 10.5), 10.5)
+    draw_text(c, page_w / 2, top - 36, heading, 11, "center")
+    draw_text(c, MARGIN, top - 58, fit(f"南北：{s.ns}", width / 2 - 6, 10.5), 10.5)
+    draw_text(c, MARGIN + width / 2, top - 58, fit(f"东西：{s.ew}", width / 2, 10.5), 10.5)
     labels = ("副", "上游方", "对家名次", "南北级", "东西级", "裁判")
     widths = [w * width for w in (0.1, 0.18, 0.18, 0.18, 0.18, 0.18)]
     signatures = 70.0
@@ -188,24 +188,24 @@ def _draw_knockout_sheet(
     y = top - 76
     for game in range(1, s.best_of + 1):
         start = "（从 2 : 2 打起）" if game > 1 else "（从 2 : 2 或迟到调整后的级打起）"
-        _text(c, MARGIN, y - 12, f"第{game}局{start}", 10, bold=True)
-        _text(c, MARGIN + width, y - 12, "本局胜方：南北 □　东西 □", 9.5, "right")
+        draw_text(c, MARGIN, y - 12, f"第{game}局{start}", 10, bold=True)
+        draw_text(c, MARGIN + width, y - 12, "本局胜方：南北 □　东西 □", 9.5, "right")
         y -= 18
         heights = [row_h] * rows_per_game
-        _shade(c, MARGIN, y - row_h, width, row_h)
-        _grid(c, MARGIN, y, widths, heights, 0.4)
-        _box(c, MARGIN, y - sum(heights), width, sum(heights), 0.9)
+        shade(c, MARGIN, y - row_h, width, row_h)
+        draw_grid(c, MARGIN, y, widths, heights, 0.4)
+        draw_box(c, MARGIN, y - sum(heights), width, sum(heights), 0.9)
         xx = MARGIN
         for label, w in zip(labels, widths, strict=True):
-            _cell_text(c, xx, y - row_h, w, row_h, label, 9)
+            cell_text(c, xx, y - row_h, w, row_h, label, 9)
             xx += w
         for deal in range(1, s.deals + 1):
-            _cell_text(c, MARGIN, y - (deal + 1) * row_h, widths[0], row_h, str(deal), 9)
-        _cell_text(c, MARGIN, y - rows_per_game * row_h, widths[0], row_h, "加打", 9)
+            cell_text(c, MARGIN, y - (deal + 1) * row_h, widths[0], row_h, str(deal), 9)
+        cell_text(c, MARGIN, y - rows_per_game * row_h, widths[0], row_h, "加打", 9)
         y -= sum(heights) + 4
-    _text(c, MARGIN, y - 10, "加打一副：仅当最后一副后双方级数相同时进行（RULES §2）。", 8.5,
+    draw_text(c, MARGIN, y - 10, "加打一副：仅当最后一副后双方级数相同时进行（RULES §2）。", 8.5,
           color=MUTED)  # fmt: skip
     y -= 32
-    _text(c, MARGIN, y, "局分　南北 ____ : ____ 东西　　胜方 ________", 10.5)
+    draw_text(c, MARGIN, y, "局分　南北 ____ : ____ 东西　　胜方 ________", 10.5)
     y -= 24
-    _text(c, MARGIN, y, "南北签名 __________　东西签名 __________　裁判 __________", 10.5)
+    draw_text(c, MARGIN, y, "南北签名 __________　东西签名 __________　裁判 __________", 10.5)

@@ -25,14 +25,14 @@ from tournaments.errors import ConflictError, ForbiddenError, ServiceError
 from tournaments.models import Player, Round, Table, Tournament
 
 
-def _tables_qs() -> QuerySet[Table]:
+def tables_qs() -> QuerySet[Table]:
     return Table.objects.select_related("round__tournament", "ns", "ew").prefetch_related(
         Prefetch("ns__players", queryset=Player.objects.order_by("position")),
         Prefetch("ew__players", queryset=Player.objects.order_by("position")),
     )
 
 
-def _round(tournament: Tournament, number: int) -> Round:
+def load_round(tournament: Tournament, number: int) -> Round:
     """A round referees may see: published or finished (a draft is the organizers' business)."""
     return get_object_or_404(
         Round,
@@ -42,11 +42,11 @@ def _round(tournament: Tournament, number: int) -> Round:
     )
 
 
-def _table(tournament: Tournament, number: int, table_number: int) -> Table:
+def load_table(tournament: Tournament, number: int, table_number: int) -> Table:
     """A match table of a round referees may see, with its round, pairs, players and events
     (the table and its round in one query)."""
     return get_object_or_404(
-        _tables_qs().prefetch_related(
+        tables_qs().prefetch_related(
             Prefetch("events", queryset=TableEvent.objects.order_by("position"))
         ),
         round__tournament=tournament,
@@ -57,7 +57,7 @@ def _table(tournament: Tournament, number: int, table_number: int) -> Table:
     )
 
 
-def _sheet_of(
+def sheet_of(
     table: Table, rules: RuleSet, *, with_rows: bool = True, game: int | None = None
 ) -> Sheet:
     """The table's sheet by its stage's rules (``RuleSet.for_stage``); a knockout table game by
@@ -74,7 +74,7 @@ def _sheet_of(
 
 
 def _sheet_and_facts(table: Table, rules: RuleSet) -> tuple[Sheet, MatchFacts]:
-    """The table's sheet (``_sheet_of``) and the facts it shows: the table's, or a knockout
+    """The table's sheet (``sheet_of``) and the facts it shows: the table's, or a knockout
     match's current game (what the page's script puts its waiting taps after)."""
     stage = table.round.stage
     if rules.is_knockout(stage):
@@ -89,11 +89,11 @@ def _current_game(games: Sequence[MatchFacts], table: Table) -> MatchFacts:
     return games[-1] if games else table_facts(table)
 
 
-def _can_change(table: Table) -> bool:
+def can_change(table: Table) -> bool:
     return table.round.status == Round.Status.PUBLISHED and not table.is_confirmed
 
 
-def _service_message(request: HttpRequest, error: ServiceError) -> None:
+def service_message(request: HttpRequest, error: ServiceError) -> None:
     """A refusal as a message; a conflict says clearly that nothing was saved."""
     if isinstance(error, ConflictError):
         messages.error(
@@ -105,13 +105,13 @@ def _service_message(request: HttpRequest, error: ServiceError) -> None:
         messages.error(request, error.message)
 
 
-def _form_errors(request: HttpRequest, form: forms.Form) -> None:
+def form_errors(request: HttpRequest, form: forms.Form) -> None:
     for errors in form.errors.values():
         for error in errors:
             messages.error(request, error)
 
 
-def _once_table(request: HttpRequest, action: str, write: Callable[[], Table]) -> Table:
+def once_table(request: HttpRequest, action: str, write: Callable[[], Table]) -> Table:
     """Run a table write at most once per the form's one-time key (hidden field ``once``,
     generated when the page was rendered): a repeat gets the first result, not a second row."""
     return once(request.POST.get("once") or None, action, write, remember_table, recall_table)

@@ -25,8 +25,8 @@ from scoring.models import Penalty
 from scoring.once import new_once_key, once, recall_penalty, remember_penalty
 from scoring.penalties import apply_escalation, record_penalty
 from scoring.penalty_records import withdraw_penalty
-from scoring.views.common import _form_errors, _round, _service_message
-from scoring.views.referee import VIEW_ROLES, _round_pairs
+from scoring.views.common import form_errors, load_round, service_message
+from scoring.views.referee import VIEW_ROLES, round_pairs
 from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Table, Tournament
@@ -44,7 +44,7 @@ def _penalty_scope(
     """The round/table a penalty form was posted from (hidden fields), or 404."""
     rnd = table = None
     if round_number not in (None, ""):
-        rnd = _round(tournament, _positive(round_number))
+        rnd = load_round(tournament, _positive(round_number))
         if table_number not in (None, ""):
             table = get_object_or_404(
                 Table.objects.select_related("round__tournament"),
@@ -66,7 +66,7 @@ def _scope_pairs(tournament: Tournament, rnd: Round | None, table: Table | None)
     if table is not None:
         return Pair.objects.filter(pk__in=table.pair_ids).order_by("number")
     if rnd is not None:
-        return _round_pairs(rnd)
+        return round_pairs(rnd)
     return Pair.objects.filter(tournament=tournament).order_by("number")
 
 
@@ -79,7 +79,7 @@ def penalty_new(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     fallback = reverse("penalties:penalties", args=[tournament.slug])
     target = safe_next(request, request.POST.get("next"), fallback)
     if not form.is_valid():
-        _form_errors(request, form)
+        form_errors(request, form)
         return redirect(target)
     data = form.cleaned_data
     try:
@@ -102,7 +102,7 @@ def penalty_new(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             recall_penalty,
         )
     except ServiceError as error:
-        _service_message(request, error)
+        service_message(request, error)
     else:
         messages.success(
             request,
@@ -120,7 +120,7 @@ def penalty_escalate(request: HttpRequest, tournament: Tournament) -> HttpRespon
     form = EscalationForm(request.POST)
     fallback = reverse("penalties:penalties", args=[tournament.slug])
     if not form.is_valid():
-        _form_errors(request, form)
+        form_errors(request, form)
         return redirect(fallback)
     data = form.cleaned_data
     rnd, table = _penalty_scope(tournament, data["round"], data["table"])
@@ -137,7 +137,7 @@ def penalty_escalate(request: HttpRequest, tournament: Tournament) -> HttpRespon
             recall_penalty,
         )
     except ServiceError as error:
-        _service_message(request, error)
+        service_message(request, error)
     else:
         messages.success(
             request,
@@ -161,7 +161,7 @@ def penalty_withdraw(request: HttpRequest, tournament: Tournament) -> HttpRespon
     try:
         withdraw_penalty(penalty, request.user, (request.POST.get("reason") or "")[:1000])
     except ServiceError as error:
-        _service_message(request, error)
+        service_message(request, error)
     else:
         messages.success(
             request,

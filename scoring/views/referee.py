@@ -34,9 +34,9 @@ from scoring.clock import (
     start_round,
 )
 from scoring.dashboard import (
-    _filtered_tables,
     desk_stamp,
     escalations_due,
+    filtered_tables,
     round_overview,
     round_problems,
     round_suggestions,
@@ -75,14 +75,14 @@ from scoring.services import (
 )
 from scoring.sheet import TableStatus, history_row, table_status, tap_grid
 from scoring.views.common import (
-    _can_change,
-    _form_errors,
-    _once_table,
-    _round,
-    _service_message,
-    _sheet_of,
-    _table,
+    can_change,
+    form_errors,
     live_sheet,
+    load_round,
+    load_table,
+    once_table,
+    service_message,
+    sheet_of,
     tap_json,
     wants_json,
 )
@@ -150,7 +150,7 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
     run in SQL; sheets and statuses are worded only for the tables on the page. The number of
     queries does not grow with the round.
     """
-    rnd = _round(tournament, number)
+    rnd = load_round(tournament, number)
     rules = tournament.rules
     show = request.GET.get("show", "all")
     if show not in FILTERS:
@@ -160,7 +160,7 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
     overview = round_overview(rnd, rules)
     problems = round_problems(rnd, rules, overview)
     assigned = assigned_range(tournament, request.user)
-    tables = _filtered_tables(rnd, show, user_id, problems, assigned).select_related("ns", "ew")
+    tables = filtered_tables(rnd, show, user_id, problems, assigned).select_related("ns", "ew")
     tables = tables.prefetch_related(
         Prefetch("ns__players", queryset=Player.objects.order_by("position")),
         Prefetch("ew__players", queryset=Player.objects.order_by("position")),
@@ -176,7 +176,7 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
     for table in page.object_list:
         table.round = rnd  # the page's tables all belong to it (no query per table)
         events = list(table.events.all()) if not table.is_bye else []
-        sheet = None if table.is_bye else _sheet_of(table, rules, with_rows=False)
+        sheet = None if table.is_bye else sheet_of(table, rules, with_rows=False)
         has_facts = bool(events or table.end_kind)
         status = table_status(table.entry_status, table.is_bye, has_facts, sheet)
         mine = (
@@ -283,7 +283,7 @@ def round_state(request: HttpRequest, tournament: Tournament, number: int) -> Js
     """What the desk polls (``static/js/desk.js``): a stamp that changes with any write to the
     round's tables, penalties or clock, and the clock. The desk reloads its list only when the
     stamp moved, keeping the referee's filter and page (the same URL)."""
-    rnd = _round(tournament, number)
+    rnd = load_round(tournament, number)
     rnd.tournament = tournament
     clock = clock_of(rnd, tournament.rules)
     return JsonResponse({"stamp": desk_stamp(rnd), "clock": clock.as_json()})
@@ -292,7 +292,7 @@ def round_state(request: HttpRequest, tournament: Tournament, number: int) -> Js
 @role_required(*VIEW_ROLES)
 def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The desk's "go to table" box: the table's sheet, or back to the desk with a message."""
-    rnd = _round(tournament, number)
+    rnd = load_round(tournament, number)
     wanted = parse_int(request.GET.get("table"), minimum=1)
     if wanted is not None and Table.objects.filter(round=rnd, number=wanted, is_bye=False).exists():
         return redirect("referee:table", tournament.slug, number, wanted)
@@ -310,11 +310,11 @@ def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> 
 def round_start(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """开始本轮: the round clock starts now (lateness counts from it; timed formats count down
     ``minutes``)."""
-    rnd = _round(tournament, number)
+    rnd = load_round(tournament, number)
     rnd.tournament = tournament
     form = StartRoundForm(request.POST)
     if not form.is_valid():
-        _form_errors(request, form)
+        form_errors(request, form)
     else:
         minutes = (
             form.cleaned_data["minutes"] if tournament.rules.round_format in TIMED_FORMATS else None
@@ -322,7 +322,7 @@ def round_start(request: HttpRequest, tournament: Tournament, number: int) -> Ht
         try:
             start_round(rnd, request.user, minutes)
         except ServiceError as error:
-            _service_message(request, error)
+            service_message(request, error)
         else:
             messages.success(request, _("本轮已开始计时"))
     return redirect("referee:round_dashboard", tournament.slug, number)
@@ -341,7 +341,7 @@ def _page_links(page: Any) -> list[int | None]:
     return links
 
 
-def _round_pairs(rnd: Round) -> QuerySet[Pair]:
+def round_pairs(rnd: Round) -> QuerySet[Pair]:
     return (
         Pair.objects.filter(seats__round=rnd)
         .prefetch_related(Prefetch("players", queryset=Player.objects.order_by("position")))
@@ -377,15 +377,15 @@ def table_page(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
     """A table's score sheet with the tap grid and every referee action."""
-    obj = _table(tournament, number, table)
+    obj = load_table(tournament, number, table)
     rules = tournament.rules
     referee = is_referee(request.user, tournament)
     chief = is_chief_referee(request.user, tournament)
     # The chief referee corrects a confirmed best-of-n match game by game: ``?game=2``.
     games = obj.games.count() + 1 if chief and obj.is_confirmed else 1
     fix_game = parse_int(request.GET.get("game"), minimum=1, maximum=games) if games > 1 else None
-    sheet = _sheet_of(obj, rules, game=fix_game)
-    changeable = referee and _can_change(obj)
+    sheet = sheet_of(obj, rules, game=fix_game)
+    changeable = referee and can_change(obj)
     history = list(AuditEntry.objects.filter(table=obj).order_by("created_at", "pk"))
     penalties = list(
         Penalty.objects.filter(table=obj).select_related("pair").order_by("created_at", "pk")
@@ -554,15 +554,15 @@ def _table_action(
     unknown table, a bye or a draft round is a 404 as on the page itself."""
     form = form_class(request.POST)
     if not form.is_valid():
-        _table(tournament, number, table_number)  # 404 before any form message
-        _form_errors(request, form)
+        load_table(tournament, number, table_number)  # 404 before any form message
+        form_errors(request, form)
     else:
         try:
             call(TableAt.desk(tournament, number, table_number), form)
         except Table.DoesNotExist:
             raise Http404 from None
         except ServiceError as error:
-            _service_message(request, error)
+            service_message(request, error)
         else:
             if success:
                 messages.success(request, success)
@@ -578,7 +578,7 @@ def table_event(
     script asks for JSON (the new sheet); a plain form post is redirected to the sheet."""
 
     def write(t: TableAt, f: Any) -> Table:
-        return _once_table(
+        return once_table(
             request,
             "table_event",
             lambda: enter_event(
@@ -713,7 +713,7 @@ def table_confirm(
         number,
         table,
         VersionForm,
-        lambda t, f: _once_table(
+        lambda t, f: once_table(
             request,
             "table_confirm",
             lambda: confirm_table(t, request.user, f.cleaned_data["version"]),

@@ -42,12 +42,12 @@ from scoring.services import (
 )
 from scoring.sheet import tap_grid
 from scoring.views.common import (
-    _form_errors,
-    _once_table,
-    _service_message,
-    _sheet_of,
-    _tables_qs,
+    form_errors,
     live_sheet,
+    once_table,
+    service_message,
+    sheet_of,
+    tables_qs,
     tap_json,
     wants_json,
 )
@@ -66,7 +66,7 @@ class LinkGone(Exception):
 def _tableside_table(token: str) -> Table:
     """The one table this link reaches; 404 for an unknown link, a bye or a draft round."""
     table = (
-        _tables_qs()
+        tables_qs()
         .prefetch_related(Prefetch("events", queryset=TableEvent.objects.order_by("position")))
         .filter(entry_token=token, is_bye=False)
         .first()
@@ -130,7 +130,7 @@ def _link_user(request: HttpRequest) -> Any:
 def tableside(request: HttpRequest, table: Table) -> HttpResponse:
     """South's entry page and West's confirmation, on one phone at the table."""
     rules = table.round.tournament.rules
-    sheet = _sheet_of(table, rules)
+    sheet = sheet_of(table, rules)
     token = table.entry_token
     read_only = Signoff.objects.filter(
         table=table, step=Signoff.Step.SUBMIT, via=Via.REFEREE
@@ -194,14 +194,14 @@ def tableside_identify(request: HttpRequest, table: Table) -> HttpResponse:
 def _identify(request: HttpRequest, table: Table, attempt: Any) -> HttpResponse:
     form = PairCodeForm(request.POST)
     if not form.is_valid():
-        _form_errors(request, form)
+        form_errors(request, form)
         return redirect("tableside:tableside", table.entry_token)
     try:
         pair = pair_for_code(table, form.cleaned_data["code"])
     except ServiceError as error:
         if error.code == "bad_pair_code":
             attempt.keep()  # a wrong guess stays counted
-        _service_message(request, error)
+        service_message(request, error)
     else:
         request.session[_pair_key(table.entry_token)] = pair.pk
         side = _("南北") if pair.pk == table.ns_id else _("东西")
@@ -223,12 +223,12 @@ def _tableside_action(
 ) -> HttpResponse:
     """Call ONE service with a valid form, say what happened, redirect back to the link."""
     if not form.is_valid():
-        _form_errors(request, form)
+        form_errors(request, form)
     else:
         try:
             call(table, form)
         except ServiceError as error:
-            _service_message(request, error)
+            service_message(request, error)
         else:
             if success:
                 messages.success(request, str(success))
@@ -253,7 +253,7 @@ def _tableside_write(
         form = form_class(request.POST)
 
         def write(t: TableAt, f: Any) -> Any:
-            return _once_table(request, action, lambda: call(request, token, t, f))
+            return once_table(request, action, lambda: call(request, token, t, f))
 
         if json and wants_json(request):
             return tap_json(request, form, TableAt.link(token), write)
@@ -327,7 +327,7 @@ def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
 
     def confirm(t: Table, f: Any) -> None:
         try:
-            _once_table(
+            once_table(
                 request,
                 "tableside_confirm",
                 lambda: confirm_table_by_pair_code(

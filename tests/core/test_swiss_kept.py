@@ -8,11 +8,11 @@ import random
 import pytest
 
 from pairing.swiss_exact import _exit_cost, _kept_edges, _SurplusBound
-from pairing.swiss_problem import _Problem, _unit_surplus
+from pairing.swiss_problem import SwissProblem, unit_surplus
 from tests.support.fields import adversarial_field, random_field
 
 
-def _kept_by_definition(problem: _Problem, big_a: int, upper: int) -> list[list[int]]:
+def _kept_by_definition(problem: SwissProblem, big_a: int, upper: int) -> list[list[int]]:
     """docs/pairing.md, "Exact core", step 2, one edge at a time."""
     n = problem.n
     nlev = len(problem.level_cf)
@@ -20,7 +20,7 @@ def _kept_by_definition(problem: _Problem, big_a: int, upper: int) -> list[list[
     for c in range(nlev - 1):
         d = abs(problem.level_cf[c + 1] - problem.level_cf[c])
         even_before[c + 1] = even_before[c] + (0 if problem.odd[c] else d)
-    major, s_lb = _unit_surplus(problem)
+    major, s_lb = unit_surplus(problem)
     slack = upper - big_a * s_lb - problem.lower_bound_gap
     surplus = (
         _SurplusBound(problem, major, s_lb)
@@ -60,7 +60,7 @@ def test_kept_edges_are_the_edges_the_definition_keeps(name: str, field: list, a
     if len(order) % 2:
         order = order[:-1]
     for sweep in (order, order[::-1]):
-        problem = _Problem(sweep, avoid)
+        problem = SwissProblem(sweep, avoid)
         big_a = (max(problem.cf) - min(problem.cf)) * (problem.n // 2) + 1
         low = problem.lower_bound_gap
         for upper in (low, low + 3, big_a + low + 5, 2 * big_a + 40):
@@ -68,7 +68,7 @@ def test_kept_edges_are_the_edges_the_definition_keeps(name: str, field: list, a
             assert got == _kept_by_definition(problem, big_a, upper), (name, upper)
 
 
-def _exit_brute(problem: _Problem, lo: int, hi: int, p: int, q: int, big_a: int) -> float:
+def _exit_brute(problem: SwissProblem, lo: int, hi: int, p: int, q: int, big_a: int) -> float:
     """F(p, q) by enumeration: each pair of lo..hi-1 meets another (no rematch) or leaves
     upwards (paying its distance to the top group) or downwards; exactly p up and q down."""
     cf = problem.cf
@@ -104,7 +104,7 @@ def test_exit_costs_equal_enumeration(seed: int) -> None:
     field = random_field(rng, rng.randint(6, 14), 6, 3)
     order = sorted(field, key=lambda p: (-p.match_points, p.rank, p.id))
     for avoid in (True, False):
-        problem = _Problem(order[: len(order) // 2 * 2], avoid)
+        problem = SwissProblem(order[: len(order) // 2 * 2], avoid)
         n = problem.n
         big_a = (max(problem.cf) - min(problem.cf)) * (n // 2) + 1
         for lo, hi in ((0, n), (1, n - 1), (2, min(n, 10))):
@@ -132,7 +132,7 @@ def test_exit_costs_by_the_certified_programme_equal_the_blossom(
         return out
 
     order = adversarial_field(n, 8, 3)
-    problem = _Problem(order[: n // 2 * 2], True)
+    problem = SwissProblem(order[: n // 2 * 2], True)
     big_a = (max(problem.cf) - min(problem.cf)) * (problem.n // 2) + 1
     cases = [
         (lo, hi, p, q)

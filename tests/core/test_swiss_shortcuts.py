@@ -17,7 +17,7 @@ from pairing import matching
 from pairing.matching import first_min_cost_perfect_matching
 from pairing.matching_lp import _Programme, certified_optimum, integral_solution, matching_of_cost
 from pairing.swiss_exact import _UNIT_REACH, _costed_edges
-from pairing.swiss_problem import _Problem
+from pairing.swiss_problem import SwissProblem
 from tests.support.fields import adversarial_field, random_field
 from tests.support.reference import perfect_matchings
 
@@ -242,7 +242,7 @@ def test_the_rounding_repairs_an_odd_cycle_of_halves() -> None:
     assert mate[2] == 6 and mate[3] == 7 and mate[0] == 1 and mate[4] == 5
 
 
-def _costed_by_definition(problem: _Problem, big_a: int, width: int) -> list[list[int]]:
+def _costed_by_definition(problem: SwissProblem, big_a: int, width: int) -> list[list[int]]:
     """The window edges, one pair at a time (docs/pairing.md, "Exact core", step 1)."""
     n = problem.n
     out = []
@@ -277,7 +277,7 @@ def test_window_edges_equal_the_definition(seed: int, width: int) -> None:
     if len(order) % 2:
         order = order[:-1]
     for avoid in (True, False):
-        problem = _Problem(order, avoid)
+        problem = SwissProblem(order, avoid)
         got = _costed_edges(problem, 1000, width).tolist()
         assert got == _costed_by_definition(problem, 1000, width)
 
@@ -373,7 +373,7 @@ def test_a_segment_merged_from_a_hard_one_skips_the_fast_path(which: str) -> Non
     seen: list[tuple[int, int, bool, bool]] = []  # lo, hi, hard before, hard after
     real = swiss_exact._solve_segment
 
-    def spy(problem: _Problem, seg: swiss_exact._Segment, *args: object) -> None:
+    def spy(problem: SwissProblem, seg: swiss_exact._Segment, *args: object) -> None:
         before = seg.hard
         try:
             real(problem, seg, *args)  # type: ignore[arg-type]
@@ -434,14 +434,14 @@ def test_hard_segments_over_half_the_field_go_to_the_whole_field(
         adversarial_field(n, 8, extra) if kind == "adv" else simulate_field(n, rnd - 1, extra, 1)
     )
     sizes: list[int] = []
-    real = swiss_exact._exact_blossom
+    real = swiss_exact.exact_blossom
 
-    def spy(problem: _Problem, *args: object) -> list[int]:
+    def spy(problem: SwissProblem, *args: object) -> list[int]:
         sizes.append(problem.n)
         return real(problem, *args)  # type: ignore[arg-type]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(swiss_exact, "_exact_blossom", spy)
+        patch.setattr(swiss_exact, "exact_blossom", spy)
         draw = pair_round(field, rnd, SwissOptions(), random.Random(1))
         taken = list(sizes)
         sizes.clear()
@@ -522,9 +522,9 @@ def test_the_fast_path_gives_up_after_its_work_budget_and_nothing_changes(units:
     field = simulate_field(160, 6, units, 3)
     usual = pair_round(field, 7, SwissOptions(), random.Random(7)).tables
     gave_up: list[bool] = []
-    real = swiss_fast._fast_path
+    real = swiss_fast.fast_path
 
-    def spy(problem: _Problem) -> list[int] | None:
+    def spy(problem: SwissProblem) -> list[int] | None:
         found = real(problem)
         gave_up.append(found is None)
         return found
@@ -532,7 +532,7 @@ def test_the_fast_path_gives_up_after_its_work_budget_and_nothing_changes(units:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(swiss_fast, "_WORK_BASE", 0)
         patch.setattr(swiss_fast, "_WORK_PER_PAIR", 0)
-        patch.setattr(swiss_exact, "_fast_path", spy)
+        patch.setattr(swiss_exact, "fast_path", spy)
         starved = pair_round(field, 7, SwissOptions(), random.Random(7)).tables
     assert gave_up and all(gave_up)
     assert [(t.ns, t.ew) for t in starved] == [(t.ns, t.ew) for t in usual]

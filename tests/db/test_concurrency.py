@@ -358,7 +358,7 @@ def _unlocked(monkeypatch: pytest.MonkeyPatch, barrier: threading.Barrier) -> No
         Table.objects.filter(pk=locked.pk).update(version=locked.version + 1, **fields)
         locked.version += 1
 
-    monkeypatch.setattr(scoring_services, "_lock_table", lock_without_lock)
+    monkeypatch.setattr(scoring_services, "lock_table", lock_without_lock)
     monkeypatch.setattr(scoring_services, "_check_version", no_version_check)
     monkeypatch.setattr(scoring_services, "_cas", blind_cas)
 

@@ -13,7 +13,7 @@ import pytest
 
 from reports.fileio import import_tournament
 from scoring import services
-from scoring.views.common import _sheet_of
+from scoring.views.common import sheet_of
 from tournaments.errors import ServiceError
 from tournaments.models import Game, Table
 
@@ -43,7 +43,7 @@ def enter(table, *tokens):
 
 def sheet(table):
     fresh = Table.objects.select_related("round__tournament", "ns", "ew").get(pk=table.pk)
-    return _sheet_of(fresh, fresh.round.tournament.rules)
+    return sheet_of(fresh, fresh.round.tournament.rules)
 
 
 def refused(code, write):

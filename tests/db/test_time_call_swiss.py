@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from rules.ruleset import preset_settings
 from scoring import services
-from scoring.views.common import _sheet_of
+from scoring.views.common import sheet_of
 from tests.db.conftest import build_tournament, next_round
 from tournaments.errors import ServiceError
 from tournaments.models import Table
@@ -35,7 +35,7 @@ def enter(table: Table, *tokens: str) -> Table:
 
 def sheet(table: Table) -> Any:
     fresh = Table.objects.select_related("round__tournament", "ns", "ew").get(pk=table.pk)
-    return _sheet_of(fresh, fresh.round.tournament.rules)
+    return sheet_of(fresh, fresh.round.tournament.rules)
 
 
 def refused(code: str, write: Any) -> None:
