@@ -114,12 +114,16 @@ def login_as(live_server: Any) -> Callable[[Any, Any], None]:
 
 
 @pytest.fixture
-def screenshot() -> Callable[..., Path]:
-    """``screenshot(page, "organizer-1-draft")`` → ``docs/screenshots/organizer-1-draft.png``."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def screenshot(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """``screenshot(page, "organizer-1-draft")`` → ``organizer-1-draft.png``: under
+    ``docs/screenshots/`` when ``UPDATE_SCREENSHOTS=1`` (the README's pictures), else in a
+    temporary folder, so that ``make test`` leaves the work tree as it found it."""
+    folder = SCREENSHOTS if os.environ.get("UPDATE_SCREENSHOTS") == "1" else None
+    folder = folder or tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
 
     def shot(page: Any, name: str, full_page: bool = True) -> Path:
-        path = SCREENSHOTS / f"{name}.png"
+        path = folder / f"{name}.png"
         page.screenshot(path=str(path), full_page=full_page)
         return path
 
