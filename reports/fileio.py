@@ -453,7 +453,7 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
         )
         games = None
         stage = rules.stage(stage_of[round_id])
-        if stage.kind == "knockout" and stage.games > 1:
+        if stage.type.series and stage.games > 1:
             games = tuple(_game_spec(game) for game in split_games(facts, game_rows.get(pk, [])))
             if (
                 not facts.tokens
