@@ -36,13 +36,12 @@ from scoring.facts import (
     GAME_COLUMNS,
     GameRow,
     MatchFacts,
-    game_over,
     score_games,
     score_table,
     split_games,
     table_facts,
 )
-from scoring.series import Series, decide_series, game_winner, time_call_of_closed_game
+from scoring.series import Series, decide_games, game_winner, time_call_of_closed_game
 from tournaments.errors import ServiceError, from_rule_error
 from tournaments.models import Game, Pair, Round, Table
 
@@ -146,7 +145,7 @@ def check_tap(locked: Table, facts: MatchFacts, token: str) -> None:
     try:
         last = score_table(current, rules)
         results.append(last)
-        decide_series(results, stage.games, game_over(last, current.rules(rules)))
+        decide_games(results, current.rules(rules), stage.games, closed=False)
     except RuleError as exc:
         raise from_rule_error(exc) from exc
 

@@ -19,10 +19,9 @@ from tournaments.wording import stage_kind_label
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ("tournaments", "scoring", "pairing", "reports")
-# The kinds' names outside ``rules/``: the tournament file's parser (reports/fileformat.py, to
-# move to the registry when its split lands) and the demo's settings (data, not a comparison).
+# The kinds' names outside ``rules/``: the demo's settings only (data, not a comparison).
 NAMED_KINDS = ("knockout", "round_robin")
-ALLOWED = {"reports/fileformat.py", "reports/management/commands/demo.py"}
+ALLOWED = {"reports/management/commands/demo.py"}
 
 
 def modules_naming_kinds(root: Path = ROOT) -> set[str]:
