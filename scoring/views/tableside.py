@@ -313,39 +313,19 @@ tableside_submit = _tableside_write(
 )
 
 
-def _link_table_id(token: str) -> int:
-    """The id of the one table this link reaches, read lean (no players, no events: the
-    service reads the table itself, once, locked); 404 or 410 as ``_tableside_table``."""
-    row = (
-        Table.objects.filter(entry_token=token, is_bye=False)
-        .values_list("pk", "round__status")
-        .first()
-    )
-    if row is None or row[1] == Round.Status.DRAFT:
-        raise Http404
-    if row[1] == Round.Status.FINISHED:
-        _tableside_table(token)  # raises LinkGone with the table the page shows
-    return int(row[0])
-
-
-@never_cache
 @require_POST
-def tableside_confirm(request: HttpRequest, token: str) -> HttpResponse:
+@_tableside
+def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
     """The pair that did not enter confirms with its own code; then only a referee can change
     the table. Wrong codes are counted per table and per (table, address) in a shared store
     (tournaments/throttle.py), reserved before the code is checked, so no race gets extra
-    tries. A repeated confirmation (the same one-time key) gets the first answer. The view
-    reads only the table's id; the service reads the table and its events once."""
-    try:
-        table_id = _link_table_id(token)
-    except LinkGone as gone:
-        return _gone(request, gone.table)
-    attempt = throttle.pair_code_attempt(request, table_id)
+    tries. A repeated confirmation (the same one-time key) gets the first answer."""
+    attempt = throttle.pair_code_attempt(request, table.pk)
     if attempt.blocked:
         messages.error(request, _("密码错误次数过多，请稍后再试或联系裁判。"))
-        return redirect("tableside:tableside", token)
+        return redirect("tableside:tableside", table.entry_token)
 
-    def confirm(t: TableAt, f: Any) -> None:
+    def confirm(t: Table, f: Any) -> None:
         try:
             once_table(
                 request,
@@ -362,17 +342,11 @@ def tableside_confirm(request: HttpRequest, token: str) -> HttpResponse:
     try:
         return _tableside_action(
             request,
-            TableAt.link(token),
-            token,
+            table,
+            table.entry_token,
             PairCodeForm(request.POST),
             confirm,
             _("成绩已确认。谢谢！如需更改，请联系裁判。"),
         )
-    except Table.DoesNotExist:
-        try:
-            _tableside_table(token)  # finished since: 410 …
-        except LinkGone as gone:
-            return _gone(request, gone.table)
-        raise Http404 from None
     finally:
         attempt.settle()
