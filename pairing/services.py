@@ -655,9 +655,7 @@ def unpublish_round(rnd: Round, user: Any = None) -> Round:
         locked.status = Round.Status.DRAFT
         locked.published_at = None
         locked.save(update_fields=["status", "published_at"])
-        if not Round.objects.filter(tournament_id=locked.tournament_id).exclude(
-            status=Round.Status.DRAFT
-        ):
+        if not Round.objects.counted().filter(tournament_id=locked.tournament_id):
             Tournament.objects.filter(pk=locked.tournament_id).update(
                 status=Tournament.Status.SETUP
             )

@@ -61,7 +61,6 @@ from tournaments.wording import seat_label, table_state, table_state_label
 
 PUBLIC_CACHE_SECONDS = 30
 PUBLIC_MAX_AGE = 15
-VISIBLE_ROUNDS = (Round.Status.PUBLISHED, Round.Status.FINISHED)
 FIND_LIMIT = 20
 
 
@@ -117,9 +116,7 @@ def public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
 
 
 def _visible_rounds(tournament: Tournament) -> list[Round]:
-    return list(
-        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS).order_by("number")
-    )
+    return list(Round.objects.counted().filter(tournament=tournament).order_by("number"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +133,8 @@ class StandingsRound:
 def standings_round(tournament: Tournament) -> StandingsRound:
     """The latest complete round and the one in play after it (one query)."""
     counts = (
-        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
+        Round.objects.counted()
+        .filter(tournament=tournament)
         .annotate(
             total=Count("tables", filter=Q(tables__is_bye=False)),
             confirmed=Count(
@@ -451,7 +449,8 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
     being played shows as such. Three queries whatever the number of rounds.
     """
     tables = list(
-        Table.objects.filter(Q(ns=pair) | Q(ew=pair), round__status__in=VISIBLE_ROUNDS)
+        Table.objects.counted()
+        .filter(Q(ns=pair) | Q(ew=pair))
         .select_related("round", "ns", "ew")
         .prefetch_related(
             "events",
@@ -634,7 +633,8 @@ ROUND_TABLES_PER_PAGE = 100
 def rounds(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Every published round, with its state and progress."""
     visible = list(
-        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
+        Round.objects.counted()
+        .filter(tournament=tournament)
         .annotate(
             table_count=Count("tables", filter=Q(tables__is_bye=False)),
             confirmed=Count(
@@ -654,7 +654,7 @@ def rounds(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @public_page
 def round_public(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The pairings of a published round: table, 南北, 东西, state; filter by name or number."""
-    rnd = get_object_or_404(Round, tournament=tournament, number=number, status__in=VISIBLE_ROUNDS)
+    rnd = get_object_or_404(Round.objects.counted(), tournament=tournament, number=number)
     form = TableFilterForm(request.GET or None)
     query = form.cleaned_data["q"] if form.is_valid() else ""
     paginator = Paginator(round_tables(rnd, query), ROUND_TABLES_PER_PAGE)
@@ -664,7 +664,8 @@ def round_public(request: HttpRequest, tournament: Tournament, number: int) -> H
     for table, state in zip(tables, table_states(tables), strict=True):
         rows.append({"table": table, "state": state, "status": table_state_label(state)})
     others = list(
-        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS)
+        Round.objects.counted()
+        .filter(tournament=tournament)
         .order_by("number")
         .values_list("number", flat=True)
     )
@@ -736,7 +737,8 @@ def team_detail(request: HttpRequest, tournament: Tournament, code: str) -> Http
     row = rows.rows_of([number]).get(number) if number is not None else None
     matches = matches_of_team(team, _visible_rounds(tournament))
     bye_rounds = list(
-        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS, bye_team=team)
+        Round.objects.counted()
+        .filter(tournament=tournament, bye_team=team)
         .order_by("number")
         .values_list("number", flat=True)
     )
@@ -784,9 +786,7 @@ def bracket(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     if not numbers:
         raise Http404
     started = set(
-        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS).values_list(
-            "stage", flat=True
-        )
+        Round.objects.counted().filter(tournament=tournament).values_list("stage", flat=True)
     )
     shown = [n for n in numbers if n in started] or numbers[:1]
     stages = []
@@ -798,7 +798,7 @@ def bracket(request: HttpRequest, tournament: Tournament) -> HttpResponse:
                 "best_of": spec.games,
                 "wins_needed": spec.wins_needed,
                 "until": spec.until,
-                "rounds": bracket_rounds(tournament, number, VISIBLE_ROUNDS),
+                "rounds": bracket_rounds(tournament, number, Round.COUNTED),
             }
         )
     return render(
@@ -823,9 +823,7 @@ def groups(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """The group tables of every group stage whose first round is published, qualifiers
     marked."""
     visible = set(
-        Round.objects.filter(tournament=tournament, status__in=VISIBLE_ROUNDS).values_list(
-            "stage", flat=True
-        )
+        Round.objects.counted().filter(tournament=tournament).values_list("stage", flat=True)
     )
     stages = [
         {

@@ -6,7 +6,8 @@ pure core (``rules``) lazily, to validate a tournament's settings into a ``RuleS
 
 - ``tournament``: the event (``Tournament``) and the referees' table ranges;
 - ``registration``: units, pairs and players, teams, line-ups, check-ins;
-- ``rounds``: rounds, tables, games and seats;
+- ``rounds``: rounds, tables, games and seats; ``Round.objects.counted()`` (and
+  ``Table.objects.counted()``) are the rounds that count, published or finished;
 - ``audit``: the append-only audit log;
 - ``throttle``: the attempt counters of ``tournaments.throttle``.
 
@@ -26,7 +27,7 @@ from .registration import (
     Unit,
     new_pair_code,
 )
-from .rounds import Game, Round, Seat, Table, new_entry_token
+from .rounds import Game, Round, RoundQuerySet, Seat, Table, TableQuerySet, new_entry_token
 from .throttle import ThrottleCounter
 from .tournament import TableAssignment, Tournament
 
@@ -41,9 +42,11 @@ __all__ = [
     "Pair",
     "Player",
     "Round",
+    "RoundQuerySet",
     "Seat",
     "Table",
     "TableAssignment",
+    "TableQuerySet",
     "Team",
     "ThrottleCounter",
     "Tournament",

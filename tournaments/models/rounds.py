@@ -19,6 +19,14 @@ def new_entry_token() -> str:
     return secrets.token_urlsafe(16)
 
 
+class RoundQuerySet(models.QuerySet["Round"]):
+    def counted(self) -> RoundQuerySet:
+        """The rounds that count: published or finished (``Round.COUNTED``). What the
+        standings, the public pages, the desks and the reports read; a draft is the
+        organizers' business and counts nowhere."""
+        return self.filter(status__in=Round.COUNTED)
+
+
 class Round(models.Model):
     """A round (轮): draft → published → finished."""
 
@@ -26,6 +34,10 @@ class Round(models.Model):
         DRAFT = "draft", _("草稿")
         PUBLISHED = "published", _("已公布")
         FINISHED = "finished", _("已结束")
+
+    # The statuses of the rounds that count (``Round.objects.counted()``, and
+    # ``Table.objects.counted()`` for their tables): ask those, not the statuses.
+    COUNTED = (Status.PUBLISHED, Status.FINISHED)
 
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="rounds", verbose_name=_("赛事")
@@ -63,6 +75,8 @@ class Round(models.Model):
     started_at = models.DateTimeField(_("开始时间"), null=True, blank=True)
     minutes = models.PositiveSmallIntegerField(_("本轮时长（分钟）"), null=True, blank=True)
 
+    objects = RoundQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("轮次")
         verbose_name_plural = _("轮次")
@@ -81,6 +95,12 @@ class Round(models.Model):
 
     def __str__(self) -> str:
         return _("第%(n)s轮") % {"n": self.number}
+
+
+class TableQuerySet(models.QuerySet["Table"]):
+    def counted(self) -> TableQuerySet:
+        """The tables of the rounds that count (``Round.objects.counted()``)."""
+        return self.filter(round__status__in=Round.COUNTED)
 
 
 class Table(models.Model):
@@ -186,6 +206,8 @@ class Table(models.Model):
     slot = models.PositiveIntegerField(_("对阵位置"), null=True, blank=True)
     # The engine's reasons for this table in the draft: [{"code": ..., "params": {...}}].
     reasons = models.JSONField(_("编排理由"), default=list, blank=True)
+
+    objects = TableQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("桌")
