@@ -360,8 +360,9 @@ def _keep(pointer: str, key: str, value: Any) -> None:
 
 
 # The layout of a kept ``StandingsState``: a state pickled by code with another layout is
-# never read (it would not load, or would load wrong), whatever cache outlived a deploy.
-_STATE_LAYOUT = 2
+# never read (it would not load, or would load wrong), whatever cache outlived a deploy. 3: the
+# classes' modules moved (``scoring.standings_state``/``standings_input``), which a pickle names.
+_STATE_LAYOUT = 3
 
 
 def _state_pointer(source: StandingsSource, number: int) -> str:
