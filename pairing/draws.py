@@ -25,7 +25,7 @@ class TableSpec:
     number: int
     ns: Pair
     ew: Pair | None
-    reasons: Sequence[dict[str, Any]] = ()
+    reasons: Sequence[Any] = ()  # the engine's reasons, or dicts (stored by ``reason_dicts``)
     match: int | None = None
     group: str = ""  # a round-robin table's group (RULES.md §8)
     slot: int | None = None  # a knockout table's bracket slot
