@@ -303,7 +303,7 @@ def started_stages(tournament: Tournament) -> int:
     """How many stages have started, as ``update_settings`` counts them: none until a round is
     published, then every stage up to the last round's."""
     rounds = Round.objects.filter(tournament=tournament)
-    if not rounds.exclude(status=Round.Status.DRAFT).exists():
+    if not rounds.counted().exists():
         return 0
     return max(rounds.values_list("stage", flat=True))
 

@@ -300,11 +300,8 @@ def pair_path(tournament: Tournament, number: int) -> list[PathStep]:
     rules = tournament.rules
     if not rules.stages:
         return []
-    visible = (Round.Status.PUBLISHED, Round.Status.FINISHED)
     played = set(
-        Round.objects.filter(tournament=tournament, status__in=visible).values_list(
-            "stage", flat=True
-        )
+        Round.objects.counted().filter(tournament=tournament).values_list("stage", flat=True)
     )
     steps: list[PathStep] = []
     for stage, spec in enumerate(rules.stage_list, start=1):
@@ -326,7 +323,7 @@ def pair_path(tournament: Tournament, number: int) -> list[PathStep]:
         if spec.type.has_bracket:
             mine = tuple(
                 match
-                for rnd in bracket_rounds(tournament, stage, visible)
+                for rnd in bracket_rounds(tournament, stage, Round.COUNTED)
                 for match in rnd.matches
                 if number in (match.a.number, match.b.number if match.b else None)
             )

@@ -58,7 +58,6 @@ from django.utils import timezone
 from rules.ruleset import RuleSet
 from scoring.models import Penalty
 from scoring.results import (
-    COUNTED_ROUNDS,
     ScoredTable,
     TeamField,
     confirmed_table_versions,
@@ -241,11 +240,8 @@ def round_versions(tournament_id: int, up_to: int) -> list[tuple[int, int, int, 
     and over its tables count, summed versions and last id — any write of a table of the round
     changes them (one query over those tables, ~4 ms per 10,000 on SQLite)."""
     rows = (
-        Table.objects.filter(
-            round__tournament_id=tournament_id,
-            round__status__in=COUNTED_ROUNDS,
-            round__number__lte=up_to,
-        )
+        Table.objects.counted()
+        .filter(round__tournament_id=tournament_id, round__number__lte=up_to)
         .order_by()
         .values_list("round__number", "round_id")
         .annotate(Count("pk"), Sum("version"), Max("pk"))
@@ -270,7 +266,7 @@ def standings_source(
     for ``teams``: the teams and their pairs)."""
     after = after_round
     if after is None:  # the latest counted round
-        counted = Round.objects.filter(tournament_id=tournament_id, status__in=COUNTED_ROUNDS)
+        counted = Round.objects.counted().filter(tournament_id=tournament_id)
         after = counted.aggregate(latest=Max("number"))["latest"] or 0
     deductions = sorted(
         (number or 0, count, last, str(total))
@@ -364,8 +360,9 @@ def _keep(pointer: str, key: str, value: Any) -> None:
 
 
 # The layout of a kept ``StandingsState``: a state pickled by code with another layout is
-# never read (it would not load, or would load wrong), whatever cache outlived a deploy.
-_STATE_LAYOUT = 2
+# never read (it would not load, or would load wrong), whatever cache outlived a deploy. 3: the
+# classes' modules moved (``scoring.standings_state``/``standings_input``), which a pickle names.
+_STATE_LAYOUT = 3
 
 
 def _state_pointer(source: StandingsSource, number: int) -> str:

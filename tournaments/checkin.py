@@ -31,11 +31,7 @@ def checkin_path(tournament: Tournament | str, code: str) -> str:
 
 def checkin_round(tournament: Tournament) -> int:
     """The round a check-in made now is for: the one after the last published round."""
-    latest = (
-        Round.objects.filter(tournament=tournament)
-        .exclude(status=Round.Status.DRAFT)
-        .aggregate(m=Max("number"))["m"]
-    )
+    latest = Round.objects.counted().filter(tournament=tournament).aggregate(m=Max("number"))["m"]
     return (latest or 0) + 1
 
 

@@ -129,7 +129,7 @@ def set_lineup(
             .filter(tournament_id=team.tournament_id, number=round_number)
             .first()
         )
-        if rnd is not None and rnd.status != Round.Status.DRAFT:
+        if rnd is not None and rnd.status in Round.COUNTED:
             raise ServiceError("lineup_locked", round=round_number)
         locked = Team.objects.select_for_update().get(pk=team.pk)
         if locked.status != Team.Status.ACTIVE:

@@ -192,7 +192,7 @@ def update_settings(tournament: Tournament, settings: dict[str, Any], user: Any)
     rules = _validated_settings(settings)
     with transaction.atomic():
         locked = lock_tournament(tournament)
-        played = Round.objects.filter(tournament=locked).exclude(status=Round.Status.DRAFT)
+        played = Round.objects.counted().filter(tournament=locked)
         if played.exists():
             started = max(Round.objects.filter(tournament=locked).values_list("stage", flat=True))
             if not _only_later_stages_change(locked.rules, rules, started):

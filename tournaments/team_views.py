@@ -203,8 +203,8 @@ def lineup(request: HttpRequest, slug: str, code: str) -> HttpResponse:
             initial.update(ns=current.ns.pk, ew=current.ew.pk)
         form = LineUpForm(initial=initial, pairs=active, captain=not staff)
     locked = (
-        Round.objects.filter(tournament=tournament)
-        .exclude(status=Round.Status.DRAFT)
+        Round.objects.counted()
+        .filter(tournament=tournament)
         .order_by("-number")
         .values_list("number", flat=True)
         .first()

@@ -122,7 +122,7 @@ def manage(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "pair_counts": pair_counts,
             "rules": tournament.rules,
             "report_links": _report_links(tournament),
-            "settings_locked": any(r.status != Round.Status.DRAFT for r in rounds),
+            "settings_locked": any(r.status in Round.COUNTED for r in rounds),
         },
     )
 
@@ -142,7 +142,7 @@ def settings_edit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     from tournaments.services import update_settings
 
     initial = SettingsForm.initial_from(tournament.settings)
-    locked = Round.objects.filter(tournament=tournament).exclude(status=Round.Status.DRAFT).exists()
+    locked = Round.objects.counted().filter(tournament=tournament).exists()
     if request.method == "POST":
         form = _settings_form(SettingsForm(request.POST, initial=initial), locked)
         if form.is_valid():

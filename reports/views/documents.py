@@ -318,8 +318,8 @@ def _late_entry_round(tournament: Tournament) -> int | None:
     so a pair registered after round N was published simply has no result in rounds 1…N and
     is paired from the next round generated (docs/event-desk.md)."""
     latest = (
-        Round.objects.filter(tournament=tournament)
-        .exclude(status=Round.Status.DRAFT)
+        Round.objects.counted()
+        .filter(tournament=tournament)
         .order_by("-number")
         .values_list("number", flat=True)
         .first()

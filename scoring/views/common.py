@@ -8,7 +8,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -22,10 +22,10 @@ from scoring.services import TableAt
 from scoring.sheet import Sheet, build_match_sheet, build_sheet, sheet_state
 from scoring.views.offline import rules_version
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
-from tournaments.models import Player, Round, Table, Tournament
+from tournaments.models import Player, Round, Table, TableQuerySet, Tournament
 
 
-def tables_qs() -> QuerySet[Table]:
+def tables_qs() -> TableQuerySet:
     return Table.objects.select_related("round__tournament", "ns", "ew").prefetch_related(
         Prefetch("ns__players", queryset=Player.objects.order_by("position")),
         Prefetch("ew__players", queryset=Player.objects.order_by("position")),
@@ -34,24 +34,18 @@ def tables_qs() -> QuerySet[Table]:
 
 def load_round(tournament: Tournament, number: int) -> Round:
     """A round referees may see: published or finished (a draft is the organizers' business)."""
-    return get_object_or_404(
-        Round,
-        tournament=tournament,
-        number=number,
-        status__in=(Round.Status.PUBLISHED, Round.Status.FINISHED),
-    )
+    return get_object_or_404(Round.objects.counted(), tournament=tournament, number=number)
 
 
 def load_table(tournament: Tournament, number: int, table_number: int) -> Table:
     """A match table of a round referees may see, with its round, pairs, players and events
     (the table and its round in one query)."""
     return get_object_or_404(
-        tables_qs().prefetch_related(
-            Prefetch("events", queryset=TableEvent.objects.order_by("position"))
-        ),
+        tables_qs()
+        .counted()
+        .prefetch_related(Prefetch("events", queryset=TableEvent.objects.order_by("position"))),
         round__tournament=tournament,
         round__number=number,
-        round__status__in=(Round.Status.PUBLISHED, Round.Status.FINISHED),
         number=table_number,
         is_bye=False,
     )

@@ -118,10 +118,8 @@ TABLES_PER_PAGE = 100
 def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """The referee's start page: the rounds of the tournament, newest first."""
     rounds = list(
-        Round.objects.filter(
-            tournament=tournament,
-            status__in=(Round.Status.PUBLISHED, Round.Status.FINISHED),
-        )
+        Round.objects.counted()
+        .filter(tournament=tournament)
         .annotate(
             n_tables=Count("tables", filter=Q(tables__is_bye=False)),
             n_confirmed=Count(

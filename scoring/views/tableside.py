@@ -71,7 +71,7 @@ def _tableside_table(token: str) -> Table:
         .filter(entry_token=token, is_bye=False)
         .first()
     )
-    if table is None or table.round.status == Round.Status.DRAFT:
+    if table is None or table.round.status not in Round.COUNTED:
         raise Http404
     if table.round.status == Round.Status.FINISHED:
         raise LinkGone(table)
