@@ -11,10 +11,16 @@ from typing import NamedTuple
 from .errors import RuleError
 from .events import Event, Side
 from .levels import ACE, LOWEST, PAST_ACE
+from .variants import Lateness
 
 JACK = 11
 PENALTY_LOSS_LEVELS = 4  # RULES.md §2: 判负 = the offender's level + 4
-LATENESS_START_LEVELS = (2, 3, 4)  # RULES.md §2: the punctual side starts at 3 (0–5 min) or 4
+# RULES.md §2: the punctual side starts at 3 (0–5 min) or 4 (``lateness: regulation``); other
+# lateness rules give other start levels (``rules.variants.Lateness.start_levels``).
+LATENESS_START_LEVELS = Lateness().start_levels
+# RULES.md §1/§9 ``upgrades``: the levels for a deal token's digit 3 / 2 / 1 (partner 2nd, 3rd,
+# last): 3 / 2 / 1 by default.
+DEFAULT_UPGRADES = (3, 2, 1)
 
 # RULES.md §1 "How A is passed" (``a_pass``): the upgrades that pass A for a side on stage at its
 # own A. ``partner_2_or_3`` (seeds 000/003/004 and Jiangsu): +3 or +2; ``double_only`` (a company
@@ -72,26 +78,37 @@ class Change(NamedTuple):
     a_failure: Side | None = None  # the side whose failed attempt at A this was (a_fail_count)
 
 
-def initial_state(ns: int = LOWEST, ew: int = LOWEST) -> TableState:
+def initial_state(
+    ns: int = LOWEST, ew: int = LOWEST, start_levels: tuple[int, ...] = LATENESS_START_LEVELS
+) -> TableState:
     """The state before the first deal. RULES.md §1/§2: with lateness the punctual side starts
     higher and is on stage for the first deal."""
     # Lateness is the only reason start levels differ (RULES.md §2 迟到): the late side starts at
-    # 2 and the punctual side at 2, 3 or 4. Anything else cannot happen at a table.
-    if min(ns, ew) != LOWEST or max(ns, ew) not in LATENESS_START_LEVELS:
+    # 2 and the punctual side at a level the event's lateness rule gives (``start_levels``: 2, 3
+    # or 4 by the regulation; never past A). Anything else cannot happen at a table.
+    if min(ns, ew) != LOWEST or not LOWEST <= max(ns, ew) <= ACE:
         raise RuleError("bad_start", ns=ns, ew=ew)
+    if max(ns, ew) not in start_levels:
+        raise RuleError("start_beyond_lateness", ns=ns, ew=ew, top=max(start_levels))
     on_stage = None if ns == ew else (Side.NS if ns > ew else Side.EW)
     return TableState(ns, ew, on_stage)
 
 
-def start_for_lateness(minutes_late: float, late_side: Side) -> TableState | None:
-    """RULES.md §2 迟到: late up to 5 minutes → the punctual side starts at 3; 5–10 → at 4;
-    over 10 → ``None``: the late side forfeits the round."""
-    if minutes_late > 10:
+def start_for_lateness(
+    minutes_late: float, late_side: Side, lateness: Lateness | None = None
+) -> TableState | None:
+    """RULES.md §2 迟到 (``lateness``: the event's rule, by default the regulation's): the
+    start levels for a lateness of ``minutes_late`` (late up to 5 minutes → the punctual side
+    starts at 3; 5–10 → at 4), or ``None`` when it is not a start: over 10 minutes the late
+    side forfeits the round (other rules: a forfeit or a 判负, ``Lateness.ruling``)."""
+    rule = lateness or Lateness()
+    ruling = rule.ruling(minutes_late)
+    if ruling.kind not in ("none", "start"):
         return None
-    punctual_level = LOWEST if minutes_late <= 0 else (3 if minutes_late <= 5 else 4)
+    punctual_level = ruling.level
     if late_side is Side.NS:
-        return initial_state(LOWEST, punctual_level)
-    return initial_state(punctual_level, LOWEST)
+        return initial_state(LOWEST, punctual_level, rule.start_levels)
+    return initial_state(punctual_level, LOWEST, rule.start_levels)
 
 
 def _with_level(state: TableState, side: Side, level: int) -> TableState:
@@ -105,11 +122,15 @@ def apply_event(
     a_attempts: int = 3,
     a_fail_count: str = "deal",
     a_pass: str = PARTNER_2_OR_3,
+    upgrades: tuple[int, int, int] = DEFAULT_UPGRADES,
 ) -> Change:
     """Apply one event. The caller has checked that nobody has passed A yet.
 
     ``a_rule``/``a_attempts`` (RULES.md §1 "Failed attempts at A"), ``a_fail_count`` (what
-    counts as a failure) and ``a_pass`` (how A is passed) are the tournament's settings.
+    counts as a failure), ``a_pass`` (how A is passed) and ``upgrades`` (the levels for a
+    deal's partner 2nd / 3rd / last, RULES.md §9; a foul or a deal loss is the other side's
+    双下) are the tournament's settings. Passing A reads the deal's partner place, not its
+    levels.
     """
     winner = event.beneficiary
     current = state.level(winner)
@@ -129,7 +150,7 @@ def apply_event(
     else:
         # An upgrade never jumps past A: it stops at A (RULES.md §1). A side at A that wins a
         # deal played at the other side's level stays at A and goes on stage: no attempt.
-        new_level = min(current + event.upgrade, ACE)
+        new_level = min(current + upgrade_levels(event.upgrade, upgrades), ACE)
     new_state = _with_level(state, winner, new_level)._replace(on_stage=winner)
 
     failure: Side | None = None
@@ -156,6 +177,11 @@ def apply_event(
             else:
                 new_state = new_state._replace(ew_a_failures=0)
     return Change(new_state, level_played, on_stage, attempt, reset, failure)
+
+
+def upgrade_levels(token: int, upgrades: tuple[int, int, int] = DEFAULT_UPGRADES) -> int:
+    """The levels a deal token's digit gives (3: partner 2nd, 2: 3rd, 1: last; RULES.md §9)."""
+    return upgrades[3 - token]
 
 
 def penalty_loss_levels(offender_level: int, innocent_level: int) -> tuple[int, int]:

@@ -6,33 +6,59 @@ same object back, so export → import → export is stable. A setting added aft
 were written (``forfeit``/``bye`` by the scale, ``a_fail_count``, ``a_pass``, ``tie``) is written
 back when the file gave it or when it differs from its default, and only then.
 
+The settings an organizer varies (RULES.md §9: upgrades, lateness, the escalation ladder, the
+labels …) are values of ``rules.variants``, read there by the one reader of the settings a stage
+may override (``OverrideReader``): a stage's ``settings`` are read as the event's are, and
+``RuleSet.for_stage`` is the rules of a stage — what every consumer of stage-level rules reads.
+The 级差分 scale is ``rules.scale``. Both modules' public names are importable from here.
+
 Also here, as data the services and pages read: the presets an organizer starts from, each naming
-the seed it follows (``PRESETS``); the penalty escalations the software suggests
-(``ESCALATIONS``, RULES.md §3) and who may impose which penalty (``penalty_authority``, a
-per-tournament setting with seed 003's defaults).
+the seed it follows (``PRESETS``); who may impose which penalty (``penalty_authority``, a
+per-tournament setting with seed 003's defaults). The penalty escalations the software suggests
+are RULES.md §3's (``ESCALATIONS``) or the event's own ladder (``RuleSet.escalation``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from numbers import Real
 from typing import Any
 
 from .errors import Problem, RuleSetError
 from .levels import LOWEST, PAST_ACE
 from .limits import SEED_MAX
+from .scale import SCALE_PRESETS, Scale, is_int, validate_scale_table
 from .stages import Stage, default_stage, parse_stages
+from .variants import (
+    CRITERION_KEYS,
+    DEFAULT_MINUTES,
+    ESCALATIONS,
+    FORFEIT_LEVELS,
+    ROUND_FORMATS,
+    STAGE_SETTING_KEYS,
+    TIEBREAK_PRESETS,
+    TIES,
+    TIMED_FORMATS,
+    Award,
+    Escalation,
+    EscalationRule,
+    Lateness,
+    MatchPoints,
+    OverrideReader,
+    Tiebreaks,
+    Upgrades,
+    default_award,
+    read_stage_settings,
+    read_upgrades,
+    setting_value,
+)
 
 EVENTS = ("pairs", "teams")
-ROUND_FORMATS = ("deals", "game", "timed", "timed_deals")
-TIMED_FORMATS = ("timed", "timed_deals")  # 计时制 / 计时计副制: the referee closes the match
 A_RULES = ("continue", "reset_to_2")
 SAME_UNIT = ("avoid", "allow")
 ROUND1 = ("lot", "seeding")
 TEAM_SCORING = ("sum_jcf", "sum_levels", "sum_cf")  # RULES.md §6, scoring.teams
 A_FAIL_COUNTS = ("deal", "stage")  # RULES.md §1 "Failed attempts at A"
 A_PASSES = ("partner_2_or_3", "double_only")  # RULES.md §1 "How A is passed"
-TIES = ("draw", "extra_deal")  # RULES.md §2 "Level tie"
 # RULES.md §7 "Correction deadlines" (seed 004): entry errors (录入错误) within 10 minutes after
 # the round, published-result errors (公布成绩错误, and errors the referees find) within 20
 # minutes after the stage; the chief referee may set other limits. Extension setting
@@ -40,7 +66,6 @@ TIES = ("draw", "extra_deal")  # RULES.md §2 "Level tie"
 # replaces the stage part for that stage.
 CORRECTION_MINUTES: dict[str, int] = {"round": 10, "stage": 20}
 MAX_CORRECTION_MINUTES = 100_000
-FORFEIT_LEVELS = 4  # RULES.md §2: a forfeit or a bye is worth the scale's 4-level win
 
 # RULES.md §3 "Who may impose what" (seed 003): the lowest role that may record each kind of
 # penalty. ``deal_loss`` is 本副判负 (a ``lose:`` event), ``level_award`` is 升级调整 (not in the
@@ -57,172 +82,22 @@ DEFAULT_PENALTY_AUTHORITY: dict[str, str] = {
     "disqualification": "organizer",
 }
 
-# TOURNAMENT_FILE.md "Criterion keys". Match points always come first, the lot always last.
-CRITERION_KEYS = (
-    "jcf",
-    "head_to_head",
-    "wins",
-    "draws",
-    "level_difference",
-    "opponents_cf",
-    "previous_rank",
-    "progressive",
-    "upgrades",
-    "lot",
-)
-TIEBREAK_PRESETS: dict[str, tuple[str, ...]] = {
-    # RULES.md §4, seed 003 (the competition regulation).
-    "regulation": (
-        "jcf",
-        "head_to_head",
-        "wins",
-        "draws",
-        "level_difference",
-        "opponents_cf",
-        "previous_rank",
-    ),
-    # RULES.md §4, seed 004 (Jiangsu 2017).
-    "jiangsu2017": ("progressive", "wins", "jcf", "upgrades", "lot"),
-}
-
 MAX_JC = PAST_ACE - LOWEST  # 13: from 2 to 过A
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _plain(number: float) -> float | int:
-    """Keep whole numbers as ints so files and JSON read naturally (2, not 2.0)."""
-    return int(number) if float(number).is_integer() else number
-
-
-@dataclass(frozen=True, slots=True)
-class Scale:
-    """级差分 scale: a table JC → (ahead, behind) (RULES.md §2). JC past the last row is capped."""
-
-    key: str  # "26:0", "28" or "custom"
-    rows: tuple[tuple[int, float, float], ...]
-
-    @classmethod
-    def linear(cls, key: str, base: int) -> Scale:
-        """``base ± JC``, JC capped at ``base`` (the 26:0 scale is base 13, the 28 scale 14)."""
-        return cls(key, tuple((jc, base + jc, base - jc) for jc in range(base + 1)))
-
-    @property
-    def max_jc(self) -> int:
-        return self.rows[-1][0]
-
-    @property
-    def total(self) -> float:
-        """What the two sides' 级差分 always add up to (checked for the presets in tests)."""
-        return self.rows[0][1] + self.rows[0][2]
-
-    def points(self, jc: int) -> tuple[float, float]:
-        """(ahead, behind) for a level difference ``jc`` ≥ 0."""
-        if jc < 0:
-            raise ValueError("jc must not be negative")
-        row = self.rows[min(jc, self.max_jc)]
-        return row[1], row[2]
-
-    def to_setting(self) -> str | dict[str, Any]:
-        if self.key in SCALE_PRESETS:
-            return self.key
-        return {"table": [[jc, _plain(a), _plain(b)] for jc, a, b in self.rows]}
-
-
-SCALE_PRESETS: dict[str, Scale] = {
-    "26:0": Scale.linear("26:0", 13),
-    "28": Scale.linear("28", 14),
+# The settings of RULES.md §9 written back when the file gave them (even at their default) or
+# when they differ from it, with their defaults.
+LATER_DEFAULTS: dict[str, Any] = {
+    "a_pass": "partner_2_or_3",
+    "a_fail_count": "deal",
+    "tie": "draw",
+    "minutes": DEFAULT_MINUTES,
+    "upgrades": Upgrades(),
+    "lateness": Lateness(),
+    "escalation": None,
+    "extra_deal_from": "current",
+    "labels": (),
 }
-
-
-def validate_scale_table(table: Any) -> tuple[Scale | None, list[Problem]]:
-    """A custom scale must start at JC 0 (a draw: equal points), list every JC in order,
-    give the side ahead at least as much as the side behind, and be monotone."""
-    problems: list[Problem] = []
-    if not isinstance(table, list) or not table:
-        return None, [Problem("scale", "scale_table_empty")]
-    rows: list[tuple[int, float, float]] = []
-    for index, row in enumerate(table):
-        ok = isinstance(row, list | tuple) and len(row) == 3 and _is_int(row[0])
-        if not ok or not all(_is_number(x) for x in row[1:]):
-            problems.append(Problem("scale", "scale_row_malformed", {"row": index + 1}))
-            continue
-        rows.append((row[0], row[1], row[2]))
-    if problems:
-        return None, problems
-    for index, (jc, ahead, behind) in enumerate(rows):
-        if jc != index:
-            problems.append(Problem("scale", "scale_not_consecutive", {"row": index + 1, "jc": jc}))
-            break
-        if ahead < behind:
-            problems.append(Problem("scale", "scale_ahead_below_behind", {"jc": jc}))
-        if index == 0 and ahead != behind:
-            problems.append(
-                Problem("scale", "scale_draw_unequal", {"ahead": ahead, "behind": behind})
-            )
-        if index > 0:
-            _, prev_ahead, prev_behind = rows[index - 1]
-            if ahead < prev_ahead or behind > prev_behind:
-                problems.append(Problem("scale", "scale_not_monotone", {"jc": jc}))
-    if problems:
-        return None, problems
-    return Scale("custom", tuple(rows)), []
-
-
-@dataclass(frozen=True, slots=True)
-class MatchPoints:
-    """场分 for a win, a draw and a loss (RULES.md §2; default 2/1/0)."""
-
-    win: float = 2
-    draw: float = 1
-    loss: float = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Award:
-    """What the present pair (forfeit) or the bye pair gets; the absent pair gets 0 and 0."""
-
-    cf: float = 2
-    jcf: float = 17
-
-
-@dataclass(frozen=True, slots=True)
-class EscalationRule:
-    """RULES.md §3: ``count`` records of ``counted`` (penalty kinds, or ``forfeit`` for a table
-    the pair forfeited) within ``scope`` suggest ``suggests`` — for the referee to confirm.
-
-    ``scope``: ``round`` (in one round), ``consecutive_rounds`` (in rounds one after another) or
-    ``tournament`` (anywhere in the event). A 本副判负 (``deal_loss``) is not a foul and counts
-    towards nothing.
-    """
-
-    counted: str
-    count: int
-    scope: str
-    suggests: str
-    source: str
-
-
-ESCALATIONS: tuple[EscalationRule, ...] = (
-    EscalationRule("warning", 2, "round", "violation", "RULES.md §3; seed 001"),
-    EscalationRule("violation", 2, "round", "foul", "RULES.md §3; seed 001"),
-    EscalationRule("foul", 2, "round", "penalty_loss", "RULES.md §3; seed 001"),
-    # Seed 001: "连续两轮弃权或被两次判负 … 由裁判长报请赛区组委会取消违规方参赛资格".
-    EscalationRule("forfeit", 2, "consecutive_rounds", "disqualification", "seed 001"),
-    EscalationRule("penalty_loss", 2, "tournament", "disqualification", "seed 001"),
-)
-
-
-def default_award(scale: Scale) -> Award:
-    """RULES.md §2: a forfeit (and by default a bye) is 2 CF and the scale's 4-level win —
-    17 on the 26:0 scale, 18 on the 28 scale."""
-    return Award(2, scale.points(FORFEIT_LEVELS)[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,10 +130,25 @@ class RuleSet:
     # still be corrected (``correction_deadline_minutes`` applies a stage's own minutes).
     correction_round_minutes: int = CORRECTION_MINUTES["round"]
     correction_stage_minutes: int = CORRECTION_MINUTES["stage"]
-    # Which of a_pass / a_fail_count / tie the file gave even at their default (round trip).
+    # Which of the later settings (``LATER_DEFAULTS``) the file gave even at their default.
     written: frozenset[str] = frozenset()
     # RULES.md §8: the stages as the file gave them; () = one Swiss stage of ``rounds`` rounds.
     stages: tuple[Stage, ...] = ()
+    # RULES.md §9: the time limit of a timed round (计时制 / 计时计副制), in minutes.
+    minutes: int = DEFAULT_MINUTES
+    # RULES.md §9: the levels a deal gives by the partner's place (3/2/1, or 5/3/1).
+    upgrades: Upgrades = field(default_factory=Upgrades)
+    # RULES.md §2/§9: what lateness means (the start levels it gives, a forfeit, a 判负).
+    lateness: Lateness = field(default_factory=Lateness)
+    # RULES.md §9: the event's escalation ladder; None: §3's (``ESCALATIONS``).
+    escalation: Escalation | None = None
+    # RULES.md §9: the extra deal of a level tie at the current levels or at 2 (``2``/``"2"``).
+    extra_deal_from: str | int = "current"
+    # RULES.md §9: criterion key → the event's own column label.
+    labels: tuple[tuple[str, str], ...] = ()
+    # Not a setting: the referee called time on equal levels after this many deals (RULES.md
+    # §2 "Level tie": those were the regular deals, the extra deal follows; ``at_time``).
+    time_call: int | None = None
 
     @property
     def stage_list(self) -> tuple[Stage, ...]:
@@ -275,32 +165,38 @@ class RuleSet:
         return bool(self.stages) and self.stage(number).type.series
 
     def for_stage(self, number: int) -> RuleSet:
-        """The rules a table of stage ``number`` is scored by: the stage's own round format,
-        deals per round and tie rule (a knockout breaks a level tie by the extra deal unless it
-        says otherwise, RULES.md §2: ``StageKind.default_tie``), everything else the
-        tournament's."""
+        """The rules of stage ``number``: what every table, clock, standings and document of
+        the stage reads (RULES.md §9 "Per-stage settings"). The stage's own ``settings``
+        (match points, forfeit, bye, tiebreaks, round format, deals, minutes, tie, extra deal,
+        lateness, escalation, labels) and its top-level ``round_format``, ``deals_per_round``
+        and ``tie`` replace the event's; a stage that gives no tie rule keeps the event's,
+        except that a draw becomes its kind's ``default_tie`` (a knockout breaks a level tie by
+        the extra deal, RULES.md §2). Everything else is the event's. ``self`` for an event
+        without stages."""
         if not self.stages:
             return self
         stage = self.stage(number)
-        tie = stage.tie or stage.type.default_tie or self.tie
-        return replace(
-            self,
-            round_format=stage.round_format or self.round_format,
-            deals_per_round=stage.deals_per_round or self.deals_per_round,
-            tie=tie,
-        )
+        fields = stage.settings.fields() if stage.settings is not None else {}
+        if stage.round_format is not None:
+            fields["round_format"] = stage.round_format
+        if stage.deals_per_round is not None:
+            fields["deals_per_round"] = stage.deals_per_round
+        tie = stage.own_tie
+        if tie is None:
+            default = stage.type.default_tie
+            tie = default if default is not None and self.tie == "draw" else self.tie
+        fields["tie"] = tie
+        return replace(self, **fields)
 
     def at_time(self, deals: int) -> RuleSet:
         """RULES.md §2 "Level tie" in a timed format: the referee called time on equal levels
         after ``deals`` deals, so those were the game's regular deals and the extra deal is the
-        only one left — the rules of a ``timed_deals`` game of that many deals (the engine's
-        extra deal, ``scoring.engine.extra_deal_allowed``, as after a 计副制 round)."""
-        limit = deals if self.max_deals is None else min(deals, self.max_deals)
-        return replace(self, round_format="timed_deals", deals_per_round=limit)
+        only one left (``scoring.engine``: the extra deal, counted apart; no other limit)."""
+        return replace(self, time_call=deals)
 
     @property
     def forfeit(self) -> Award:
-        """What the present pair gets for a forfeit (RULES.md §2 弃权)."""
+        """What the present pair (and the absent one) gets for a forfeit (RULES.md §2 弃权)."""
         return self.forfeit_award or default_award(self.scale)
 
     @property
@@ -321,9 +217,46 @@ class RuleSet:
         return dict(self.penalty_authority)[kind]
 
     @property
+    def timed(self) -> bool:
+        """计时制 / 计时计副制: the referee closes the match (time is called)."""
+        return self.round_format in TIMED_FORMATS
+
+    @property
+    def deal_points(self) -> bool:
+        """RULES.md §9 "6局积分制": every deal at 2, the match by the deals' points."""
+        return self.round_format == "deal_points"
+
+    @property
     def max_deals(self) -> int | None:
-        """The most deals a match may have; ``None`` when only 过A (or time) ends it."""
-        return self.deals_per_round if self.round_format in ("deals", "timed_deals") else None
+        """The most deals a match may have besides the extra deal; ``None`` when only 过A
+        (or time) ends it."""
+        if self.round_format in ("deals", "timed_deals", "deal_points"):
+            return self.deals_per_round
+        return None
+
+    @property
+    def regular_deals(self) -> int | None:
+        """The deals after which the extra deal of a tie is played: the round's deals, or the
+        deals played when time was called (``time_call``); None when neither is known."""
+        if self.time_call is None:
+            return self.max_deals
+        limit = self.max_deals
+        return self.time_call if limit is None else min(self.time_call, limit)
+
+    @property
+    def plays_extra_deal(self) -> bool:
+        """A tie at the end of the regular deals is decided by one extra deal: ``tie:
+        extra_deal``, and always in a deal-points match (RULES.md §2, §9)."""
+        return self.tie == "extra_deal" or self.deal_points
+
+    @property
+    def extra_from_two(self) -> bool:
+        """RULES.md §9 ``extra_deal_from: 2``: the extra deal is played at 2 by both sides."""
+        return str(self.extra_deal_from) == "2"
+
+    def label(self, key: str) -> str | None:
+        """The event's own label of a criterion or column (``labels``), or None."""
+        return dict(self.labels).get(key)
 
     @classmethod
     def from_dict(cls, data: Any) -> RuleSet:
@@ -332,26 +265,21 @@ class RuleSet:
             raise RuleSetError([Problem("settings", "not_an_object")])
         known = {
             "event",
-            "round_format",
-            "deals_per_round",
             "rounds",
             "scale",
-            "match_points",
-            "forfeit",
-            "bye",
             "a_rule",
             "a_attempts",
-            "tiebreaks",
             "same_unit",
             "seed",
             "round1",
             "team_scoring",
             "a_fail_count",
             "a_pass",
-            "tie",
             "penalty_authority",
             "stages",
             "correction_minutes",
+            "upgrades",
+            *STAGE_SETTING_KEYS,
         }
         for key in data:
             if key not in known:
@@ -374,8 +302,6 @@ class RuleSet:
             return value
 
         event = choice("event", EVENTS, "pairs")
-        round_format = choice("round_format", ROUND_FORMATS, "deals")
-        deals_per_round = positive_int("deals_per_round", 8) or 8
         rounds = positive_int("rounds", None)
         a_rule = choice("a_rule", A_RULES, "continue")
         a_attempts = positive_int("a_attempts", 3) or 3
@@ -384,8 +310,7 @@ class RuleSet:
         team_scoring = choice("team_scoring", TEAM_SCORING, "sum_jcf")
         a_fail_count = choice("a_fail_count", A_FAIL_COUNTS, "deal")
         a_pass = choice("a_pass", A_PASSES, "partner_2_or_3")
-        tie = choice("tie", TIES, "draw")
-        written = frozenset(k for k in ("a_pass", "a_fail_count", "tie") if k in data)
+        written = frozenset(k for k in LATER_DEFAULTS if k in data)
 
         scale = SCALE_PRESETS["26:0"]
         raw_scale = data.get("scale", "26:0")
@@ -404,65 +329,16 @@ class RuleSet:
         else:
             problems.append(Problem("scale", "scale_malformed"))
 
-        match_points = MatchPoints()
-        raw_mp = data.get("match_points", {})
-        if not isinstance(raw_mp, dict) or set(raw_mp) - {"win", "draw", "loss"}:
-            problems.append(Problem("match_points", "match_points_malformed"))
-        else:
-            values = {k: raw_mp.get(k, getattr(match_points, k)) for k in ("win", "draw", "loss")}
-            if not all(_is_number(v) for v in values.values()):
-                problems.append(Problem("match_points", "match_points_malformed"))
-            elif not values["win"] >= values["draw"] >= values["loss"]:
-                problems.append(Problem("match_points", "match_points_order", values))
-            else:
-                match_points = MatchPoints(**values)
-
-        def award(key: str) -> Award | None:
-            """None when the file gives none: the scale's 4-level win (RULES.md §2)."""
-            if key not in data:
-                return None
-            raw = data[key]
-            default = default_award(scale)
-            if not isinstance(raw, dict) or set(raw) - {"cf", "jcf"}:
-                problems.append(Problem(key, "award_malformed"))
-                return None
-            values = {k: raw.get(k, getattr(default, k)) for k in ("cf", "jcf")}
-            if not all(_is_number(v) and v >= 0 for v in values.values()):
-                problems.append(Problem(key, "award_malformed"))
-                return None
-            return Award(**values)
-
-        forfeit = award("forfeit")
-        bye = award("bye")
-
-        tiebreaks = TIEBREAK_PRESETS["regulation"]
-        preset: str | None = "regulation"
-        raw_tb = data.get("tiebreaks", "regulation")
-        if isinstance(raw_tb, str):
-            if raw_tb in TIEBREAK_PRESETS:
-                tiebreaks, preset = TIEBREAK_PRESETS[raw_tb], raw_tb
-            else:
-                options = tuple(TIEBREAK_PRESETS)
-                problems.append(
-                    Problem("tiebreaks", "not_one_of", {"value": raw_tb, "options": options})
-                )
-        elif isinstance(raw_tb, list) and all(isinstance(k, str) for k in raw_tb):
-            unknown = [k for k in raw_tb if k not in CRITERION_KEYS and k != "cf"]
-            if unknown:
-                problems.append(Problem("tiebreaks", "unknown_criterion", {"keys": unknown}))
-            elif len(set(raw_tb)) != len(raw_tb):
-                problems.append(Problem("tiebreaks", "duplicate_criterion"))
-            elif "cf" in raw_tb and raw_tb[0] != "cf":
-                problems.append(Problem("tiebreaks", "cf_not_first"))
-            elif "lot" in raw_tb and raw_tb[-1] != "lot":
-                problems.append(Problem("tiebreaks", "lot_not_last"))
-            else:
-                tiebreaks, preset = tuple(k for k in raw_tb if k != "cf"), None
-        else:
-            problems.append(Problem("tiebreaks", "tiebreaks_malformed"))
+        # The settings a stage may override, read by the same reader as a stage's own.
+        own = OverrideReader(data, problems, "", scale).read()
+        tiebreaks: Tiebreaks = own.get("tiebreaks", Tiebreaks())
+        escalation = own.get("escalation")
+        upgrades = Upgrades()
+        if "upgrades" in data:
+            upgrades = read_upgrades(data["upgrades"], problems) or upgrades
 
         seed = data.get("seed")
-        if seed is not None and not _is_int(seed):
+        if seed is not None and not is_int(seed):
             problems.append(Problem("seed", "not_integer", {"value": seed}))
             seed = None
         elif seed is not None and not 0 <= seed <= SEED_MAX:
@@ -502,7 +378,7 @@ class RuleSet:
             problems.append(Problem("correction_minutes", "correction_minutes_malformed"))
         else:
             for part, value in raw_minutes.items():
-                if not _is_int(value) or not 0 <= value <= MAX_CORRECTION_MINUTES:
+                if not is_int(value) or not 0 <= value <= MAX_CORRECTION_MINUTES:
                     params = {"value": value, "min": 0, "max": MAX_CORRECTION_MINUTES}
                     problems.append(Problem("correction_minutes", "out_of_range", params))
                 else:
@@ -510,27 +386,32 @@ class RuleSet:
 
         stages: tuple[Stage, ...] = ()
         if "stages" in data:
-            stages, stage_problems = parse_stages(data["stages"], ROUND_FORMATS, TIES)
+            stages, stage_problems = parse_stages(
+                data["stages"],
+                ROUND_FORMATS,
+                TIES,
+                lambda raw, number: read_stage_settings(raw, number, scale),
+            )
             problems.extend(stage_problems)
 
         if problems:
             raise RuleSetError(problems)
-        return cls(
+        rules = cls(
             event=event,
-            round_format=round_format,
-            deals_per_round=deals_per_round,
+            round_format=own.get("round_format", "deals"),
+            deals_per_round=own.get("deals_per_round", 8),
             rounds=rounds,
             scale=scale,
-            match_points=match_points,
-            forfeit_award=forfeit,
-            bye_award=bye,
+            match_points=own.get("match_points", MatchPoints()),
+            forfeit_award=own.get("forfeit"),
+            bye_award=own.get("bye"),
             a_rule=a_rule,
             a_attempts=a_attempts,
             a_fail_count=a_fail_count,
             a_pass=a_pass,
-            tie=tie,
-            tiebreaks=tiebreaks,
-            tiebreak_preset=preset,
+            tie=own.get("tie", "draw"),
+            tiebreaks=tiebreaks.keys,
+            tiebreak_preset=tiebreaks.preset,
             same_unit=same_unit,
             seed=seed,
             round1=round1,
@@ -540,7 +421,29 @@ class RuleSet:
             correction_stage_minutes=minutes["stage"],
             written=written,
             stages=stages,
+            minutes=own.get("minutes", DEFAULT_MINUTES),
+            upgrades=upgrades,
+            lateness=own.get("lateness", Lateness()),
+            escalation=None if escalation == "regulation" else escalation,
+            extra_deal_from=own.get("extra_deal_from", "current"),
+            labels=own.get("labels", ()),
         )
+        problems.extend(rules.stage_rule_problems())
+        if problems:
+            raise RuleSetError(problems)
+        return rules
+
+    def stage_rule_problems(self) -> list[Problem]:
+        """What no stage's effective rules may be (RULES.md §9): ``first_to_level`` outside a
+        timed format (the side first at the common level is known only when time is called)."""
+        problems: list[Problem] = []
+        for number in range(1, len(self.stage_list) + 1):
+            rules = self.for_stage(number)
+            if rules.tie == "first_to_level" and not rules.timed:
+                where = f"stages.{number}" if self.stages else "tie"
+                params = {"stage": number, "format": rules.round_format}
+                problems.append(Problem(where, "tie_first_to_level_untimed", params))
+        return problems
 
     def to_dict(self) -> dict[str, Any]:
         """The file's ``settings`` object (extensions only when they differ from the default; the
@@ -555,16 +458,12 @@ class RuleSet:
         data.update(
             {
                 "scale": self.scale.to_setting(),
-                "match_points": {
-                    "win": _plain(self.match_points.win),
-                    "draw": _plain(self.match_points.draw),
-                    "loss": _plain(self.match_points.loss),
-                },
+                "match_points": self.match_points.to_setting(),
             }
         )
         for key, award in (("forfeit", self.forfeit_award), ("bye", self.bye_award)):
             if award is not None:
-                data[key] = {"cf": _plain(award.cf), "jcf": _plain(award.jcf)}
+                data[key] = award.to_setting()
         data.update(
             {
                 "a_rule": self.a_rule,
@@ -575,14 +474,15 @@ class RuleSet:
         )
         if self.seed is not None:
             data["seed"] = self.seed
-        for key, default in (
-            ("a_pass", "partner_2_or_3"),
-            ("a_fail_count", "deal"),
-            ("tie", "draw"),
-        ):
+        for key, default in LATER_DEFAULTS.items():
             value = getattr(self, key)
             if key in self.written or value != default:
-                data[key] = value
+                if key == "escalation" and value is None:
+                    data[key] = "regulation"
+                elif key == "labels":
+                    data[key] = dict(value)
+                else:
+                    data[key] = setting_value(value)
         if self.stages:
             data["stages"] = [stage.to_dict() for stage in self.stages]
         if self.round1 != "lot":
@@ -649,3 +549,39 @@ def preset_settings(name: str) -> dict[str, Any]:
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}")
     return PRESETS[name].rules.to_dict()
+
+
+__all__ = [
+    "A_FAIL_COUNTS",
+    "A_PASSES",
+    "A_RULES",
+    "CORRECTION_MINUTES",
+    "CRITERION_KEYS",
+    "DEFAULT_MINUTES",
+    "DEFAULT_PENALTY_AUTHORITY",
+    "ESCALATIONS",
+    "EVENTS",
+    "FORFEIT_LEVELS",
+    "MAX_CORRECTION_MINUTES",
+    "MAX_JC",
+    "PENALTY_ROLES",
+    "PRESETS",
+    "ROUND_FORMATS",
+    "SCALE_PRESETS",
+    "TEAM_SCORING",
+    "TIEBREAK_PRESETS",
+    "TIES",
+    "TIMED_FORMATS",
+    "Award",
+    "Escalation",
+    "EscalationRule",
+    "Lateness",
+    "MatchPoints",
+    "Preset",
+    "RuleSet",
+    "Scale",
+    "Upgrades",
+    "default_award",
+    "preset_settings",
+    "validate_scale_table",
+]

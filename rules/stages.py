@@ -4,10 +4,12 @@
 The ``stages`` setting is a list; each stage is ``swiss`` (a number of Swiss rounds),
 ``round_robin`` (groups, every entrant meets every other once) or ``knockout`` (single
 elimination, best of 1/3/5). A stage may override the tournament's ``round_format``,
-``deals_per_round`` and ``tie``, and has its own correction deadline (RULES.md §7,
-``correction_minutes``). Its entrants are every registration (the first stage) or the
-qualifiers of the previous stage: the top ``entrants`` of its ranking, or, after a round-robin
-stage, the top ``qualify`` of each group; ``per_unit`` caps the entrants of one unit.
+``deals_per_round`` and ``tie`` (keys of the stage itself) and, in its ``settings`` object
+(RULES.md §9), any of ``rules.variants.STAGE_SETTING_KEYS``; it has its own correction
+deadline (RULES.md §7, ``correction_minutes``). ``RuleSet.for_stage`` applies them. Its
+entrants are every registration (the first stage) or the qualifiers of the previous stage: the
+top ``entrants`` of its ranking, or, after a round-robin stage, the top ``qualify`` of each
+group; ``per_unit`` caps the entrants of one unit.
 
 What each kind accepts, checks and can do is the stage-kind registry (``rules.kinds``: one
 module a kind); this module is the stage as a value and the reading of the list. Only keys the
@@ -26,7 +28,8 @@ from typing import Any
 
 from .errors import Problem
 from .kinds import KINDS, STAGE_KINDS, StageKind
-from .kinds.base import Reader
+from .kinds.base import Reader, SettingsReader
+from .variants import StageSettings, setting_value
 
 MAX_STAGES = 10
 
@@ -53,6 +56,14 @@ class Stage:
     deals_per_round: int | None = None
     tie: str | None = None
     correction_minutes: int | None = None
+    settings: StageSettings | None = None  # RULES.md §9: the stage's own settings
+
+    @property
+    def own_tie(self) -> str | None:
+        """The tie rule the stage itself gives (its ``tie`` or its settings' ``tie``), or None."""
+        if self.tie is not None:
+            return self.tie
+        return self.settings.get("tie") if self.settings is not None else None
 
     @property
     def type(self) -> StageKind:
@@ -102,7 +113,7 @@ class Stage:
     def to_dict(self) -> dict[str, Any]:
         """The file's stage object: the keys given, in a fixed order."""
         return {
-            key: getattr(self, key)
+            key: setting_value(getattr(self, key))
             for key in self.type.keys
             if key == "kind" or getattr(self, key) is not None
         }
@@ -119,9 +130,14 @@ def default_stage(rounds: int | None) -> Stage:
 
 
 def parse_stages(
-    raw: Any, round_formats: tuple[str, ...], ties: tuple[str, ...]
+    raw: Any,
+    round_formats: tuple[str, ...],
+    ties: tuple[str, ...],
+    read_settings: SettingsReader | None = None,
 ) -> tuple[tuple[Stage, ...], list[Problem]]:
-    """The ``stages`` setting checked: every problem found, each naming its stage (1-based)."""
+    """The ``stages`` setting checked: every problem found, each naming its stage (1-based).
+    ``read_settings`` reads a stage's ``settings`` object (``rules.variants.read_stage_settings``
+    with the event's scale); without it a stage's ``settings`` are refused."""
     problems: list[Problem] = []
     if not isinstance(raw, list) or not raw or len(raw) > MAX_STAGES:
         return (), [Problem("stages", "stages_malformed", {"max": MAX_STAGES})]
@@ -142,7 +158,7 @@ def parse_stages(
         for key in item:
             if key not in kind.keys:
                 problems.append(Problem(where, "stage_unknown_key", {"stage": number, "key": key}))
-        read = Reader(item, number, problems, round_formats, ties)
+        read = Reader(item, number, problems, round_formats, ties, read_settings)
         stage = Stage(kind.name, **{key: field(read) for key, field in kind.fields.items()})
         if len(problems) == before:
             problems.extend(_stage_problems(stage, number, stages))
@@ -160,6 +176,15 @@ def _stage_problems(stage: Stage, number: int, before: list[Stage]) -> list[Prob
         # The first stage's entrants are every registration.
         where = f"stages.{number}"
         problems.append(Problem(where, "stage_first_entrants", {"stage": number}))
+    if stage.tie is not None and stage.settings is not None and "tie" in dict(stage.settings.items):
+        # The tie rule once: the stage's own key or its settings'.
+        params = {"stage": number, "key": "tie"}
+        problems.append(Problem(f"stages.{number}", "stage_setting_twice", params))
+    for key in ("round_format", "deals_per_round"):
+        if getattr(stage, key) is not None and stage.settings is not None:
+            if key in dict(stage.settings.items):
+                params = {"stage": number, "key": key}
+                problems.append(Problem(f"stages.{number}", "stage_setting_twice", params))
     if number > 1:
         problems.extend(stage.type.later_problems(stage, number))
     previous = before[-1] if before else None

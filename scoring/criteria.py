@@ -72,8 +72,8 @@ class Criterion:
     """One tiebreak criterion: a key and which way is better (its labels, for pages and
     documents, are ``tournaments.wording.CRITERIA``, keyed by the same keys).
 
-    ``attribute`` names the ``StandingRow`` field that shows its value (None for ``head_to_head``
-    and ``lot``, which are relations rather than numbers on the row).
+    ``attribute`` names the ``StandingRow`` field that shows its value (None for the two
+    head-to-heads and ``lot``, which are relations rather than numbers on the row).
     """
 
     key: str
@@ -95,6 +95,8 @@ CRITERIA: dict[str, Criterion] = {
         Criterion("previous_rank", False, "previous_rank"),  # 上轮名次
         Criterion("progressive", True, "progressive"),  # (去首)累进分
         Criterion("upgrades", True, "upgrades"),  # 升级数
+        # 相互间胜负, only when exactly two are tied (RULES.md §9: "3 队及以上…则比较…").
+        Criterion("head_to_head_two", True, None),
         Criterion("lot", False, None),  # 抽签
     )
 }
@@ -130,7 +132,8 @@ def resolve_criteria(criteria: str | Sequence[str]) -> tuple[str, ...]:
 
     ``criteria`` is a preset name or a sequence of keys; an explicit leading ``cf`` and trailing
     ``lot`` are accepted. Raises ``StandingsError`` for an unknown preset or key, a repeated key,
-    ``cf`` anywhere but first or ``lot`` anywhere but last (TOURNAMENT_FILE.md).
+    ``cf`` anywhere but first, ``lot`` anywhere but last (TOURNAMENT_FILE.md), or both kinds of
+    head-to-head (RULES.md §9).
     """
     if isinstance(criteria, str):
         if criteria not in PRESETS:
@@ -146,6 +149,9 @@ def resolve_criteria(criteria: str | Sequence[str]) -> tuple[str, ...]:
         raise StandingsError("cf_not_first", criteria=tuple(keys))
     if "lot" in keys[:-1]:
         raise StandingsError("lot_not_last", criteria=tuple(keys))
+    if "head_to_head" in keys and "head_to_head_two" in keys:
+        # RULES.md §9: two kinds of head-to-head, one of them in a list.
+        raise StandingsError("two_head_to_heads", criteria=tuple(keys))
     if not keys or keys[0] != "cf":
         keys.insert(0, "cf")
     if keys[-1] != "lot":

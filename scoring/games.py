@@ -31,7 +31,7 @@ from rules.errors import RuleError
 from rules.events import Side, parse_event
 from rules.ruleset import TIMED_FORMATS, RuleSet
 from rules.stages import Stage
-from scoring.engine import MatchResult, extra_deal_allowed
+from scoring.engine import MatchResult
 from scoring.facts import (
     GAME_COLUMNS,
     GameRow,
@@ -41,7 +41,7 @@ from scoring.facts import (
     split_games,
     table_facts,
 )
-from scoring.series import Series, decide_games, game_winner, time_call_of_closed_game
+from scoring.series import Series, decide_games, game_winner, tie_due, time_call_of_closed_game
 from tournaments.errors import ServiceError, from_rule_error
 from tournaments.models import Game, Pair, Round, Table
 
@@ -101,17 +101,13 @@ def _decided(series: Series, stage: Stage, complete: bool) -> Series:
 
 
 def _extra_deal_check(result: MatchResult, facts: MatchFacts, rules: RuleSet) -> None:
-    """RULES.md §2 "Level tie" with ``tie: extra_deal``: a match level after its last regular
-    deal, or level when time is called, is decided by one more deal — it cannot be submitted as
-    a draw. (A series is checked by its match: ``match_not_decided``.)"""
-    if rules.tie != "extra_deal" or result.passed_a is not None or result.end is not None:
-        return
-    if result.table_ns_level != result.table_ew_level or result.extra_deal:
-        return
-    if extra_deal_allowed(result, facts.rules(rules)):
-        raise ServiceError("extra_deal_due")
-    if rules.round_format in TIMED_FORMATS and facts.time_deals is None:
-        raise ServiceError("time_call_due")
+    """RULES.md §2 "Level tie" with ``tie: extra_deal`` (and in a deal-points match): a match
+    level after its last regular deal, or level when time is called, is decided by one more
+    deal — it cannot be submitted as a draw (``scoring.series.tie_due``, as the tournament
+    file refuses it). (A series is checked by its match: ``match_not_decided``.)"""
+    due = tie_due(result, facts.rules(rules))
+    if due is not None:
+        raise ServiceError(due)
 
 
 def check_tap(locked: Table, facts: MatchFacts, token: str) -> None:

@@ -16,6 +16,8 @@ from numpy.typing import NDArray
 from scoring.criteria import StandingsUsageError, rounded_figure
 
 HEAD_TO_HEAD = "head_to_head"
+# RULES.md §9: head-to-head only when exactly two are tied; a tie of three or more skips it.
+HEAD_TO_HEAD_TWO = "head_to_head_two"
 
 # Head-to-head as the ranking sees it: the mini-league points (higher is better) of every member of
 # a tie group, or None when it does not apply to that group (some members did not meet).
@@ -60,7 +62,8 @@ class Ranking:
 def rank_entrants(columns: Sequence[RankColumn], mini_league: MiniLeague | None = None) -> Ranking:
     """Rank entrants 0…n-1 by ordered criteria (RULES.md §4).
 
-    ``columns`` are the criteria in order. The one with key ``head_to_head`` (values None) needs
+    ``columns`` are the criteria in order. The one head-to-head column (values None: key
+    ``head_to_head``, or ``head_to_head_two``, applied only to a tie group of exactly two) needs
     ``mini_league``: it receives a tie group (entrants equal on every column before it) and
     returns each member's mini-league points, or None when head-to-head does not apply to that
     group. The last column must tell every entrant apart (the drawing of lots); otherwise
@@ -147,8 +150,11 @@ def rank_with_order(
                         return k
                 return unseparated
 
+            if columns[h2h_at].key == HEAD_TO_HEAD_TWO:
+                runs = [(first, last) for first, last in runs if last - first == 1]
             _head_to_head(order_list, decided_list, runs, first_difference, len(names), mini_league)
-        names.append(HEAD_TO_HEAD)  # decided == len(names) before the append: head-to-head
+        # decided == len(names) before the append: head-to-head (either kind)
+        names.append(columns[h2h_at].key)
     decided_by: tuple[str | None, ...] = (None, *map(names.__getitem__, decided_list))
     return Ranking(tuple(order_list), decided_by)
 

@@ -7,11 +7,11 @@ start, 2 : 2 by default); this module only says who won each game and the match.
 A game's winner (RULES.md §2, §8):
 - a forfeit, a loss by penalty: the result's winner (the other side);
 - a late scoresheet: the side that handed it in on time (the late side is scored a forfeit loss);
-- otherwise the higher level; a level tie is broken by the extra deal, and when that deal
-  leaves the levels equal (both at A, the winner's partner last) the side that won the extra
-  deal takes the game ("加打一副牌，决出胜负": the extra deal decides).
+- otherwise the result's winner: the higher level, or the extra deal's winner where it left the
+  levels equal (the engine scores it as a 1-level win, "加打一副牌，决出胜负": the extra deal
+  decides), or with ``first_to_level`` the side first at the common level (RULES.md §9).
 A game with equal levels and no extra deal yet is not decided: the extra deal is still to be
-played (``scoring.engine.extra_deal_allowed``).
+played (``scoring.engine.extra_deal_allowed``; ``tie_due`` names what is due).
 
 The match is won by the first side to win ``best_of // 2 + 1`` games; no game may follow. Every
 game but the last is over (it was followed by another); the last is over when the sheet is
@@ -26,20 +26,33 @@ from dataclasses import dataclass
 
 from rules.errors import ScoringError
 from rules.events import Event, Side, parse_event
-from rules.ruleset import TIMED_FORMATS, RuleSet
+from rules.ruleset import RuleSet
 
-from .engine import End, MatchResult, Start, score_match
+from .engine import End, MatchResult, Start, extra_deal_allowed, score_match
 
 
 def game_winner(result: MatchResult) -> Side | None:
     """The side that won a finished game, or None while it is undecided (see the module)."""
     if result.late_sheet is not None:
         return result.late_sheet.other
-    if result.winner is not None:
-        return result.winner
-    if result.extra_deal and result.events:
-        last = result.events[-1]
-        return (last if not isinstance(last, str) else parse_event(last)).side
+    return result.winner
+
+
+def tie_due(result: MatchResult, rules: RuleSet) -> str | None:
+    """RULES.md §2 "Level tie": what a match level at its end still needs under a rule that
+    never draws it (``tie: extra_deal``, a deal-points match) — ``extra_deal_due`` (the extra
+    deal may be played now), ``time_call_due`` (a timed match: time must be called first, then
+    the extra deal follows) — or None (decided, ended otherwise, or a draw is allowed).
+    ``rules``: the match's (``MatchFacts.rules``, after a time call). The services refuse to
+    submit such a match and the tournament file refuses it, with the same code."""
+    if not rules.plays_extra_deal or result.winner is not None or result.end is not None:
+        return None
+    if result.passed_a is not None:
+        return None
+    if extra_deal_allowed(result, rules):
+        return "extra_deal_due"
+    if rules.timed and rules.time_call is None:
+        return "time_call_due"
     return None
 
 
@@ -157,7 +170,7 @@ def time_call_of_closed_game(
     and it decides the match, so when the levels were equal before the last deal that deal was
     the extra deal and time was called after the deals before it — their number (for
     ``RuleSet.at_time``). None when that is not so (the game stays undecided)."""
-    if rules.round_format not in TIMED_FORMATS or rules.tie != "extra_deal" or end is not None:
+    if not rules.timed or rules.tie != "extra_deal" or end is not None:
         return None
     if not events:
         return None

@@ -7,3 +7,26 @@ from pathlib import Path
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 SHARED_EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples-next"
+
+# Golden standings that the rules changed since they were computed, waiting for the coordinator's
+# update of ``../shared/examples-next`` (never edited here). Their standings tests are expected
+# to fail (strict: once the figures are updated, the mark must go).
+AWAITING_UPDATE = {
+    # RULES.md §2 (issue 28): the extra deal decides equal levels everywhere. Round 1, table 6
+    # (pair 5 NS against pair 9 EW, tie: extra_deal): both at A after 8 deals, the extra deal
+    # EW1 leaves them at A — now EW's 1-level win (15:13 on the 28 scale), no longer a 14:14
+    # draw, so pairs 5 and 9 (and their opponents' 对手分) differ from the file.
+    "variants-28": "the extra deal that leaves the levels equal is now a 1-level win (issue 28)",
+}
+
+
+def golden_params(names: list[str]) -> list[object]:
+    """``names`` for ``pytest.mark.parametrize``, those ``AWAITING_UPDATE`` marked strict xfail."""
+    import pytest
+
+    return [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=AWAITING_UPDATE[name]))
+        if name in AWAITING_UPDATE
+        else name
+        for name in names
+    ]

@@ -197,7 +197,7 @@ MESSAGES: dict[str, Any] = {
     "bad_token": _("记录“%(token)s”无法识别"),
     "event_after_past_a": _("过A后不能再有牌局"),
     "extra_deal_without_tie": _("只有双方级数相同（现为 %(ns)s 与 %(ew)s）时才能加打一副"),
-    "event_after_extra_deal": _("加打的一副之后不能再有记录"),
+    "event_after_extra_deal": _("加打的一副已决定胜负，之后不能再有记录"),
     "penalty_loss_after_past_a": _("已有一方过A，比赛已结束，不能再判负"),
     "nothing_played": _("本桌没有任何牌局，也没有结束方式（弃权、判负或迟交记分表）"),
     "penalty_authority_malformed": _("判罚权限应为 {判罚类别: 角色}"),
@@ -205,6 +205,10 @@ MESSAGES: dict[str, Any] = {
     "stages_malformed": _("阶段设置应为 1 到 %(max)s 个阶段的列表，每个阶段是一个对象"),
     "stage_bad_value": _("第%(stage)s阶段：“%(key)s”的值“%(value)s”无效，可选：%(options)s"),
     "stage_unknown_key": _("第%(stage)s阶段：未知的键“%(key)s”"),
+    "stage_unknown_setting": _(
+        "第%(stage)s阶段的设置（settings）中不能有“%(key)s”（可设：%(options)s）"
+    ),
+    "stage_setting_twice": _("第%(stage)s阶段的“%(key)s”只能给出一次（阶段本身或其 settings 中）"),
     "stage_missing_key": _("第%(stage)s阶段：缺少“%(key)s”"),
     "stage_not_in_range": _(
         "第%(stage)s阶段：“%(key)s”应为 %(min)s 到 %(max)s 之间的整数，而不是 %(value)s"
@@ -281,6 +285,9 @@ MESSAGES: dict[str, Any] = {
     "too_few_deals": _("本轮须打满 %(required)s 副，只有 %(deals)s 副"),
     "game_not_finished": _("计局制比赛须打到一方过A（现有 %(deals)s 副）"),
     "bad_start": _("起始级数无效，应在2到A之间（%(level)s）"),
+    "start_beyond_lateness": _(
+        "起始级数 %(ns)s:%(ew)s 不符合本赛事的迟到规则：迟到方从2开始，守时方最多从%(top)s开始"
+    ),
     "bad_level": _("级数“%(level)s”无效"),
     "bad_partner_place": _("同伴名次 %(place)s 无效（应为2、3或4）"),
     # Penalties (TOURNAMENT_FILE.md "Penalties"; scoring services)
@@ -306,6 +313,36 @@ MESSAGES: dict[str, Any] = {
     "match_points_malformed": _("场分应为 win/draw/loss 三个数"),
     "match_points_order": _("场分应满足 胜 ≥ 平 ≥ 负（现为 %(win)s/%(draw)s/%(loss)s）"),
     "award_malformed": _('应为 {"cf": 场分, "jcf": 级差分}，两者都不能为负'),
+    "award_absent_malformed": _(
+        '缺席方得分应为 {"cf": 场分, "jcf": 级差分}：场分可以为负，级差分不能为负'
+    ),
+    "award_absent_above": _("缺席方的得分（%(absent)s）不能高于出席方（%(present)s）"),
+    "bye_absent": _("轮空没有缺席方，不能设“absent”"),
+    "upgrades_malformed": _(
+        '升级数应为 {"double": 对家二游, "partner_3rd": 对家三游, "partner_4th": 对家末游}，'
+        "每项为1到%(max)s的整数"
+    ),
+    "upgrades_order": _(
+        "升级数应满足 对家二游 ≥ 对家三游 ≥ 对家末游"
+        "（现为 %(double)s/%(partner_3rd)s/%(partner_4th)s）"
+    ),
+    "lateness_malformed": _(
+        '迟到规则应为 "regulation"、"forfeit"、{"per_minutes": 分钟, "levels": 级数, '
+        '"forfeit_after": 分钟} 或 {"loss_after": 分钟}'
+    ),
+    "escalation_malformed": _(
+        '判罚升级应为 "regulation" 或 {"scope": "match"、"round" 或 "event", "steps": [步骤, …]}'
+    ),
+    "escalation_steps_count": _("判罚升级应有1到%(max)s步"),
+    "escalation_step_kind": _("判罚升级第%(step)s步“%(value)s”无效，可选：%(options)s"),
+    "escalation_step_levels": _("判罚升级第%(step)s步“判对手升级”须给出1到%(max)s级（levels）"),
+    "escalation_step_no_levels": _("判罚升级第%(step)s步只有“判对手升级”才能给出级数（levels）"),
+    "labels_malformed": _("列名应为 {排名依据: 名称}"),
+    "label_bad": _("“%(key)s”的列名应为1到%(max)s个字"),
+    "two_head_to_heads": _("“相互间胜负”与“两方相互间胜负”只能选一个"),
+    "tie_first_to_level_untimed": _(
+        "“先升到同一级者胜”只用于计时的赛制（计时制、计时计副制），这里的赛制是“%(format)s”"
+    ),
     "unknown_criterion": _("未知的排名依据：%(keys)s"),
     "duplicate_criterion": _("排名依据重复"),
     "repeated_criterion": _("排名依据重复"),
@@ -366,6 +403,13 @@ SETTING_NAMES: dict[str, Any] = {
     "stages": _("阶段"),
     "correction_minutes": _("更正时限"),
     "settings": _("赛事设置"),
+    "minutes": _("每轮时长"),
+    "upgrades": _("升级数"),
+    "lateness": _("迟到"),
+    "escalation": _("判罚升级"),
+    "extra_deal_from": _("加打一副的级数"),
+    "labels": _("列名"),
+    "tie": _("级数相同"),
 }
 
 
@@ -455,9 +499,15 @@ def location(problem: Any) -> str:
         elif team is not None:
             parts.append(gettext("队“%(id)s”") % {"id": team})
         elif setting is not None:
-            name = SETTING_NAMES.get(str(setting).split(".")[0])
+            path_parts = str(setting).split(".")
+            if len(path_parts) == 4 and path_parts[0] == "stages" and path_parts[2] == "settings":
+                # A stage's own setting (RULES.md §9): "第2阶段 设置“场分”".
+                parts.append(gettext("第%(n)s阶段") % {"n": path_parts[1]})
+                path_parts = path_parts[3:]
+            name = SETTING_NAMES.get(path_parts[0])
             parts.append(
-                gettext("设置“%(name)s”") % {"name": str(name) if name is not None else setting}
+                gettext("设置“%(name)s”")
+                % {"name": str(name) if name is not None else ".".join(path_parts)}
             )
     path = get(problem, "path", "") or ""
     code = get(problem, "code", "")

@@ -281,6 +281,7 @@ CRITERIA: dict[str, tuple[str, str]] = {
     "previous_rank": ("上轮名次", "Rank after the previous round"),
     "progressive": ("(去首)累进分", "Progressive score"),
     "upgrades": ("升级数", "Upgrades"),
+    "head_to_head_two": ("两方相互间胜负", "Head-to-head (two tied only)"),
     "lot": ("抽签", "Drawing of lots"),
 }
 ALL_CRITERION_KEYS = ("cf", *CRITERION_KEYS)

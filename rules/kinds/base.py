@@ -15,7 +15,7 @@ Pure: the standard library only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rules.errors import Problem
 
@@ -35,6 +35,21 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+class ReadSettings(Protocol):
+    """What reading a stage's ``settings`` gives: the settings (None when wrong) and the
+    problems (``rules.variants.Overrides``)."""
+
+    @property
+    def settings(self) -> Any: ...
+
+    @property
+    def problems(self) -> list[Problem]: ...
+
+
+# Reads stage ``number``'s ``settings`` object (``rules.variants.read_stage_settings``).
+SettingsReader = Callable[[Any, int], ReadSettings]
+
+
 class Reader:
     """Reads one stage object's values, adding a problem for each wrong one."""
 
@@ -45,10 +60,25 @@ class Reader:
         problems: list[Problem],
         round_formats: tuple[str, ...],
         ties: tuple[str, ...],
+        read_settings: SettingsReader | None = None,
     ) -> None:
         self.item, self.number, self.problems = item, number, problems
         self.round_formats, self.ties = round_formats, ties
+        self.read_settings = read_settings
         self.where = f"stages.{number}"
+
+    def settings(self, key: str) -> Any:
+        """The stage's own settings (RULES.md §9), read as the event's are."""
+        if key not in self.item:
+            return None
+        if self.read_settings is None:
+            self.problems.append(
+                Problem(self.where, "stage_unknown_key", {"stage": self.number, "key": key})
+            )
+            return None
+        found = self.read_settings(self.item[key], self.number)
+        self.problems.extend(found.problems)
+        return found.settings
 
     def count(self, key: str, required: bool = False, minimum: int = 1) -> int | None:
         if key not in self.item:
@@ -95,13 +125,16 @@ ENTRANT_FIELDS: dict[str, FieldReader] = {
     "entrants": count("entrants", minimum=2),
     "per_unit": count("per_unit"),
 }
-# … and the tournament's settings a stage may override (``RuleSet.for_stage``), with its own
-# correction deadline (RULES.md §7). Each kind lists them last, in this order.
+# … and the tournament's settings a stage may override (``RuleSet.for_stage``): three as keys of
+# the stage itself, every one of ``rules.variants.STAGE_SETTING_KEYS`` in its ``settings``
+# object (RULES.md §9), with its own correction deadline (RULES.md §7). Each kind lists them
+# last, in this order.
 COMMON_FIELDS: dict[str, FieldReader] = {
     "round_format": lambda read: read.option("round_format", read.round_formats),
     "deals_per_round": count("deals_per_round"),
     "tie": lambda read: read.option("tie", read.ties),
     "correction_minutes": count("correction_minutes", minimum=0),
+    "settings": lambda read: read.settings("settings"),
 }
 
 

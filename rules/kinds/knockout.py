@@ -69,7 +69,7 @@ class Knockout(StageKind):
     def settings_problems(self, stage: Stage, number: int) -> list[Problem]:
         where = f"stages.{number}"
         problems: list[Problem] = []
-        if stage.tie == "draw":
+        if stage.own_tie == "draw":
             # RULES.md §2/§8: a knockout game cannot be a draw.
             problems.append(Problem(where, "stage_knockout_draw", {"stage": number}))
         if stage.until is not None and stage.plays_third_place:

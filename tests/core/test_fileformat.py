@@ -26,7 +26,7 @@ from reports.fileformat import (
     standings_payload,
     to_dict,
 )
-from tests.golden import EXAMPLES
+from tests.golden import EXAMPLES, golden_params
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,7 +86,7 @@ def _matches_golden(rows: list[dict[str, Any]], expected: dict[str, Any]) -> Non
                 assert row[key] == value, (key, row, want)
 
 
-@pytest.mark.parametrize("name", GOLDEN)
+@pytest.mark.parametrize("name", golden_params(GOLDEN))
 def test_standings_from_file_equal_the_golden_standings(name):
     expected = json.loads((EXAMPLES / f"{name}.standings.json").read_text(encoding="utf-8"))
     after, rows = standings_from_file(parse_tournament(golden(name)))

@@ -18,7 +18,7 @@ from rules.events import Side
 from rules.ruleset import RuleSet
 from scoring.engine import End, Start, bye_outcome, match_outcomes, score_match
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
-from tests.golden import EXAMPLES
+from tests.golden import EXAMPLES, golden_params
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -71,7 +71,7 @@ def _standings(tournament: dict[str, Any], after_round: int) -> tuple[StandingRo
 
 
 @pytest.mark.skipif(not EXAMPLES.is_dir(), reason=f"golden examples not found at {EXAMPLES}")
-@pytest.mark.parametrize("name", NAMES or ["(none)"])
+@pytest.mark.parametrize("name", golden_params(NAMES) or ["(none)"])
 def test_golden_file_standings_match_expected(name: str) -> None:
     # RULES.md §4 as a whole, on tournaments computed independently of this code.
     if name == "(none)":

@@ -228,7 +228,8 @@ def test_s2_without_the_extra_deal_a_tie_is_a_draw():
     [
         (RuleSet(), [*EIGHT_TIED, "NS2"], "too_many_deals", 8),  # tie: draw
         (EXTRA, [*EIGHT_TIED[:-1], "NS1", "NS2"], "extra_deal_without_tie", 8),  # 7:5
-        (EXTRA, [*EIGHT_TIED, "NS2", "EW1"], "too_many_deals", 9),  # only one extra deal
+        # Only one extra deal: it decided the match (RULES.md §2), nothing follows it.
+        (EXTRA, [*EIGHT_TIED, "NS2", "EW1"], "event_after_extra_deal", 9),
         (EXTRA, [*EIGHT_TIED, "NS2", "adjust:EW+1"], "event_after_extra_deal", 9),
         (RuleSet(round_format="timed_deals", tie="extra_deal"), ["NS1", "EW1"] * 5, None, None),
     ],
@@ -237,7 +238,7 @@ def test_s2_the_extra_deal_is_the_only_deal_beyond_deals_per_round(rules, tokens
     if code is None:  # timed_deals: 8 + the extra deal, then the 10th is refused
         with pytest.raises(ScoringError) as error:
             score_match(tokens, rules)
-        assert (error.value.code, error.value.position) == ("too_many_deals", 9)
+        assert (error.value.code, error.value.position) == ("event_after_extra_deal", 9)
         return
     with pytest.raises(ScoringError) as error:
         score_match(tokens, rules)

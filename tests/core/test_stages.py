@@ -401,7 +401,9 @@ def test_an_extra_deal_that_leaves_the_levels_equal_goes_to_its_winner():
     eight = RuleSet.from_dict({"deals_per_round": 8, "tie": "extra_deal"})
     tied = score_match(["NS3"] * 4 + ["EW3"] * 4 + ["NS1"], eight)
     assert tied.extra_deal and tied.ns_level == tied.ew_level == 14
-    assert tied.winner is None and game_winner(tied) is Side.NS
+    # RULES.md §2: scored as a 1-level win (14:12 on 26:0), never a draw.
+    assert tied.winner is Side.NS and game_winner(tied) is Side.NS
+    assert (tied.jc, tied.ns_jcf, tied.ew_jcf, tied.ns_cf, tied.ew_cf) == (1, 14, 12, 2, 0)
 
 
 # -- a timed game tied when time is called (RULES.md §2 "Level tie") ---------------------------
@@ -414,16 +416,18 @@ BOTH_AT_A = ["NS3"] * 4 + ["EW3"] * 4
 
 def test_time_called_on_equal_levels_makes_the_next_deal_the_extra_deal():
     at_time = TIMED.at_time(8)
-    assert (at_time.round_format, at_time.max_deals) == ("timed_deals", 8)
+    # A timed game has no deal limit: the deals before the call are its regular deals and the
+    # extra deal is counted apart (issue 28: not "9/8", no "超过本轮规定的 8 副").
+    assert (at_time.round_format, at_time.max_deals, at_time.regular_deals) == ("timed", None, 8)
     tied = score_match([*BOTH_AT_A, "EW1"], at_time)
     assert tied.extra_deal and tied.finished and game_winner(tied) is Side.EW
     assert game_winner(score_match([*BOTH_AT_A, "EW1"], TIMED)) is None  # without the call
     with pytest.raises(ScoringError) as caught:
         score_match([*BOTH_AT_A, "EW1", "NS3"], at_time)
-    assert caught.value.code == "too_many_deals"
+    assert caught.value.code == "event_after_extra_deal"  # the extra deal decided it
     # A 计时计副制 game called before its deals are played: the fewer deals count.
     nine = RuleSet.from_dict({"round_format": "timed_deals", "deals_per_round": 9})
-    assert nine.at_time(4).max_deals == 4 and nine.at_time(12).max_deals == 9
+    assert nine.at_time(4).regular_deals == 4 and nine.at_time(12).regular_deals == 9
 
 
 def test_the_file_reads_a_closed_timed_game_tied_at_its_last_deal_as_the_extra_deal():

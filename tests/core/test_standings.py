@@ -207,7 +207,7 @@ def _pair2_better_on(key: str) -> tuple[list[Outcome], int]:
         return [*match(1, 1, 3, upgrades=(9, 4)), *match(1, 2, 4, upgrades=(12, 3))], 1
     if key == "previous_rank":  # after round 1 pair 2 led; after round 2 both have 2 CF
         return [*match(1, 2, 3), *match(1, 4, 1), *match(2, 1, 3), *match(2, 4, 2)], 2
-    if key == "head_to_head":
+    if key in ("head_to_head", "head_to_head_two"):  # two tied: both kinds apply
         return [*match(1, 2, 1), *match(1, 4, 5), *match(2, 1, 3), *match(2, 4, 2)], 2
     raise AssertionError(key)
 
@@ -244,6 +244,7 @@ def test_every_criterion_has_a_key_and_a_direction():
         "previous_rank",
         "progressive",
         "upgrades",
+        "head_to_head_two",  # RULES.md §9
         "lot",
     }
     for key, criterion in CRITERIA.items():

@@ -77,6 +77,9 @@ def tournaments(draw: st.DrawFn) -> Tournament:
         )
     )
     criteria = tuple(draw(st.permutations(SELECTABLE))[: draw(st.integers(0, len(SELECTABLE)))])
+    if "head_to_head" in criteria and "head_to_head_two" in criteria:  # one kind (RULES.md §9)
+        drop = draw(st.sampled_from(["head_to_head", "head_to_head_two"]))
+        criteria = tuple(key for key in criteria if key != drop)
     return Tournament(pairs, outcomes, deductions, rounds, criteria, draw(st.integers(0, 2**32)))
 
 

@@ -40,6 +40,9 @@ def random_criteria(rng: random.Random) -> tuple[str, ...]:
     keys = keys[: rng.randint(0, len(keys))]
     if roll < 0.7 and "head_to_head" not in keys:
         keys.insert(rng.randint(0, min(1, len(keys))), "head_to_head")
+    if "head_to_head" in keys and "head_to_head_two" in keys:
+        # One kind of head-to-head a list (RULES.md §9): now one, now the other.
+        keys.remove("head_to_head" if rng.random() < 0.5 else "head_to_head_two")
     return tuple(keys)
 
 
@@ -111,7 +114,8 @@ def random_field(rng: random.Random, max_pairs: int = 10, max_rounds: int = 7) -
     rng.shuffle(outcomes)
     criteria = random_criteria(rng)
     if round_robin and rng.random() < 0.7:  # head-to-head straight after CF: mini-leagues
-        criteria = ("head_to_head", *(key for key in criteria if key != "head_to_head"))
+        kind = "head_to_head_two" if "head_to_head_two" in criteria else "head_to_head"
+        criteria = (kind, *(key for key in criteria if key != kind))
     return Field(
         tuple(pairs), tuple(outcomes), tuple(deductions), rounds, criteria, rng.randrange(2**32)
     )

@@ -68,6 +68,9 @@ def standings_by_round(
 
 
 _HEAD_TO_HEAD = "head_to_head"
+# Added with RULES.md §9 (issue 28): head-to-head only when exactly two are tied.
+_HEAD_TO_HEAD_TWO = "head_to_head_two"
+_RELATIONS = (_HEAD_TO_HEAD, _HEAD_TO_HEAD_TWO)
 
 
 def _identity(value: float) -> float:
@@ -100,6 +103,7 @@ class _Table:
         index = {pair: i for i, pair in enumerate(ids)}
         n = len(ids)
         self.criteria = criteria
+        self.relation = next((key for key in criteria if key in _RELATIONS), _HEAD_TO_HEAD)
         # Whole-number scores add up exactly; anything else is rounded before it is compared.
         exact = True
 
@@ -255,13 +259,15 @@ class _Table:
             """Append ``group`` (two or more pairs tied on every segment before ``s``) in order;
             ``boundary`` is the criterion that put the group's first row below the row above."""
             cols = segment_columns[s]
-            if cols is None:  # head_to_head
-                parts = self._head_to_head(group)
+            if cols is None:  # head_to_head (head_to_head_two: only a group of two)
+                relation = self.relation
+                two_only = relation == _HEAD_TO_HEAD_TWO
+                parts = [group] if two_only and len(group) != 2 else self._head_to_head(group)
                 if len(parts) == 1:
                     place(group, s + 1, boundary)
                     return
                 for k, part in enumerate(parts):
-                    b = boundary if k == 0 else _HEAD_TO_HEAD
+                    b = boundary if k == 0 else relation
                     if len(part) == 1:
                         order.append(part[0])
                         decided.append(b)
@@ -363,7 +369,7 @@ def _segments(criteria: tuple[str, ...]) -> list[tuple[str, ...] | None]:
     segments: list[tuple[str, ...] | None] = []
     run: list[str] = []
     for key in criteria:
-        if key == _HEAD_TO_HEAD:
+        if key in _RELATIONS:
             if run:
                 segments.append(tuple(run))
                 run = []
