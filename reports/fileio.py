@@ -352,6 +352,7 @@ def _penalty_row(
         kind=p.kind,
         deal=p.deal,
         jcf=Decimal(str(p.jcf)) if p.jcf is not None else None,
+        levels=p.levels,
         reason=p.reason,
         referee_name=p.referee,
     )
@@ -498,32 +499,35 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
         .order_by("number")
         .values_list("pk", "number", "status", "seed", "bye_team_id", "stage")
     )
+    penalty_rows = (
+        Penalty.objects.filter(tournament_id=t_id, withdrawn_at=None)
+        .order_by("pk")
+        .values_list(
+            "pair_id",
+            "kind",
+            "round__number",
+            "table_id",
+            "deal",
+            "jcf",
+            "reason",
+            "referee_name",
+            "referee__username",
+            "levels",
+        )
+    )
     penalties = tuple(
         PenaltySpec(
-            number_of[pair_id],
-            kind,
-            round_number,
-            table_number.get(table_id) if table_id is not None else None,
-            deal,
-            float(jcf) if jcf is not None else None,
-            reason,
-            referee_name or (referee or ""),
+            number_of[row[0]],
+            row[1],
+            row[2],
+            table_number.get(row[3]) if row[3] is not None else None,
+            row[4],
+            float(row[5]) if row[5] is not None else None,
+            row[6],
+            row[7] or (row[8] or ""),
+            row[9],
         )
-        for pair_id, kind, round_number, table_id, deal, jcf, reason, referee_name, referee in (
-            Penalty.objects.filter(tournament_id=t_id, withdrawn_at=None)
-            .order_by("pk")
-            .values_list(
-                "pair_id",
-                "kind",
-                "round__number",
-                "table_id",
-                "deal",
-                "jcf",
-                "reason",
-                "referee_name",
-                "referee__username",
-            )
-        )
+        for row in penalty_rows
     )
     return TournamentSpec(tournament.name, tournament.rules, units, pairs, teams, rounds, penalties)
 

@@ -177,6 +177,10 @@ class RuleSet:
             return self
         stage = self.stage(number)
         fields = stage.settings.fields() if stage.settings is not None else {}
+        if fields:
+            # The stage gave these settings (``written``: e.g. its ``minutes`` is the clock's).
+            given = {key for key, _value in stage.settings.items} if stage.settings else set()
+            fields["written"] = self.written | given
         if stage.round_format is not None:
             fields["round_format"] = stage.round_format
         if stage.deals_per_round is not None:

@@ -383,8 +383,9 @@ class OverrideReader:
     ) -> None:
         self.data, self.problems, self.prefix, self.scale = data, problems, prefix, scale
 
-    def add(self, key: str, code: str, params: dict[str, Any] | None = None) -> None:
-        self.problems.append(Problem(self.prefix + key, code, params or {}))
+    def at(self, key: str) -> str:
+        """The problem's setting: ``key`` after the prefix."""
+        return self.prefix + key
 
     def read(self) -> dict[str, Any]:
         """Every setting of ``STAGE_SETTING_KEYS`` given in ``data``, parsed (a wrong one is
@@ -413,65 +414,69 @@ class OverrideReader:
 
     def choice(self, key: str, raw: Any, options: tuple[str, ...]) -> str | None:
         if not isinstance(raw, str) or raw not in options:
-            self.add(key, "not_one_of", {"value": raw, "options": options})
+            self.problems.append(
+                Problem(self.at(key), "not_one_of", {"value": raw, "options": options})
+            )
             return None
         return raw
 
     def positive(self, key: str, raw: Any) -> int | None:
         if not is_int(raw) or raw < 1:
-            self.add(key, "not_positive_integer", {"value": raw})
+            self.problems.append(Problem(self.at(key), "not_positive_integer", {"value": raw}))
             return None
         return int(raw)
 
     def count(self, key: str, raw: Any, low: int, high: int) -> int | None:
         if not is_int(raw) or not low <= raw <= high:
-            self.add(key, "out_of_range", {"value": raw, "min": low, "max": high})
+            self.problems.append(
+                Problem(self.at(key), "out_of_range", {"value": raw, "min": low, "max": high})
+            )
             return None
         return int(raw)
 
     def match_points(self, raw: Any) -> MatchPoints | None:
         if not isinstance(raw, dict) or set(raw) - {"win", "draw", "loss"}:
-            self.add("match_points", "match_points_malformed")
+            self.problems.append(Problem(self.at("match_points"), "match_points_malformed"))
             return None
         default = MatchPoints()
         values = {k: raw.get(k, getattr(default, k)) for k in ("win", "draw", "loss")}
         if not all(is_number(v) for v in values.values()):
-            self.add("match_points", "match_points_malformed")
+            self.problems.append(Problem(self.at("match_points"), "match_points_malformed"))
             return None
         if not values["win"] >= values["draw"] >= values["loss"]:
-            self.add("match_points", "match_points_order", values)
+            self.problems.append(Problem(self.at("match_points"), "match_points_order", values))
             return None
         return MatchPoints(**values)
 
     def award(self, key: str, raw: Any, *, absent: bool) -> Award | None:
         allowed = {"cf", "jcf", "absent"} if absent else {"cf", "jcf"}
         if isinstance(raw, dict) and not absent and "absent" in raw:
-            self.add(key, "bye_absent")
+            self.problems.append(Problem(self.at(key), "bye_absent"))
             return None
         if not isinstance(raw, dict) or set(raw) - allowed:
-            self.add(key, "award_malformed")
+            self.problems.append(Problem(self.at(key), "award_malformed"))
             return None
         default = default_award(self.scale)
         values = {k: raw.get(k, getattr(default, k)) for k in ("cf", "jcf")}
         if not all(is_number(v) and v >= 0 for v in values.values()):
-            self.add(key, "award_malformed")
+            self.problems.append(Problem(self.at(key), "award_malformed"))
             return None
         if "absent" not in raw:
             return Award(values["cf"], values["jcf"])
         given = raw["absent"]
         if not isinstance(given, dict) or set(given) - {"cf", "jcf"}:
-            self.add(key, "award_absent_malformed")
+            self.problems.append(Problem(self.at(key), "award_absent_malformed"))
             return None
         absent_cf, absent_jcf = given.get("cf", 0), given.get("jcf", 0)
         if not is_number(absent_cf) or not is_number(absent_jcf) or absent_jcf < 0:
-            self.add(key, "award_absent_malformed")
+            self.problems.append(Problem(self.at(key), "award_absent_malformed"))
             return None
         if absent_cf > values["cf"] or absent_jcf > values["jcf"]:
             params = {
                 "absent": f"{plain(absent_cf)}/{plain(absent_jcf)}",
                 "present": f"{plain(values['cf'])}/{plain(values['jcf'])}",
             }
-            self.add(key, "award_absent_above", params)
+            self.problems.append(Problem(self.at(key), "award_absent_above", params))
             return None
         return Award(values["cf"], values["jcf"], absent_cf, absent_jcf, True)
 
@@ -479,29 +484,43 @@ class OverrideReader:
         if isinstance(raw, str):
             if raw in TIEBREAK_PRESETS:
                 return Tiebreaks(TIEBREAK_PRESETS[raw], raw)
-            self.add("tiebreaks", "not_one_of", {"value": raw, "options": tuple(TIEBREAK_PRESETS)})
+            self.problems.append(
+                Problem(
+                    self.at("tiebreaks"),
+                    "not_one_of",
+                    {"value": raw, "options": tuple(TIEBREAK_PRESETS)},
+                )
+            )
             return None
         if not isinstance(raw, list) or not all(isinstance(k, str) for k in raw):
-            self.add("tiebreaks", "tiebreaks_malformed")
+            self.problems.append(Problem(self.at("tiebreaks"), "tiebreaks_malformed"))
             return None
         unknown = [k for k in raw if k not in CRITERION_KEYS and k != "cf"]
         if unknown:
-            self.add("tiebreaks", "unknown_criterion", {"keys": unknown})
+            self.problems.append(
+                Problem(self.at("tiebreaks"), "unknown_criterion", {"keys": unknown})
+            )
         elif len(set(raw)) != len(raw):
-            self.add("tiebreaks", "duplicate_criterion")
+            self.problems.append(Problem(self.at("tiebreaks"), "duplicate_criterion"))
         elif "cf" in raw and raw[0] != "cf":
-            self.add("tiebreaks", "cf_not_first")
+            self.problems.append(Problem(self.at("tiebreaks"), "cf_not_first"))
         elif "lot" in raw and raw[-1] != "lot":
-            self.add("tiebreaks", "lot_not_last")
+            self.problems.append(Problem(self.at("tiebreaks"), "lot_not_last"))
         elif all(k in raw for k in HEAD_TO_HEADS):
-            self.add("tiebreaks", "two_head_to_heads")
+            self.problems.append(Problem(self.at("tiebreaks"), "two_head_to_heads"))
         else:
             return Tiebreaks(tuple(k for k in raw if k != "cf"), None)
         return None
 
     def extra_deal_from(self, raw: Any) -> str | int | None:
         if isinstance(raw, bool) or raw not in EXTRA_DEAL_FROM:
-            self.add("extra_deal_from", "not_one_of", {"value": raw, "options": ("current", 2)})
+            self.problems.append(
+                Problem(
+                    self.at("extra_deal_from"),
+                    "not_one_of",
+                    {"value": raw, "options": ("current", 2)},
+                )
+            )
             return None
         return raw  # type: ignore[no-any-return]
 
@@ -523,7 +542,7 @@ class OverrideReader:
             if per is None or levels is None:
                 return None
             return Lateness("per_minutes", per, levels, after)
-        self.add("lateness", "lateness_malformed")
+        self.problems.append(Problem(self.at("lateness"), "lateness_malformed"))
         return None
 
     def escalation(self, raw: Any) -> Escalation | str | None:
@@ -531,45 +550,61 @@ class OverrideReader:
         if raw == "regulation":
             return "regulation"
         if not isinstance(raw, dict) or set(raw) != {"scope", "steps"}:
-            self.add("escalation", "escalation_malformed")
+            self.problems.append(Problem(self.at("escalation"), "escalation_malformed"))
             return None
         scope, steps = raw["scope"], raw["steps"]
         if scope not in ESCALATION_SCOPES:
-            self.add("escalation", "not_one_of", {"value": scope, "options": ESCALATION_SCOPES})
+            self.problems.append(
+                Problem(
+                    self.at("escalation"),
+                    "not_one_of",
+                    {"value": scope, "options": ESCALATION_SCOPES},
+                )
+            )
             return None
         if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_ESCALATION_STEPS:
-            self.add("escalation", "escalation_steps_count", {"max": MAX_ESCALATION_STEPS})
+            self.problems.append(
+                Problem(
+                    self.at("escalation"), "escalation_steps_count", {"max": MAX_ESCALATION_STEPS}
+                )
+            )
             return None
         read: list[EscalationStep] = []
         for number, step in enumerate(steps, start=1):
             kind = step.get("kind") if isinstance(step, dict) else None
             if kind not in ESCALATION_STEPS or set(step) - {"kind", "levels"}:
                 params = {"step": number, "value": kind, "options": ESCALATION_STEPS}
-                self.add("escalation", "escalation_step_kind", params)
+                self.problems.append(Problem(self.at("escalation"), "escalation_step_kind", params))
                 return None
             levels = step.get("levels")
             if kind == "level_award":
                 if not is_int(levels) or not 1 <= levels <= MAX_UPGRADE:
                     params = {"step": number, "max": MAX_UPGRADE}
-                    self.add("escalation", "escalation_step_levels", params)
+                    self.problems.append(
+                        Problem(self.at("escalation"), "escalation_step_levels", params)
+                    )
                     return None
             elif "levels" in step:
-                self.add("escalation", "escalation_step_no_levels", {"step": number})
+                self.problems.append(
+                    Problem(self.at("escalation"), "escalation_step_no_levels", {"step": number})
+                )
                 return None
             read.append(EscalationStep(kind, levels))
         return Escalation(scope, tuple(read))
 
     def labels(self, raw: Any) -> tuple[tuple[str, str], ...] | None:
         if not isinstance(raw, dict):
-            self.add("labels", "labels_malformed")
+            self.problems.append(Problem(self.at("labels"), "labels_malformed"))
             return None
         unknown = [key for key in raw if key not in LABEL_KEYS]
         if unknown:
-            self.add("labels", "unknown_criterion", {"keys": unknown})
+            self.problems.append(Problem(self.at("labels"), "unknown_criterion", {"keys": unknown}))
             return None
         for key, label in raw.items():
             if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL:
-                self.add("labels", "label_bad", {"key": key, "max": MAX_LABEL})
+                self.problems.append(
+                    Problem(self.at("labels"), "label_bad", {"key": key, "max": MAX_LABEL})
+                )
                 return None
         return tuple((key, label) for key, label in raw.items())
 

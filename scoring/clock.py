@@ -1,7 +1,12 @@
 """The round clock (issue 15): when a round's play started, and in the timed formats (计时制 /
 计时计副制, RULES.md §2) how long it lasts, the time left and the "最后一副" warning; the
 lateness a referee records is counted from the start (RULES.md §2 迟到: 0–5 minutes → the
-punctual side starts at 3, 5–10 → at 4, over 10 → the late side forfeits).
+punctual side starts at 3, 5–10 → at 4, over 10 → the late side forfeits; RULES.md §9: the
+event's or the stage's own ``lateness`` rule).
+
+Every figure comes from the rules of the round's stage (``Round.rules``, ``RuleSet.for_stage``):
+its round format, and the time limit its ``minutes`` setting gives (RULES.md §9: 70 in heats,
+120 in a knockout), offered when the round starts and still changeable there.
 
 ``round_clock`` is pure (datetimes in, a frozen ``Clock`` out); ``start_round`` is the one write
 (``Round.started_at`` / ``Round.minutes``), audited. Shown on the referee desk, the score sheet
@@ -21,8 +26,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from rules.events import Side
-from rules.progression import start_for_lateness
-from rules.ruleset import TIMED_FORMATS, RuleSet
+from rules.ruleset import TIMED_FORMATS
+from rules.variants import DEFAULT_MINUTES, MAX_MINUTES
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Round
 from tournaments.permissions import ROUND_ROLES, require_role
@@ -31,8 +36,8 @@ from tournaments.services import audit
 # RULES.md §2: about 8 minutes a deal; under that much time left, the deal being played is the
 # last one ("最后一副").
 MINUTES_PER_DEAL = 8
-DEFAULT_TIMED_MINUTES = 60
-MAX_ROUND_MINUTES = 600
+DEFAULT_TIMED_MINUTES = DEFAULT_MINUTES
+MAX_ROUND_MINUTES = MAX_MINUTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,27 +100,35 @@ def round_clock(
     )
 
 
-def clock_of(rnd: Round, rules: RuleSet, now: datetime | None = None) -> Clock:
-    """The clock of a loaded round now."""
-    return round_clock(rnd.started_at, rnd.minutes, rules.round_format, now or timezone.now())
+def clock_of(rnd: Round, now: datetime | None = None) -> Clock:
+    """The clock of a loaded round now, by its stage's round format (``Round.rules``)."""
+    return round_clock(rnd.started_at, rnd.minutes, rnd.rules.round_format, now or timezone.now())
 
 
-def lateness_suggestion(clock: Clock, late_side: Side | None = None) -> str:
-    """What the minutes since the start mean for a late pair (RULES.md §2): "3" (the punctual
-    side starts at 3), "4", "forfeit", or "" (no start, or not late)."""
+def lateness_suggestion(clock: Clock, rnd: Round, late_side: Side | None = None) -> str:
+    """What the minutes since the start mean for a late pair by the round's lateness rule
+    (RULES.md §2, §9 ``lateness``): the level the punctual side starts at ("3", "4", … never
+    past A), "forfeit" (the late side forfeits), "penalty_loss" (判负 of the late side), or ""
+    (no start, or not late, or lateness changes nothing)."""
     if clock.elapsed_minutes is None or clock.elapsed_minutes <= 0:
         return ""
-    state = start_for_lateness(clock.elapsed_minutes, late_side or Side.NS)
-    if state is None:
-        return "forfeit"
-    return str(max(state.ns, state.ew))
+    ruling = rnd.rules.lateness.ruling(clock.elapsed_minutes)
+    if ruling.kind == "start":
+        return str(ruling.level)
+    return "" if ruling.kind == "none" else ruling.kind
 
 
-def default_minutes(rnd: Round, rules: RuleSet) -> int:
-    """The length offered when a round starts: the previous round's, else 8 minutes a deal in
-    计时计副制, else ``DEFAULT_TIMED_MINUTES``."""
+def default_minutes(rnd: Round) -> int:
+    """The length offered when a round starts (RULES.md §9 ``minutes``): the stage's or the
+    event's ``minutes`` when the settings give it; else the previous round's of the same stage
+    (typed at its start), else 8 minutes a deal in 计时计副制, else ``DEFAULT_TIMED_MINUTES``."""
+    rules = rnd.rules
+    if "minutes" in rules.written:
+        return rules.minutes
     previous = (
-        Round.objects.filter(tournament_id=rnd.tournament_id, number__lt=rnd.number)
+        Round.objects.filter(
+            tournament_id=rnd.tournament_id, stage=rnd.stage, number__lt=rnd.number
+        )
         .exclude(minutes=None)
         .order_by("-number")
         .values_list("minutes", flat=True)
@@ -130,10 +143,13 @@ def default_minutes(rnd: Round, rules: RuleSet) -> int:
 
 def start_round(rnd: Round, user: Any, minutes: int | None = None) -> Round:
     """Start a published round's clock now (again, to correct a start given too early): the
-    chief referee or an organizer. ``minutes`` is the round's length in a timed format."""
+    chief referee or an organizer. ``minutes`` is the round's length in a timed format (none
+    given: ``default_minutes``, the stage's setting); in another format it is not kept."""
     require_role(user, rnd.tournament, *ROUND_ROLES)
     if minutes is not None and not 1 <= minutes <= MAX_ROUND_MINUTES:
         raise ServiceError("bad_round_minutes", max=MAX_ROUND_MINUTES)
+    timed = rnd.rules.round_format in TIMED_FORMATS
+    minutes = (minutes or default_minutes(rnd)) if timed else None
     with transaction.atomic():
         locked = Round.objects.select_for_update().get(pk=rnd.pk)
         if locked.status != Round.Status.PUBLISHED:

@@ -21,6 +21,7 @@ from django.db.models import (
     Subquery,
     Sum,
 )
+from django.utils.translation import gettext as _
 
 from rules.errors import RuleError
 from rules.ruleset import RuleSet
@@ -34,7 +35,12 @@ from scoring.facts import (
     tokens_by_table,
 )
 from scoring.models import Penalty, TableEvent
-from scoring.penalties import Escalation, escalation_from_counts
+from scoring.penalties import (
+    Escalation,
+    escalation_from_counts,
+    ladder_escalation,
+    offences_in_scope,
+)
 from scoring.sheet import TableStatus, match_finished
 from tournaments.models import Game, Pair, Player, Round, Table
 from tournaments.wording import penalty_kind_label
@@ -218,7 +224,16 @@ def desk_stamp(rnd: Round) -> str:
 
 def escalations_due(rnd: Round, pair_ids: Iterable[int] | None = None) -> dict[int, Escalation]:
     """The escalation due for each pair of a round (only ``pair_ids`` when given), from one
-    aggregate query (the rule is the pure ``escalation_from_counts``)."""
+    aggregate query: by the round's stage's ladder (RULES.md §9, ``ladder_escalation``: the
+    next step for a pair with offences) or by §3's (``escalation_from_counts``)."""
+    ladder = rnd.rules.escalation
+    if ladder is not None:
+        offences = offences_in_scope(rnd, ladder)
+        if pair_ids is not None:
+            offences = offences.filter(pair_id__in=list(pair_ids))
+        per_pair = offences.values_list("pair_id").annotate(n=Count("id")).order_by()
+        found = {pk: ladder_escalation(ladder, n) for pk, n in per_pair}
+        return {pk: s for pk, s in found.items() if s is not None}
     counts: dict[int, dict[tuple[str, bool], int]] = {}
     penalties = Penalty.objects.filter(round=rnd, withdrawn_at=None)
     if pair_ids is not None:
@@ -231,13 +246,19 @@ def escalations_due(rnd: Round, pair_ids: Iterable[int] | None = None) -> dict[i
 
 
 def suggestion_row(pair: Pair, due: Escalation) -> dict[str, Any]:
-    """One escalation suggestion as the pages show it."""
+    """One escalation suggestion as the pages show it (``ladder``: the event's own ladder, its
+    next step for the pair's next offence; ``levels``: a level award's)."""
+    label = penalty_kind_label(due.kind)
+    if due.levels:
+        label = _("%(kind)s（对手升%(n)s级）") % {"kind": label, "n": due.levels}
     return {
         "pair": pair,
         "kind": due.kind,
-        "kind_label": penalty_kind_label(due.kind),
+        "kind_label": label,
         "because_label": penalty_kind_label(due.because_of),
         "count": due.count,
+        "ladder": due.ladder,
+        "levels": due.levels,
     }
 
 

@@ -15,7 +15,8 @@ from django.utils.translation import gettext_lazy as _
 from rules.errors import RuleError
 from rules.events import MAX_ADJUST, Event, EventKind, Side, parse_event
 from rules.levels import ACE, LOWEST, level_label
-from rules.progression import start_for_lateness
+from rules.progression import initial_state
+from rules.variants import Lateness
 from scoring.corrections import Edit, ErrorKind
 from scoring.engine import End, Start
 from tournaments.bounds import BoundedIntegerField
@@ -90,13 +91,18 @@ LATE_NONE = ""
 
 
 class LatenessForm(VersionForm):
-    """迟到 (RULES.md §2): 0–5 min → the punctual side starts at 3; 5–10 → at 4; over 10 the
-    late side forfeits (recorded with the end form instead)."""
+    """迟到 by the round's lateness rule (``lateness``, RULES.md §2 and §9; by default the
+    regulation's: 0–5 min → the punctual side starts at 3; 5–10 → at 4; over 10 the late side
+    forfeits). A forfeit or a 判负 of the late side is recorded with the end form instead."""
 
     late_side = forms.ChoiceField(
         label=_("迟到方"), choices=[(LATE_NONE, _("无人迟到")), *SIDE_CHOICES], required=False
     )
     minutes = BoundedIntegerField(label=_("迟到分钟"), min_value=0, max_value=600, required=False)
+
+    def __init__(self, *args: Any, lateness: Lateness | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lateness = lateness or Lateness()
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -106,11 +112,21 @@ class LatenessForm(VersionForm):
             return data
         if minutes is None:
             raise forms.ValidationError(_("请填写迟到分钟"), code="minutes_required")
-        state = start_for_lateness(minutes, Side(side))
-        if state is None:
+        ruling = self.lateness.ruling(minutes)
+        if ruling.kind == "forfeit":
+            if self.lateness.kind == "regulation":
+                message = _("迟到超过10分钟：请在“弃权/判负”中记录迟到方弃权")
+            else:
+                message = _("按本赛事的迟到规则，迟到方弃权：请在“弃权/判负”中记录")
+            raise forms.ValidationError(message, code="late_forfeit")
+        if ruling.kind == "penalty_loss":
             raise forms.ValidationError(
-                _("迟到超过10分钟：请在“弃权/判负”中记录迟到方弃权"), code="late_forfeit"
+                _("按本赛事的迟到规则，迟到方判负：请在“弃权/判负”中记录判负"),
+                code="late_penalty_loss",
             )
+        punctual = ruling.level  # 2 when the lateness changes nothing
+        ns, ew = (2, punctual) if Side(side) is Side.NS else (punctual, 2)
+        state = initial_state(ns, ew, self.lateness.start_levels)
         data["start_ns"], data["start_ew"] = state.ns, state.ew
         return data
 

@@ -41,7 +41,13 @@ from scoring.facts import (
     split_games,
     table_facts,
 )
-from scoring.series import Series, decide_games, game_winner, tie_due, time_call_of_closed_game
+from scoring.series import (
+    Series,
+    check_tie_decided,
+    decide_games,
+    game_winner,
+    time_call_of_closed_game,
+)
 from tournaments.errors import ServiceError, from_rule_error
 from tournaments.models import Game, Pair, Round, Table
 
@@ -103,11 +109,12 @@ def _decided(series: Series, stage: Stage, complete: bool) -> Series:
 def _extra_deal_check(result: MatchResult, facts: MatchFacts, rules: RuleSet) -> None:
     """RULES.md §2 "Level tie" with ``tie: extra_deal`` (and in a deal-points match): a match
     level after its last regular deal, or level when time is called, is decided by one more
-    deal — it cannot be submitted as a draw (``scoring.series.tie_due``, as the tournament
-    file refuses it). (A series is checked by its match: ``match_not_decided``.)"""
-    due = tie_due(result, facts.rules(rules))
-    if due is not None:
-        raise ServiceError(due)
+    deal — it cannot be submitted as a draw (``scoring.series.check_tie_decided``, as the
+    tournament file refuses it). (A series is checked by its match: ``match_not_decided``.)"""
+    try:
+        check_tie_decided(result, facts.rules(rules))
+    except RuleError as exc:
+        raise from_rule_error(exc) from exc
 
 
 def check_tap(locked: Table, facts: MatchFacts, token: str) -> None:

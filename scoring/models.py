@@ -111,6 +111,9 @@ class Penalty(models.Model):
     kind = models.CharField(_("类别"), max_length=20, choices=Kind.choices)
     deal = models.PositiveIntegerField(_("副数"), null=True, blank=True)
     jcf = models.DecimalField(_("扣级差分"), max_digits=6, decimal_places=2, null=True, blank=True)
+    # A level award's levels to the opponents (RULES.md §9 ladder step ``level_award``; the
+    # award itself is the table's ``adjust:`` event).
+    levels = models.PositiveSmallIntegerField(_("升级数"), null=True, blank=True)
     reason = models.TextField(_("原因"), blank=True)
     # True when recorded by confirming a suggested escalation (two warnings → 违例 …).
     escalation = models.BooleanField(_("由累计升级"), default=False)

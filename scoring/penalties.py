@@ -1,8 +1,17 @@
-"""Penalty escalation (RULES.md §3): suggested by the software, applied when a referee confirms.
+"""Penalty escalation (RULES.md §3, §9): suggested by the software, applied when a referee
+confirms.
 
-Two warnings to one side in a round → 违例; two violations → 犯规; two fouls → 判负. A penalty
-recorded by confirming a suggestion carries ``escalation=True`` and "uses up" the two lesser
-ones, so they are not suggested again. A lesser penalty recorded by hand does not use any up.
+By the regulation (``escalation: regulation``): two warnings to one side in a round → 违例; two
+violations → 犯规; two fouls → 判负. A penalty recorded by confirming a suggestion carries
+``escalation=True`` and "uses up" the two lesser ones, so they are not suggested again. A lesser
+penalty recorded by hand does not use any up.
+
+By the event's own ladder (``RuleSet.escalation``, RULES.md §9, e.g. "初次违反口头警告，两次违反
+判对手升三级，三次违反判对手本局获胜"): every penalty of the ladder's kinds recorded against a side
+within the ladder's scope (its match — the pair's table of the round —, its round, the event) is
+an offence; a side with n offences is suggested the ladder's step n + 1 for its next one
+(``ladder_escalation``), applied with its score effect when the referee confirms: a level award
+to the opponents (an ``adjust:`` event at the pair's table), a 判负, a foul, a disqualification.
 
 May touch: read ``scoring.models.Penalty``; ``apply_escalation`` writes through
 ``scoring.services`` (``record_penalty``, and for a table the foul event or the 判负 end).
@@ -17,9 +26,11 @@ from itertools import pairwise
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 
-from rules.events import Side, parse_event
+from rules.events import MAX_ADJUST, Side, parse_event
+from rules.variants import ESCALATION_STEPS
+from rules.variants import Escalation as Ladder
 from scoring.facts import (
     snapshot,
     start_of,
@@ -39,11 +50,15 @@ LADDER: tuple[str, ...] = (Kind.WARNING, Kind.VIOLATION, Kind.FOUL, Kind.PENALTY
 
 @dataclass(frozen=True)
 class Escalation:
-    """Suggest recording ``kind`` because the pair has ``count`` unescalated ``because_of``."""
+    """Suggest recording ``kind`` because the pair has ``count`` unescalated ``because_of`` —
+    or, by the event's ladder (``ladder``), because it has ``count`` offences: ``kind`` is the
+    ladder's next step (``levels``: a level award's levels to the opponents)."""
 
     kind: str
     because_of: str
     count: int
+    levels: int | None = None
+    ladder: bool = False
 
 
 def escalation_from_counts(
@@ -62,6 +77,26 @@ def escalation_from_counts(
     return None
 
 
+def ladder_escalation(ladder: Ladder, offences: int) -> Escalation | None:
+    """Pure rule (RULES.md §9): the next step of the event's ladder for a side with
+    ``offences`` offences in the ladder's scope; None before the first (nothing to escalate
+    from)."""
+    if offences < 1:
+        return None
+    step = ladder.step_for(offences)
+    return Escalation(step.kind, "offence", offences, step.levels, True)
+
+
+def offences_in_scope(rnd: Round, ladder: Ladder) -> QuerySet[Penalty]:
+    """The live penalties that count as offences for ``ladder`` around round ``rnd``: those of
+    its kinds in the round (scope ``match`` — a pair plays one match a round — or ``round``),
+    or anywhere in the event (``event``)."""
+    penalties = Penalty.objects.filter(
+        tournament_id=rnd.tournament_id, withdrawn_at=None, kind__in=ESCALATION_STEPS
+    )
+    return penalties if ladder.scope == "event" else penalties.filter(round=rnd)
+
+
 def _counts(pair: Pair, rnd: Round) -> dict[tuple[str, bool], int]:
     rows = (
         Penalty.objects.filter(pair=pair, round=rnd, withdrawn_at=None)
@@ -73,7 +108,11 @@ def _counts(pair: Pair, rnd: Round) -> dict[tuple[str, bool], int]:
 
 
 def suggest_escalation(pair: Pair, rnd: Round) -> Escalation | None:
-    """What the referee should consider for ``pair`` in ``rnd`` (one query)."""
+    """What the referee should consider for ``pair`` in ``rnd`` (one query): by the round's
+    stage's escalation (RULES.md §9: the event's ladder, else §3's)."""
+    ladder = rnd.rules.escalation
+    if ladder is not None:
+        return ladder_escalation(ladder, offences_in_scope(rnd, ladder).filter(pair=pair).count())
     return escalation_from_counts(_counts(pair, rnd))
 
 
@@ -91,7 +130,8 @@ def apply_escalation(
     With ``table`` given the score effect is applied too: a foul adds ``foul:<side>`` to the
     table's events — through the scoring services, with the table's compare-and-swap on
     ``expected_version``. A 判负 always applies its result (``apply_penalty_loss``: the pair's
-    table of the round, found when not given, ends ``penalty_loss`` for its side), in the same
+    table of the round, found when not given, ends ``penalty_loss`` for its side), and so does a
+    ladder's level award (the opponents' ``adjust:`` event at the pair's table), in the same
     transaction as the penalty record, so the standings move once the table is confirmed.
     """
 
@@ -110,8 +150,15 @@ def apply_escalation(
             round=rnd,
             table=table,
             escalation=True,
+            levels=suggestion.levels,
         )
-        if suggestion.kind == Kind.PENALTY_LOSS:
+        if suggestion.kind == Kind.LEVEL_AWARD and suggestion.levels:
+            # RULES.md §9 ladder: "+N levels to the opponents", an award at the pair's table.
+            found = table or _table_of(rnd, pair)
+            side = Side.EW if found.ns_id == pair.pk else Side.NS
+            token = f"adjust:{side}+{min(suggestion.levels, MAX_ADJUST)}"
+            enter_event(found, token, user, expected_version if table is not None else None)
+        elif suggestion.kind == Kind.PENALTY_LOSS:
             apply_penalty_loss(
                 rnd,
                 pair,
@@ -144,6 +191,7 @@ def record_penalty(
     jcf: Decimal | float | int | None = None,
     referee_name: str = "",
     escalation: bool = False,
+    levels: int | None = None,
 ) -> Penalty:
     """Record a penalty (RULES.md §3). Only a deduction changes the standings through this
     record; a foul's or a 判负's score effect is the table's events/end (``enter_event`` with
@@ -182,6 +230,7 @@ def record_penalty(
             kind=kind,
             deal=deal,
             jcf=jcf,
+            levels=levels if kind == Penalty.Kind.LEVEL_AWARD else None,
             reason=reason,
             escalation=escalation,
             referee=account(user),
@@ -267,6 +316,19 @@ def record_foul(
     return locked, penalty
 
 
+def _table_of(rnd: Round, pair: Pair) -> Table:
+    """The pair's table of round ``rnd`` (``no_table_for_pair`` without one)."""
+    table = (
+        Table.objects.select_related("round__tournament", "ns", "ew")
+        .filter(round=rnd, is_bye=False)
+        .filter(Q(ns=pair) | Q(ew=pair))
+        .first()
+    )
+    if table is None:
+        raise ServiceError("no_table_for_pair", pair=pair.number)
+    return table
+
+
 def apply_penalty_loss(
     rnd: Round,
     pair: Pair,
@@ -281,14 +343,7 @@ def apply_penalty_loss(
     like ``set_end``; a confirmed one through ``correct_result`` (the chief referee's, as a
     判负 is), so the standings move at once. The caller's transaction holds the penalty."""
     if table is None:
-        table = (
-            Table.objects.select_related("round__tournament", "ns", "ew")
-            .filter(round=rnd, is_bye=False)
-            .filter(Q(ns=pair) | Q(ew=pair))
-            .first()
-        )
-        if table is None:
-            raise ServiceError("no_table_for_pair", pair=pair.number)
+        table = _table_of(rnd, pair)
     if pair.pk not in (table.ns_id, table.ew_id) or table.round_id != rnd.pk:
         raise ServiceError("no_table_for_pair", pair=pair.number)
     side = Side.NS.value if table.ns_id == pair.pk else Side.EW.value

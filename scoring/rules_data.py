@@ -20,8 +20,12 @@ The layout (``FORMAT`` 1):
   a_failure`` (each a side: 0 = none, 1 = NS, 2 = EW); a state past A has no moves (RULES.md §2:
   the match ends at once);
 - the match settings: ``max_deals``, ``tie``, ``timed``, ``a_fail_count``, ``a_attempts``, the
-  级差分 ``scale`` (``[ahead, behind]`` by 级差, capped) and the match ``points`` (win, draw,
-  loss).
+  级差分 ``scale`` (``[ahead, behind]`` by 级差, capped), the match ``points`` (win, draw,
+  loss), ``extra_from_two`` (RULES.md §9: the extra deal at 2 moves no level) and
+  ``deal_points`` (RULES.md §9: not replayed — the page queues its taps, as for an award).
+
+The upgrades (RULES.md §9: 3/2/1 or 5/3/1) are in the transitions; the starts are those the
+event's lateness rule allows.
 
 Only deals are in the table: a referee's level award (``adjust:…``) is not a tap and can reach
 states the table does not hold; the page then queues its taps without local levels.
@@ -33,9 +37,9 @@ from collections import deque
 from typing import Any
 
 from rules.events import Event, Side, deal_from_places, parse_event
-from rules.levels import PAST_ACE
-from rules.progression import LATENESS_START_LEVELS, TableState, apply_event, initial_state
-from rules.ruleset import TIMED_FORMATS, RuleSet
+from rules.levels import LOWEST, PAST_ACE
+from rules.progression import TableState, apply_event, initial_state
+from rules.ruleset import RuleSet
 
 FORMAT = 1
 _SIDE_CODE = {None: 0, Side.NS: 1, Side.EW: 2}
@@ -62,12 +66,10 @@ def _move_of(token: str) -> int:
     raise ValueError(token)  # every tap token is a deal-like event: a bug otherwise
 
 
-def _starts() -> list[tuple[int, int]]:
-    """Every legal start (RULES.md §2 迟到: the punctual side at 2, 3 or 4, the other at 2)."""
-    low = LATENESS_START_LEVELS[0]
-    return sorted(
-        {(a, low) for a in LATENESS_START_LEVELS} | {(low, a) for a in LATENESS_START_LEVELS}
-    )
+def _starts(levels: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Every legal start (RULES.md §2 迟到: the punctual side at a level of ``levels`` — 2, 3
+    or 4 by the regulation — the other at 2)."""
+    return sorted({(a, LOWEST) for a in levels} | {(LOWEST, a) for a in levels})
 
 
 def _row(state: TableState) -> list[int]:
@@ -84,7 +86,8 @@ def _row(state: TableState) -> list[int]:
 def rules_data(rules: RuleSet) -> dict[str, Any]:
     """The transition table of ``rules`` (see the module docstring), JSON-able and
     deterministic: states are numbered in breadth-first order from the starts."""
-    args = (rules.a_rule, rules.a_attempts, rules.a_fail_count, rules.a_pass)
+    args = (rules.a_rule, rules.a_attempts, rules.a_fail_count, rules.a_pass, rules.upgrades.values)
+    levels = rules.lateness.start_levels
     ids: dict[TableState, int] = {}
     order: list[TableState] = []
     queue: deque[TableState] = deque()
@@ -97,7 +100,7 @@ def rules_data(rules: RuleSet) -> dict[str, Any]:
             queue.append(state)
         return found
 
-    starts = {f"{ns}:{ew}": intern(initial_state(ns, ew)) for ns, ew in _starts()}
+    starts = {f"{ns}:{ew}": intern(initial_state(ns, ew, levels)) for ns, ew in _starts(levels)}
     transitions: list[list[int]] = []
     while queue:
         state = queue.popleft()
@@ -122,7 +125,9 @@ def rules_data(rules: RuleSet) -> dict[str, Any]:
         "past_ace": PAST_ACE,
         "max_deals": rules.max_deals,
         "tie": rules.tie,
-        "timed": rules.round_format in TIMED_FORMATS,
+        "timed": rules.timed,
+        "extra_from_two": rules.extra_from_two,
+        "deal_points": rules.deal_points,
         "a_fail_count": rules.a_fail_count,
         "a_attempts": rules.a_attempts,
         "scale": [[ahead, behind] for _, ahead, behind in rules.scale.rows],

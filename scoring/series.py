@@ -11,7 +11,7 @@ A game's winner (RULES.md §2, §8):
   levels equal (the engine scores it as a 1-level win, "加打一副牌，决出胜负": the extra deal
   decides), or with ``first_to_level`` the side first at the common level (RULES.md §9).
 A game with equal levels and no extra deal yet is not decided: the extra deal is still to be
-played (``scoring.engine.extra_deal_allowed``; ``tie_due`` names what is due).
+played (``scoring.engine.extra_deal_allowed``; ``check_tie_decided`` refuses it complete).
 
 The match is won by the first side to win ``best_of // 2 + 1`` games; no game may follow. Every
 game but the last is over (it was followed by another); the last is over when the sheet is
@@ -38,22 +38,22 @@ def game_winner(result: MatchResult) -> Side | None:
     return result.winner
 
 
-def tie_due(result: MatchResult, rules: RuleSet) -> str | None:
-    """RULES.md §2 "Level tie": what a match level at its end still needs under a rule that
-    never draws it (``tie: extra_deal``, a deal-points match) — ``extra_deal_due`` (the extra
-    deal may be played now), ``time_call_due`` (a timed match: time must be called first, then
-    the extra deal follows) — or None (decided, ended otherwise, or a draw is allowed).
-    ``rules``: the match's (``MatchFacts.rules``, after a time call). The services refuse to
-    submit such a match and the tournament file refuses it, with the same code."""
+def check_tie_decided(result: MatchResult, rules: RuleSet) -> None:
+    """RULES.md §2 "Level tie": a complete match level at its end under a rule that never
+    draws it (``tie: extra_deal``, a deal-points match) is refused with what it still needs —
+    ``extra_deal_due`` (the extra deal may be played now), ``time_call_due`` (a timed match:
+    time must be called first, then the extra deal follows); nothing when it is decided, ended
+    otherwise, or may be a draw. ``rules``: the match's (``MatchFacts.rules``, after a time
+    call). The services refuse to submit such a match and the tournament file refuses it, with
+    the same code (``ScoringError``)."""
     if not rules.plays_extra_deal or result.winner is not None or result.end is not None:
-        return None
+        return
     if result.passed_a is not None:
-        return None
+        return
     if extra_deal_allowed(result, rules):
-        return "extra_deal_due"
+        raise ScoringError("extra_deal_due")
     if rules.timed and rules.time_call is None:
-        return "time_call_due"
-    return None
+        raise ScoringError("time_call_due")
 
 
 @dataclass(frozen=True, slots=True)

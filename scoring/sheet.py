@@ -17,8 +17,8 @@ from django.utils.translation import gettext_noop
 
 from rules.errors import RuleError
 from rules.events import Side, deal_from_places, parse_event
-from rules.levels import PAST_ACE, level_label
-from rules.ruleset import TIMED_FORMATS, RuleSet
+from rules.levels import LOWEST, PAST_ACE, level_label
+from rules.ruleset import RuleSet
 from scoring.engine import MatchResult, Step, extra_deal_allowed
 from scoring.facts import MatchFacts, score_games, score_table
 from scoring.rules_data import tap_tokens
@@ -55,9 +55,12 @@ class TapButton:
         }
 
 
-def tap_grid() -> tuple[tuple[TapButton, ...], ...]:
-    """The six deal buttons (NS/EW × +3/+2/+1), one row per side, built from the core's
-    ``deal_from_places`` so the button and the rule can never disagree."""
+def tap_grid(rules: RuleSet | None = None) -> tuple[tuple[TapButton, ...], ...]:
+    """The six deal buttons (NS/EW × partner 2nd/3rd/last), one row per side, built from the
+    core's ``deal_from_places`` so the button and the rule can never disagree; each says the
+    levels it gives by ``rules`` (RULES.md §9 ``upgrades``: +3/+2/+1 by default; a deal-points
+    match: 3/2/1 points)."""
+    gains = (3, 2, 1) if rules is None or rules.deal_points else rules.upgrades.values
     rows = []
     for side in (Side.NS, Side.EW):
         buttons = []
@@ -69,7 +72,7 @@ def tap_grid() -> tuple[tuple[TapButton, ...], ...]:
                     side=side.value,
                     first=_("%(side)s上游") % {"side": side_label(side)},
                     partner=_("对家%(place)s") % {"place": place_label(place)},
-                    upgrade=event.upgrade,
+                    upgrade=gains[3 - event.upgrade],
                 )
             )
         rows.append(tuple(buttons))
@@ -124,6 +127,11 @@ class Sheet:
     # A timed match or game on equal levels (``tie: extra_deal``): "到时：加打一副" is offered
     # (``scoring.services.call_time``) and the sheet cannot be submitted as a draw.
     may_call_time: bool = False
+    # The extra deal of a tie was played: it is counted apart from the regular deals ("8/8+1";
+    # a timed game "12+1", issue 28).
+    extra_played: bool = False
+    # RULES.md §9 deal points: the levels shown are the sides' points.
+    points: bool = False
 
     @property
     def events(self) -> int:
@@ -131,9 +139,9 @@ class Sheet:
 
     @property
     def deals_label(self) -> str:
-        if self.max_deals is None:
-            return str(self.deals)
-        return f"{self.deals}/{self.max_deals}"
+        regular = self.deals - 1 if self.extra_played else self.deals
+        label = str(regular) if self.max_deals is None else f"{regular}/{self.max_deals}"
+        return f"{label}+1" if self.extra_played else label
 
 
 # The sheet's notes and status lines, worded once: ``_a_note`` and ``sheet_from_result`` use them,
@@ -149,6 +157,8 @@ STATUS = {
     "passed_a": gettext_noop("%(side)s过A，比赛结束"),
     "extra_played": gettext_noop("加打一副后比赛结束"),
     "extra_next": gettext_noop("双方级数相同：加打一副决定胜负"),
+    "extra_next_points": gettext_noop("双方积分相同：加打一副决定胜负"),
+    "extra_from_two": gettext_noop("从2打"),
     "all_played": gettext_noop("%(n)s副已打完"),
 }
 
@@ -239,7 +249,7 @@ def build_match_sheet(
     )
     decided = series.winner is not None
     closable = decided
-    timed = rules.round_format in TIMED_FORMATS and current.time_deals is None
+    timed = rules.timed and current.time_deals is None
     if timed and not decided and series.next_game is None and not sheet.error:
         last = series.games[-1]
         level = last.table_ns_level == last.table_ew_level and last.passed_a is None
@@ -322,26 +332,32 @@ def sheet_from_result(
     ``with_rows=False`` skips the per-event lines (the dashboard shows only the summary)."""
     rows = []
     max_deals = rules.max_deals
+    limit = result.regular_deals
+    points = result.points is not None
+    upgrades = result.upgrades_table
+    # In a deal-points match (RULES.md §9) the sheet's level columns are the sides' points.
+    shown = str if points else _level
     stage_failures: dict[Side, int] = {}
     for step in result.steps if with_rows else ():
-        note = _a_note(step, result, stage_failures)
-        extra = (
-            max_deals is not None and step.deal_number is not None and step.deal_number > max_deals
-        )
+        note = "" if points else _a_note(step, result, stage_failures)
+        extra = limit is not None and step.deal_number is not None and step.deal_number > limit
         if extra:
-            note = f"{_(EXTRA_DEAL)}；{note}" if note else _(EXTRA_DEAL)
+            words = _(EXTRA_DEAL)
+            if result.extra_from_two:
+                words = f"{words}（{_(STATUS['extra_from_two'])}）"
+            note = f"{words}；{note}" if note else words
         rows.append(
             SheetRow(
                 number=step.position + 1,
                 deal_number=step.deal_number,
                 kind=step.event.kind.value,
                 token=step.event.token,
-                description=describe_event(step.event),
+                description=describe_event(step.event, (3, 2, 1) if points else upgrades),
                 level_played=_level(step.level_played) if step.level_played else "",
                 # A level award is not a deal: nobody was "on stage" for it.
                 on_stage=side_label(step.on_stage) if step.level_played else "",
-                ns_level=_level(step.ns_level),
-                ew_level=_level(step.ew_level),
+                ns_level=shown(step.ns_level),
+                ew_level=shown(step.ew_level),
                 note=note,
                 extra=extra,
             )
@@ -351,6 +367,8 @@ def sheet_from_result(
         next_level = min(result.table_ns_level, result.table_ew_level)
     else:
         next_level = result.table_ns_level if on_stage is Side.NS else result.table_ew_level
+    if result.extra_from_two and extra_deal_allowed(result, rules):
+        next_level = LOWEST  # RULES.md §9: the extra deal is played at 2 by both sides
     all_played = max_deals is not None and result.deals_played >= max_deals
     finished = match_finished(result, rules)
     extra_next = extra_deal_allowed(result, rules)
@@ -366,18 +384,20 @@ def sheet_from_result(
     elif result.extra_deal:
         status = _(STATUS["extra_played"])
     elif extra_next:
-        status = _(STATUS["extra_next"])
+        status = _(STATUS["extra_next_points" if points else "extra_next"])
     elif all_played:
         status = _(STATUS["all_played"]) % {"n": result.deals_played}
     else:
         status = events_note
     leader = "" if result.winner is None else result.winner.value
+    ns_shown, ew_shown = result.points or (result.table_ns_level, result.table_ew_level)
+    recorded = result.points or (result.ns_level, result.ew_level)
     return Sheet(
         rows=tuple(rows),
-        ns_level=_level(result.table_ns_level),
-        ew_level=_level(result.table_ew_level),
-        recorded_ns_level=_level(result.ns_level),
-        recorded_ew_level=_level(result.ew_level),
+        ns_level=shown(ns_shown),
+        ew_level=shown(ew_shown),
+        recorded_ns_level=shown(recorded[0]),
+        recorded_ew_level=shown(recorded[1]),
         next_level="" if finished else _level(next_level),
         on_stage="" if on_stage is None else on_stage.value,
         on_stage_label=side_label(on_stage),
@@ -389,8 +409,7 @@ def sheet_from_result(
         finished=finished,
         # 计时制 / 计时计副制 (RULES.md §2): the referee closes the match when time is called,
         # not while the extra deal of a level tie is due.
-        closable=finished
-        or (rules.round_format in TIMED_FORMATS and result.deals_played > 0 and not extra_next),
+        closable=finished or (rules.timed and result.deals_played > 0 and not extra_next),
         status_line=status,
         ns_jcf=result.ns_jcf,
         ew_jcf=result.ew_jcf,
@@ -399,6 +418,8 @@ def sheet_from_result(
         error=error,
         passed_a="" if result.passed_a is None else result.passed_a.value,
         extra_deal_next=extra_next,
+        extra_played=result.extra_deal,
+        points=points,
     )
 
 
@@ -408,10 +429,7 @@ def build_sheet(facts: MatchFacts, rules: RuleSet, *, with_rows: bool = True) ->
     with the refusal. A game where the referee called time on equal levels is worded by the
     rules of that call (``MatchFacts.rules``: the extra deal next)."""
     timed_tie = (
-        facts.time_deals is None
-        and rules.round_format in TIMED_FORMATS
-        and rules.tie == "extra_deal"
-        and facts.end is None
+        facts.time_deals is None and rules.timed and rules.tie == "extra_deal" and facts.end is None
     )
     rules = facts.rules(rules)
     try:
@@ -491,15 +509,17 @@ def sheet_state(sheet: Sheet, facts: MatchFacts, version: int) -> dict[str, Any]
     }
 
 
-def sheet_words() -> dict[str, Any]:
+def sheet_words(rules: RuleSet | None = None) -> dict[str, Any]:
     """The words the page's offline sheet needs, in the active language, from the same
-    catalogue as the server's sheet (``NOTES``, ``STATUS``, ``tournaments.wording``)."""
+    catalogue as the server's sheet (``NOTES``, ``STATUS``, ``tournaments.wording``); the
+    events described with ``rules``' upgrades (RULES.md §9)."""
+    upgrades = (3, 2, 1) if rules is None else rules.upgrades.values
     return {
         "levels": {str(level): _level(level) for level in range(2, PAST_ACE + 1)},
         "sides": {"NS": side_label("NS"), "EW": side_label("EW"), "": side_label(None)},
         "draw": _("平"),
         "extra_deal": _(EXTRA_DEAL),
-        "describe": {token: describe_event(parse_event(token)) for token in tap_tokens()},
+        "describe": {token: describe_event(parse_event(token), upgrades) for token in tap_tokens()},
         "notes": {key: _(text) for key, text in NOTES.items()},
         "status": {key: _(text) for key, text in STATUS.items()},
     }

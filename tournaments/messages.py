@@ -296,6 +296,7 @@ MESSAGES: dict[str, Any] = {
     "pair_not_at_table": _("第%(id)s对不在第%(round)s轮第%(table)s桌"),
     "bad_deduction": _("扣分 %(value)s 无效（应大于0，最多两位小数）"),
     "jcf_not_deduction": _("只有级差分扣分（deduction）才能有 jcf"),
+    "levels_not_award": _("只有升级调整（level_award）才能有 levels"),
     "bad_penalty": _("判罚信息不完整：%(detail)s"),
     "no_escalation": _("目前没有需要升级的判罚"),
     # Settings (rules.ruleset, TOURNAMENT_FILE.md "Settings")

@@ -95,31 +95,36 @@ def printed_place(upgrade: int) -> str:
 # Events and ends
 
 
-def describe_event(event: Event, *, effect: bool = True) -> str:
+def describe_event(
+    event: Event, upgrades: tuple[int, int, int] = (3, 2, 1), *, effect: bool = True
+) -> str:
     """One event as a referee reads it: "南北上游，对家二游 +3", "东西犯规（南北 +3）",
-    "南北本副判负（东西 +3）", "南北升级调整 +2". ``effect=False`` leaves out a foul's or a
+    "南北本副判负（东西 +3）", "南北升级调整 +2" — the levels by the event's ``upgrades``
+    (RULES.md §9: 3/2/1 by default, e.g. 5/3/1). ``effect=False`` leaves out a foul's or a
     deal loss's consequence (the public pages)."""
     if event.kind is EventKind.DEAL:
         return _("%(side)s上游，对家%(place)s +%(up)s") % {
             "side": side_label(event.side),
             "place": place_label(place_of_upgrade(event.upgrade)),
-            "up": event.upgrade,
+            "up": upgrades[3 - event.upgrade],
         }
     if event.kind is EventKind.FOUL:
         if not effect:
             return _("%(side)s犯规") % {"side": side_label(event.side)}
-        # RULES.md §3: a foul ends the deal, scored as the innocent side's +3.
-        return _("%(side)s犯规（%(other)s +3）") % {
+        # RULES.md §3: a foul ends the deal, scored as the innocent side's 双下.
+        return _("%(side)s犯规（%(other)s +%(up)s）") % {
             "side": side_label(event.side),
             "other": side_label(event.side.other),
+            "up": upgrades[0],
         }
     if event.kind is EventKind.LOSE:
-        # RULES.md §3 本副判负: scored as the other side's 双下 (+3), not a 犯规.
+        # RULES.md §3 本副判负: scored as the other side's 双下, not a 犯规.
         if not effect:
             return _("%(side)s本副判负") % {"side": side_label(event.side)}
-        return _("%(side)s本副判负（%(other)s +3）") % {
+        return _("%(side)s本副判负（%(other)s +%(up)s）") % {
             "side": side_label(event.side),
             "other": side_label(event.side.other),
+            "up": upgrades[0],
         }
     return _("%(side)s升级调整 +%(up)s") % {"side": side_label(event.side), "up": event.upgrade}
 

@@ -15,8 +15,8 @@ from rules.errors import RuleError, ScoringError
 from rules.events import Event, Side, parse_event
 from rules.levels import ACE, LOWEST
 from rules.ruleset import RuleSet
-from scoring.engine import End, MatchResult, Start, score_match
-from scoring.series import score_game
+from scoring.engine import End, MatchResult, Start
+from scoring.series import check_tie_decided, score_game
 
 from .problems import Problems, is_int
 from .specs import END_KEYS
@@ -132,16 +132,20 @@ def score(
     *,
     knockout: bool = False,
 ) -> tuple[MatchResult | None, int | None]:
-    """The facts scored by the one engine: ``(result, time call)``. A knockout game is scored
-    as ``scoring.series.score_game`` reads one (a closed game tied at its last deal may end
-    with the extra deal after time was called); every other table by
-    ``scoring.engine.score_match`` (no time call). A refusal is a problem at the offending
-    event and gives ``(None, None)``."""
+    """The facts scored by the one engine: ``(result, time call)``, as
+    ``scoring.series.score_game`` reads a match (a closed timed match tied at its last deal may
+    end with the extra deal after time was called; the file has no mark for the call). A
+    closed table outside a knockout that its rules never let end level (``tie: extra_deal``,
+    deal points) and that is still level is refused as the services refuse to submit it
+    (``scoring.series.check_tie_decided``: ``extra_deal_due`` / ``time_call_due``, RULES.md
+    §2); a
+    knockout's match is decided by ``reports.tournament_file.knockout``. A refusal is a problem
+    at the offending event and gives ``(None, None)``."""
     events, start, end = facts
     try:
-        if knockout:
-            return score_game(events, rules, start, end, complete=complete)
-        return score_match(events, rules, start, end, complete=complete), None
+        result, time_deals = score_game(events, rules, start, end, complete=complete)
+        if complete and not knockout:
+            check_tie_decided(result, rules if time_deals is None else rules.at_time(time_deals))
     except ScoringError as error:
         place: dict[str, Any] = {}
         path = f"{at}.deals"
@@ -153,3 +157,4 @@ def score(
             place["deal"] = deals_before + 1 if event.is_deal else None
         problems.add(error.code, path, dict(error.params), **place, **where)
         return None, None
+    return result, time_deals

@@ -1,6 +1,7 @@
 """The ``penalties`` of a tournament file (TOURNAMENT_FILE.md "Penalties"): the referee's
 record, each naming a known pair and, when given, a round and a table of it at which the pair
-played; only a ``deduction`` carries ``jcf`` (and must).
+played; only a ``deduction`` carries ``jcf`` (and must), only a ``level_award`` ``levels`` (the
+levels given to the opponents, 1…13; optional: the award itself is the table's ``adjust:``).
 
 Pure: the standard library and the file's own modules.
 """
@@ -12,7 +13,8 @@ from typing import Any
 from .problems import Problems, is_int
 from .specs import MAX_JCF, MAX_REFEREE, PENALTY_KINDS, PenaltySpec, RoundSpec
 
-PENALTY_KEYS = ("round", "table", "pair", "kind", "deal", "jcf", "reason", "referee")
+PENALTY_KEYS = ("round", "table", "pair", "kind", "deal", "jcf", "levels", "reason", "referee")
+MAX_LEVELS = 13  # rules.events.MAX_ADJUST
 
 
 def read_penalties(
@@ -67,10 +69,19 @@ def read_penalties(
                 problems.add("bad_deduction", f"{path}.jcf", {"value": jcf}, **where)
         elif jcf is not None:
             problems.add("jcf_not_deduction", f"{path}.jcf", {"kind": kind}, **where)
+        levels = raw.get("levels")
+        if levels is not None:
+            if kind != "level_award":
+                problems.add("levels_not_award", f"{path}.levels", {"kind": kind}, **where)
+            elif not is_int(levels) or not 1 <= levels <= MAX_LEVELS:
+                bounds = {"value": levels, "min": 1, "max": MAX_LEVELS}
+                problems.add("out_of_range", f"{path}.levels", bounds, **where)
         reason = raw.get("reason", "")
         reason = problems.text(reason, f"{path}.reason", 10_000, required=False, **where)
         referee = raw.get("referee", "")
         referee = problems.text(referee, f"{path}.referee", MAX_REFEREE, required=False, **where)
         if len(problems) == before:
-            penalties.append(PenaltySpec(pair, kind, number, table, deal, jcf, reason, referee))
+            penalties.append(
+                PenaltySpec(pair, kind, number, table, deal, jcf, reason, referee, levels)
+            )
     return tuple(penalties)

@@ -114,6 +114,8 @@ def to_dict(spec: TournamentSpec) -> dict[str, Any]:
             item["deal"] = penalty.deal
         if penalty.jcf is not None:
             item["jcf"] = plain_number(penalty.jcf)
+        if penalty.levels is not None:
+            item["levels"] = penalty.levels
         if penalty.reason:
             item["reason"] = penalty.reason
         if penalty.referee:

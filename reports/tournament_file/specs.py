@@ -158,6 +158,7 @@ class PenaltySpec:
     jcf: float | None = None
     reason: str = ""
     referee: str = ""
+    levels: int | None = None  # a level award's levels (TOURNAMENT_FILE.md "Penalties")
 
 
 @dataclass(frozen=True, slots=True)

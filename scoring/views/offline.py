@@ -52,7 +52,7 @@ def _body(rules: RuleSet) -> tuple[bytes, str]:
     key = (rules, get_language() or "")
     found = _BODIES.get(key)
     if found is None:
-        payload: dict[str, Any] = {"rules": rules_data(rules), "words": sheet_words()}
+        payload: dict[str, Any] = {"rules": rules_data(rules), "words": sheet_words(rules)}
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
         found = _BODIES.setdefault(key, (body, hashlib.sha256(body).hexdigest()[:16]))
     return found

@@ -253,26 +253,26 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
             ),
             "stamp": desk_stamp(rnd),
             "jump_table": request.GET.get("table", ""),
-            **_clock_context(rnd, rules),
+            **_clock_context(rnd),
             "may_start": may_start and rnd.status == Round.Status.PUBLISHED,
-            "start_form": StartRoundForm(
-                initial={"minutes": rnd.minutes or default_minutes(rnd, rules)}
-            )
+            # RULES.md §9: the time limit offered is the stage's ``minutes`` (changeable here).
+            "start_form": StartRoundForm(initial={"minutes": rnd.minutes or default_minutes(rnd)})
             if may_start
             else None,
         },
     )
 
 
-def _clock_context(rnd: Round, rules: Any) -> dict[str, Any]:
-    """The round clock for a page (``scoring/_clock.html``, ``static/js/clock.js``)."""
+def _clock_context(rnd: Round) -> dict[str, Any]:
+    """The round clock for a page (``scoring/_clock.html``, ``static/js/clock.js``), by the
+    rules of the round's stage (``Round.rules``)."""
     now = timezone.now()
     # Only while the round is played: a finished round's clock would only say "时间到".
     playing = rnd.status == Round.Status.PUBLISHED
     return {
-        "clock": clock_of(rnd, rules, now) if playing else round_clock(None, None, "", now),
+        "clock": clock_of(rnd, now) if playing else round_clock(None, None, "", now),
         "clock_now": int(now.timestamp()),
-        "timed": rules.round_format in TIMED_FORMATS,
+        "timed": rnd.rules.round_format in TIMED_FORMATS,
     }
 
 
@@ -283,7 +283,7 @@ def round_state(request: HttpRequest, tournament: Tournament, number: int) -> Js
     stamp moved, keeping the referee's filter and page (the same URL)."""
     rnd = load_round(tournament, number)
     rnd.tournament = tournament
-    clock = clock_of(rnd, tournament.rules)
+    clock = clock_of(rnd)
     return JsonResponse({"stamp": desk_stamp(rnd), "clock": clock.as_json()})
 
 
@@ -314,9 +314,7 @@ def round_start(request: HttpRequest, tournament: Tournament, number: int) -> Ht
     if not form.is_valid():
         form_errors(request, form)
     else:
-        minutes = (
-            form.cleaned_data["minutes"] if tournament.rules.round_format in TIMED_FORMATS else None
-        )
+        minutes = form.cleaned_data["minutes"] if rnd.rules.round_format in TIMED_FORMATS else None
         try:
             start_round(rnd, request.user, minutes)
         except ServiceError as error:
@@ -415,7 +413,8 @@ def table_page(
     if obj.match is not None:
         both = team_matches(Table.objects.filter(round=obj.round, match=obj.match), rules)
         match = both[0] if both else None
-    clock_context = _clock_context(obj.round, rules)
+    obj.round.tournament = tournament
+    clock_context = _clock_context(obj.round)
     clock = clock_context["clock"]
     return render(
         request,
@@ -426,7 +425,7 @@ def table_page(
             "table": obj,
             "matches": [match] if match is not None else None,
             "sheet": sheet,
-            "grid": tap_grid(),
+            "grid": tap_grid(obj.round.rules),
             "urls": _table_urls(tournament, obj),
             "referee": referee,
             "chief": chief,
@@ -448,11 +447,13 @@ def table_page(
             "award_form": AwardForm(initial=version, auto_id="award_%s"),
             "foul_form": FoulForm(initial=version, auto_id="foul_%s"),
             "lateness_form": LatenessForm(
-                initial={**version, "minutes": clock.elapsed_minutes}, auto_id="late_%s"
+                initial={**version, "minutes": clock.elapsed_minutes},
+                auto_id="late_%s",
+                lateness=obj.round.rules.lateness,
             ),
             # Lateness is locked once a deal is entered; the chief referee may still change it.
             "lateness_locked": bool(sheet.rows) and not chief,
-            "lateness_suggestion": lateness_suggestion(clock),
+            "lateness_suggestion": lateness_suggestion(clock, obj.round),
             **clock_context,
             "end_form": EndForm(
                 initial={**version, "kind": obj.end_kind, "side": obj.end_side},
@@ -510,7 +511,7 @@ def _fix_context(
         "fix": fix,
         "fix_row": row,
         "fix_append": fix is not None and row is None,
-        "fix_grid": tap_grid(),
+        "fix_grid": tap_grid(table.round.rules),
         "fix_extra": [
             (token, event_text(token)) for token in ("foul:NS", "foul:EW", "lose:NS", "lose:EW")
         ],
@@ -536,6 +537,13 @@ def _fix_context(
     }
 
 
+def _stage_rules(tournament: Tournament, number: int) -> Any:
+    """The rules of round ``number``'s stage (``RuleSet.for_stage``), one query."""
+    stage = Round.objects.filter(tournament=tournament, number=number).values_list("stage")
+    found = stage.first()
+    return tournament.rules.for_stage(found[0] if found else 1)
+
+
 def _table_action(
     request: HttpRequest,
     tournament: Tournament,
@@ -549,8 +557,14 @@ def _table_action(
     page was rendered with, say what happened, redirect back to the sheet (PRG).
 
     The view does not load the table: the service reads it once, locked (``TableAt``); an
-    unknown table, a bye or a draft round is a 404 as on the page itself."""
-    form = form_class(request.POST)
+    unknown table, a bye or a draft round is a 404 as on the page itself. A lateness form reads
+    the lateness rule of the round's stage (RULES.md §9)."""
+    if issubclass(form_class, LatenessForm):
+        form: forms.Form = form_class(
+            request.POST, lateness=_stage_rules(tournament, number).lateness
+        )
+    else:
+        form = form_class(request.POST)
     if not form.is_valid():
         load_table(tournament, number, table_number)  # 404 before any form message
         form_errors(request, form)

@@ -144,7 +144,7 @@ def tableside(request: HttpRequest, table: Table) -> HttpResponse:
             "event_tournament": table.round.tournament,
             "table": table,
             "sheet": sheet,
-            "grid": tap_grid(),
+            "grid": tap_grid(table.round.rules),
             "event_url": reverse("tableside:tableside_event", args=[token]),
             "undo_url": reverse("tableside:tableside_undo", args=[token]),
             "submit_url": reverse("tableside:tableside_submit", args=[token]),

@@ -67,7 +67,7 @@ def test_a_timed_swiss_match_level_at_time_plays_the_extra_deal(organizer, chief
     table = enter(table, "EW1")  # the extra deal: East–West win the match
     state = sheet(table)
     assert state.rows[-1].extra and state.finished and state.closable and state.leader == "EW"
-    refused("too_many_deals", lambda: enter(table, "NS1"))
+    refused("event_after_extra_deal", lambda: enter(table, "NS1"))  # it decided the match
     table = services.mark_entered(table, None, table.version)
     assert table.entry_status == "entered"
 

@@ -19,7 +19,7 @@ import pytest
 from django.utils import translation
 
 from rules.errors import RuleError
-from rules.ruleset import RuleSet
+from rules.ruleset import Lateness, RuleSet, Upgrades
 from scoring.facts import MatchFacts, score_table
 from scoring.rules_data import rules_data, tap_tokens
 from scoring.sheet import build_sheet, sheet_state, sheet_words
@@ -39,8 +39,16 @@ RULE_SETS = {
     # Time is called on equal levels now and then (``call_time``): the extra deal follows.
     "timed_tie": RuleSet(round_format="timed", tie="extra_deal"),
     "timed_deals_tie": RuleSet(round_format="timed_deals", deals_per_round=6, tie="extra_deal"),
+    # RULES.md §9 (issue 28): 5/3/1 upgrades, the extra deal at 2, the side first at the common
+    # level in a timed game, lateness starts beyond 4.
+    "upgrades_531": RuleSet(upgrades=Upgrades(5, 3, 1), tie="extra_deal", deals_per_round=5),
+    "extra_from_two": RuleSet(tie="extra_deal", extra_deal_from=2, deals_per_round=4),
+    "first_to_level": RuleSet(round_format="timed", tie="first_to_level"),
+    "late_per_minutes": RuleSet(lateness=Lateness("per_minutes", 5, 1, 25)),
 }
 STARTS = ((2, 2), (3, 2), (2, 4))
+# A start every rule set allows, and the later ones: a head start beyond 4 (``per_minutes``).
+LATE_STARTS = {"late_per_minutes": ((2, 2), (7, 2), (2, 6))}
 # What the page compares (the facts and the version are the server's own business).
 SHOWN = ("version", "start", "ended", "tokens", "time_deals")
 
@@ -49,7 +57,7 @@ const rules = require(process.argv[process.argv.length - 1]);
 const cases = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const out = cases.items.map(function (c) {
   try {
-    return {sheet: rules.compute(cases.data[c.rules], cases.words, c.start, c.tokens,
+    return {sheet: rules.compute(cases.data[c.rules], cases.words[c.rules], c.start, c.tokens,
                                  c.time_deals)};
   } catch (e) {
     if (e instanceof rules.Refused) return {refused: e.code};
@@ -91,7 +99,7 @@ def _cases(seed: int, per_rules: int) -> list[dict[str, Any]]:
     items = []
     for name, rules in RULE_SETS.items():
         for _ in range(per_rules):
-            start = rng.choice(STARTS)
+            start = rng.choice(LATE_STARTS.get(name, STARTS))
             tokens: list[str] = []
             called: int | None = None
             while len(tokens) < 60:
@@ -143,8 +151,11 @@ def _cases(seed: int, per_rules: int) -> list[dict[str, Any]]:
     return items
 
 
-def _run_js(items: list[dict[str, Any]], words: dict[str, Any]) -> list[dict[str, Any]]:
+def _run_js(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The page's sheets for ``items``, each rule set with its own words (``sheet_words``: the
+    events described by its upgrades) in the active language."""
     data = {name: rules_data(rules) for name, rules in RULE_SETS.items()}
+    words = {name: sheet_words(rules) for name, rules in RULE_SETS.items()}
     payload = json.dumps({"data": data, "words": words, "items": items})
     done = subprocess.run(
         [str(NODE), "-e", RUNNER, str(SCRIPT)],
@@ -161,8 +172,7 @@ def _run_js(items: list[dict[str, Any]], words: dict[str, Any]) -> list[dict[str
 def test_the_page_computes_the_servers_sheet_for_random_deal_sequences(language: str) -> None:
     items = _cases(seed=16, per_rules=40)
     with translation.override(language):
-        words = sheet_words()
-        results = _run_js(items, words)
+        results = _run_js(items)
         checked = refused = calls = called = 0
         for item, result in zip(items, results, strict=True):
             where = f"{item['rules']} from {item['start']}: {' '.join(item['tokens'])}"
@@ -192,14 +202,34 @@ def test_the_sequences_reach_every_note_the_sheet_can_write() -> None:
         notes.update(row["note"] for row in sheet["rows"])
         notes.add(sheet["status_line"])
     text = " ".join(notes)
-    for expected in ("过A", "打A", "回到2", "上台打A被推翻", "加打一副", "副已打完"):
+    for expected in ("过A", "打A", "回到2", "上台打A被推翻", "加打一副", "副已打完", "从2打"):
         assert expected in text, expected
 
 
 def test_a_token_outside_the_table_is_not_guessed() -> None:
     """A referee's level award is not in the table: the page says it cannot compute rather than
     inventing levels."""
-    out = _run_js(
-        [{"rules": "default", "start": [2, 2], "tokens": ["NS3", "adjust:NS+2"]}], sheet_words()
-    )
+    out = _run_js([{"rules": "default", "start": [2, 2], "tokens": ["NS3", "adjust:NS+2"]}])
     assert out == [{"sheet": None}]
+
+
+def test_a_deal_points_match_is_not_replayed_by_the_page() -> None:
+    """RULES.md §9 deal points: the page queues its taps rather than guess the points."""
+    RULE_SETS_POINTS = {"points": RuleSet(round_format="deal_points", deals_per_round=6)}
+    data = {name: rules_data(rules) for name, rules in RULE_SETS_POINTS.items()}
+    payload = json.dumps(
+        {
+            "data": data,
+            "words": {"points": sheet_words()},
+            "items": [{"rules": "points", "start": [2, 2], "tokens": ["NS3"]}],
+        }
+    )
+    done = subprocess.run(
+        [str(NODE), "-e", RUNNER, str(SCRIPT)],
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert json.loads(done.stdout) == [{"sheet": None}]

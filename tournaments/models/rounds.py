@@ -4,6 +4,7 @@ and the seats that keep a pair to one table a round."""
 from __future__ import annotations
 
 import secrets
+from typing import TYPE_CHECKING
 
 from django.conf import settings as django_settings
 from django.db import models
@@ -12,6 +13,9 @@ from django.utils.translation import gettext_lazy as _
 
 from .registration import Pair, Team
 from .tournament import Tournament
+
+if TYPE_CHECKING:
+    from rules.ruleset import RuleSet
 
 
 def new_entry_token() -> str:
@@ -95,6 +99,12 @@ class Round(models.Model):
 
     def __str__(self) -> str:
         return _("第%(n)s轮") % {"n": self.number}
+
+    @property
+    def rules(self) -> RuleSet:
+        """The rules of this round's stage (``RuleSet.for_stage``, RULES.md §9): its round
+        format, deals, minutes, tie rule, match points, lateness, escalation, labels …"""
+        return self.tournament.rules.for_stage(self.stage)
 
 
 class TableQuerySet(models.QuerySet["Table"]):

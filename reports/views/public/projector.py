@@ -34,6 +34,8 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """
     rounds = counted_rounds(tournament)
     current = rounds[-1] if rounds else None
+    if current is not None:
+        current.tournament = tournament  # its stage's rules: the clock
     default = "pairings" if current and current.status == Round.Status.PUBLISHED else "standings"
     show = request.GET.get("show", default)
     if show not in ("pairings", "standings"):
@@ -64,7 +66,7 @@ def projector(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     # The round clock of the round being played (计时制 / 计时计副制: time left, "最后一副").
     now = timezone.now()
     clock = (
-        clock_of(current, tournament.rules, now)
+        clock_of(current, now)
         if current is not None and current.status == Round.Status.PUBLISHED
         else None
     )
