@@ -28,7 +28,6 @@ from django.utils import timezone
 from rules.errors import RuleError
 from rules.events import EventKind, Side
 from rules.levels import level_label
-from rules.ruleset import PRESETS as RULE_PRESETS
 from rules.ruleset import RuleSet
 from scoring.engine import MatchResult
 from scoring.facts import (
@@ -46,16 +45,10 @@ from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Game, Pair, Player, Round, Table, Team, Tournament
 from tournaments.wording import (
     CUSTOM_PRESET,
-    PRINTED_A_FAIL_COUNTS,
-    PRINTED_A_PASSES,
-    PRINTED_A_RULES,
     PRINTED_EXTRA_DEAL,
-    PRINTED_PRESETS,
     PRINTED_SHEET_HINTS,
-    PRINTED_TIES,
     PRINTED_UPGRADES_NOTE,
     RESULT_STATES,
-    ROUND_FORMATS,
     TIEBREAK_PRESETS,
     penalty_kind_label,
     printed_criterion,
@@ -86,6 +79,7 @@ from .rows import (
     StandingsColumn,
     Workbook,
 )
+from .settings_doc import round_format_label, settings_block
 from .stages import stage_sheets
 
 # Blank lines on a sheet when the round has no fixed number of deals (计局制/计时制).
@@ -424,13 +418,6 @@ def entry_path(token: str) -> str:
         return f"/table/{token}/"
 
 
-def round_format_label(rules: RuleSet) -> str:
-    label = ROUND_FORMATS.get(rules.round_format, "")
-    if rules.max_deals:
-        label += f" 每轮 {rules.max_deals} 副"
-    return label
-
-
 def score_sheets(
     tournament: Tournament,
     round_number: int | None = None,
@@ -512,69 +499,12 @@ def pairing_list(tournament: Tournament, round_number: int | None = None) -> Pai
 # --- standings ----------------------------------------------------------------------------
 
 
-_PRESET_KEYS = (
-    "scale",
-    "match_points",
-    "forfeit",
-    "bye",
-    "a_rule",
-    "a_attempts",
-    "a_fail_count",
-    "a_pass",
-    "tie",
-    "tiebreaks",
-)
-
-
-def preset_of(rules: RuleSet) -> str | None:
-    """The preset (``rules.ruleset.PRESETS``) whose scoring settings ``rules`` has — the scale,
-    match points, forfeit and bye, the A rules, the tie rule and the tiebreaks; the number of
-    deals and rounds, the seed and the pairing options do not matter. ``None``: custom."""
-    for key, preset in RULE_PRESETS.items():
-        if all(getattr(rules, k) == getattr(preset.rules, k) for k in _PRESET_KEYS):
-            return key
-    return None
-
-
-def _award(cf: float, jcf: float) -> str:
-    return f"{_plain(cf)} 场分 + {_plain(jcf)} 级差分"
-
-
-def _plain(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
-
-
-def settings_block(rules: RuleSet) -> tuple[tuple[str, str], ...]:
-    """The tournament's scoring settings as printed under the standings and in the Excel export
-    (label, value): the preset they match, the format, the scale, the A rules, the tie rule and
-    the forfeit and bye awards actually used (the scale's 4-level win unless set: 18 on 28)."""
-    preset = preset_of(rules)
-    a_rule = PRINTED_A_RULES[rules.a_rule].format(n=rules.a_attempts)
-    lines = [
-        ("规则", PRINTED_PRESETS[preset] if preset else CUSTOM_PRESET),
-        ("赛制", round_format_label(rules)),
-        (
-            "级差分",
-            "自定义级差分表" if rules.scale.key == "custom" else f"{rules.scale.key} 级差分表",
-        ),
-        ("打A", a_rule),
-    ]
-    if rules.a_rule == "reset_to_2":
-        lines.append(("打A失败计数", PRINTED_A_FAIL_COUNTS[rules.a_fail_count]))
-    lines += [
-        ("过A", PRINTED_A_PASSES[rules.a_pass]),
-        ("级数相同", PRINTED_TIES[rules.tie]),
-        ("弃权", "出席方 " + _award(rules.forfeit.cf, rules.forfeit.jcf) + "，弃权方 0"),
-        ("轮空", _award(rules.bye.cf, rules.bye.jcf)),
-    ]
-    return tuple(lines)
-
-
 def standings_columns(rules: RuleSet) -> tuple[StandingsColumn, ...]:
-    """场分 and every criterion of the preset that is a number on the row."""
+    """场分 and every criterion of the preset that is a number on the row, each headed by the
+    event's own label when it gives one (RULES.md §9 ``labels``)."""
     criteria = resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
     return tuple(
-        StandingsColumn(key, printed_criterion(key))
+        StandingsColumn(key, printed_criterion(key, rules))
         for key in criteria
         if CRITERIA[key].attribute is not None
     )
@@ -606,7 +536,7 @@ def standings(
     lines = []
     for row in rows:
         values = {col.key: getattr(row, CRITERIA[col.key].attribute or "") for col in columns}
-        decided = printed_criterion(row.decided_by) if row.decided_by else ""
+        decided = printed_criterion(row.decided_by, rules) if row.decided_by else ""
         lines.append(
             StandingLine(
                 rank=row.rank,
@@ -632,7 +562,7 @@ def standings(
         lines=tuple(lines),
         preset=preset_label,
         criteria=tuple(
-            printed_criterion(key)
+            printed_criterion(key, rules)
             for key in resolve_criteria(rules.tiebreak_preset or rules.tiebreaks)
         ),
         settings=settings_block(rules),

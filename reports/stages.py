@@ -23,11 +23,12 @@ from reports.pdf.lists import Column, Section
 from reports.pdf.stages import KnockoutSheet, PrintedMatch, PrintedRound
 from rules.events import Side
 from rules.levels import level_label
+from rules.ruleset import RuleSet
 from scoring.stage_results import KnockoutMatch, group_standings, knockout_matches
 from scoring.standings import StandingRow
 from tournaments.models import Pair, Round, Tournament
 from tournaments.queries import names_by_pair
-from tournaments.wording import knockout_round_label, stage_kind_label
+from tournaments.wording import knockout_round_label, printed_criterion, stage_kind_label
 
 
 def group_tables(tournament: Tournament, stage: int) -> dict[str, Any]:
@@ -372,25 +373,29 @@ def printed_bracket(tournament: Tournament, stage: int) -> list[PrintedRound]:
     ]
 
 
-GROUP_COLUMNS = (
-    Column("名次", 1),
-    Column("编号", 1),
-    Column("姓名", 5, "left"),
-    Column("场分", 1.4),
-    Column("级差分", 1.6),
-    Column("胜/平/负", 1.8),
-    Column("出线", 1.2),
-)
+def group_columns(rules: RuleSet) -> tuple[Column, ...]:
+    """A printed group table's columns, 场分 and 级差分 in the stage's own words (RULES.md §9
+    ``labels``; ``rules``: the stage's)."""
+    return (
+        Column("名次", 1),
+        Column("编号", 1),
+        Column("姓名", 5, "left"),
+        Column(printed_criterion("cf", rules), 1.4),
+        Column(printed_criterion("jcf", rules), 1.6),
+        Column("胜/平/负", 1.8),
+        Column("出线", 1.2),
+    )
 
 
 def group_sections(tournament: Tournament, stage: int) -> list[Section]:
     """One printed table a group (``render_sections``)."""
     finished = stage_finished(tournament, stage)
+    columns = group_columns(tournament.rules.for_stage(stage))
     return [
         Section(
             f"{tournament.name}　第{stage}阶段　{name} 组",
             "小组积分表" + ("" if finished else "（进行中）"),
-            GROUP_COLUMNS,
+            columns,
             [
                 (
                     str(r.place),
@@ -456,7 +461,9 @@ def stage_sheets(tournament: Tournament) -> list[tuple[str, list[str], list[list
         return []
     sheets: list[tuple[str, list[str], list[list[Any]]]] = []
     for stage in group_stages(tournament):
-        headers = ["小组", "名次", "编号", "姓名", "场分", "级差分", "胜", "平", "负", "出线"]
+        rules = tournament.rules.for_stage(stage)  # the stage's own column labels
+        cf, jcf = printed_criterion("cf", rules), printed_criterion("jcf", rules)
+        headers = ["小组", "名次", "编号", "姓名", cf, jcf, "胜", "平", "负", "出线"]
         rows = [
             [
                 name,

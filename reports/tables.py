@@ -27,6 +27,7 @@ from django.utils.formats import localize
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from rules.ruleset import RuleSet
 from scoring.results import TeamField
 from scoring.standings import CRITERIA, StandingRow
 from tournaments.models import Pair, Team
@@ -159,8 +160,11 @@ def _unit(record: dict[str, Any]) -> str:
     return str(record["unit"])
 
 
-def _decided_by(record: dict[str, Any]) -> str:
-    return criterion_label(record["row"].decided_by)
+def _decided_by(rules: RuleSet | None) -> Callable[[dict[str, Any]], str]:
+    def cell(record: dict[str, Any]) -> str:
+        return criterion_label(record["row"].decided_by, rules)
+
+    return cell
 
 
 def _figure(attribute: str, fmt: Callable[[Any], str]) -> Callable[[dict[str, Any]], str]:
@@ -185,23 +189,28 @@ class StandingsColumn:
 
 
 class _CriterionHeader:
-    """A tiebreak column's header in the active language."""
+    """A tiebreak column's header in the active language, or the event's own words (RULES.md
+    §9 ``labels``)."""
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, rules: RuleSet | None = None) -> None:
         self.key = key
+        self.rules = rules
 
     def __str__(self) -> str:
-        return criterion_label(self.key)
+        return criterion_label(self.key, self.rules)
 
 
-def standings_columns(criteria: Sequence[str], teams: bool = False) -> list[StandingsColumn]:
+def standings_columns(
+    criteria: Sequence[str], teams: bool = False, rules: RuleSet | None = None
+) -> list[StandingsColumn]:
     """Rank, pair, names, 场分, one column per numeric criterion, 扣分, unit, "decided by"
-    (``teams``: the team's code and name in place of the pair's number and players)."""
+    (``teams``: the team's code and name in place of the pair's number and players); the
+    criteria headed in the event's own words when ``rules`` name them (RULES.md §9)."""
     columns = [
         StandingsColumn("rank", _("名次"), _rank, td_class="num"),
         StandingsColumn("pair", _("队号") if teams else _("编号"), _pair_link, td_class="num"),
         StandingsColumn("names", _("队名") if teams else _("选手"), _names),
-        StandingsColumn("cf", _("场分"), _figure("cf", num), "num", "num"),
+        StandingsColumn("cf", _CriterionHeader("cf", rules), _figure("cf", num), "num", "num"),
     ]
     for key in criteria:
         criterion = CRITERIA.get(key)
@@ -209,12 +218,14 @@ def standings_columns(criteria: Sequence[str], teams: bool = False) -> list[Stan
             continue
         fmt = signed if key == "level_difference" else num
         cell = _figure(criterion.attribute, fmt)
-        columns.append(StandingsColumn(key, _CriterionHeader(key), cell, "num", "num"))
+        columns.append(StandingsColumn(key, _CriterionHeader(key, rules), cell, "num", "num"))
     columns.append(
         StandingsColumn("deductions", _("扣分"), _figure("deductions", num), "num", "num")
     )
     columns.append(StandingsColumn("unit", _("单位"), _unit, td_class="unit"))
-    columns.append(StandingsColumn("decided_by", _("区分依据"), _decided_by, td_class="decided"))
+    columns.append(
+        StandingsColumn("decided_by", _("区分依据"), _decided_by(rules), td_class="decided")
+    )
     return columns
 
 
@@ -229,8 +240,9 @@ class StandingsTable:
         criteria: Sequence[str],
         per_page: int = STANDINGS_PER_PAGE,
         page: Any = 1,
+        rules: RuleSet | None = None,
     ) -> None:
-        self.columns = standings_columns(criteria, teams=data.teams is not None)
+        self.columns = standings_columns(criteria, teams=data.teams is not None, rules=rules)
         self.paginator = Paginator(data, per_page)
         self.page: Page = self.paginator.get_page(page)
 

@@ -2,9 +2,11 @@
 them: a group stage's group standings and a knockout's matches, decided game by game.
 
 Reads only. Tables are scored with their stage's rules (``RuleSet.for_stage``: the stage's round
-format, deals and tie rule) by the one engine through the one loader (``scoring.facts``); group
-standings are the one standings engine (``scoring.standings.compute_standings``) over the
-group's entrants and its confirmed matches, the stage's rounds numbered 1, 2 … within the stage
+format, deals, tie rule, match points, forfeit and bye, RULES.md §9) by the one engine through
+the one loader (``scoring.facts``); group standings are the one standings engine
+(``scoring.standings.compute_standings``) ranked by the stage's own tiebreaks (RULES.md §9: "A
+group stage ranks by its own tiebreak list, not the heats'") over the group's entrants and its
+confirmed matches, the stage's rounds numbered 1, 2 … within the stage
 (so ``previous_rank`` and ``progressive`` are the group's own). Only confirmed results count; a
 bye counts once its round is published.
 """
@@ -119,11 +121,12 @@ def _stage_deductions(tournament_id: int, within: dict[int, int]) -> list[Deduct
 def group_standings(
     tournament: Tournament, stage: int
 ) -> list[tuple[str, tuple[StandingRow, ...]]]:
-    """Each group's standings (the event's tiebreak list) after the stage's counted rounds."""
+    """Each group's standings (the stage's tiebreak list, ``RuleSet.for_stage``) after the
+    stage's counted rounds."""
     rules = tournament.rules
     outcomes, _meetings, within = _stage_outcomes(tournament.pk, rules, stage)
     deductions = _stage_deductions(tournament.pk, within)
-    criteria = standings_criteria(rules)
+    criteria = standings_criteria(rules.for_stage(stage))
     after = len(within)
     out = []
     for name, members in group_members(tournament.pk, stage).items():
@@ -144,7 +147,8 @@ def stage_standings(
     tournament: Tournament, stage: int, entrants: list[int]
 ) -> tuple[StandingRow, ...]:
     """The standings of ``entrants`` over every counted match of the stage (all groups
-    together): how entrants of equal place in different groups are ordered."""
+    together), by the stage's tiebreaks: how entrants of equal place in different groups are
+    ordered."""
     rules = tournament.rules
     outcomes, _meetings, within = _stage_outcomes(tournament.pk, rules, stage)
     inside = set(entrants)
@@ -152,7 +156,7 @@ def stage_standings(
         entrants,
         [o for _g, o in outcomes if o.pair in inside],
         [d for d in _stage_deductions(tournament.pk, within) if d.pair in inside],
-        standings_criteria(rules),
+        standings_criteria(rules.for_stage(stage)),
         rules.seed or 0,
         len(within),
     )

@@ -29,7 +29,7 @@ from rules.errors import RuleError
 from rules.events import PARTNER_PLACE_UPGRADE, Event, EventKind, parse_event
 from rules.kinds import KINDS
 from rules.levels import level_label
-from rules.ruleset import CRITERION_KEYS
+from rules.ruleset import CRITERION_KEYS, RuleSet
 
 NO_ONE = "—"
 
@@ -194,6 +194,11 @@ def penalty_kind_label(kind: str) -> str:
     return _(text) if text else kind
 
 
+def printed_penalty_kind(kind: str) -> str:
+    """A penalty kind on a printed document (Chinese)."""
+    return PENALTY_KINDS.get(kind, kind)
+
+
 # A table's state, the one definition for the desk, the public pages, the PDF and the Excel
 # (issue 15): 未开始 (no fact entered) / 录入中 (facts, not submitted) / 待确认 (submitted) /
 # 已确认 / 已更正 (confirmed, then corrected by the chief referee). The desk adds 有问题 (a sheet
@@ -244,6 +249,7 @@ ROUND_FORMATS = {
     "game": "计局制",
     "timed": "计时制",
     "timed_deals": "计时计副制",
+    "deal_points": "积分制（每副打2）",
 }
 TIEBREAK_PRESETS = {"regulation": "竞赛规程", "jiangsu2017": "江苏2017"}
 CUSTOM_PRESET = "自定义"
@@ -260,7 +266,14 @@ PRINTED_A_PASSES = {
     "partner_2_or_3": "头游且对家二游或三游",
     "double_only": "只有对方双下才算过A",
 }
-PRINTED_TIES = {"draw": "平局", "extra_deal": "加打一副决定胜负"}
+PRINTED_TIES = {
+    "draw": "平局",
+    "extra_deal": "加打一副决定胜负",
+    "first_to_level": "到时先升到该级者胜",
+}
+# RULES.md §9, printed when not the regulation's.
+PRINTED_LATENESS = {"forfeit": "迟到即弃权"}
+PRINTED_ESCALATION_SCOPES = {"match": "每场", "round": "每轮", "event": "全赛"}
 # The hint printed above a score sheet's deal grid, by how A is passed (``a_pass``).
 _UPGRADE_HINT = "上游方升级：对家二游 +3，三游 +2，末游 +1；"
 PRINTED_SHEET_HINTS = {
@@ -292,20 +305,27 @@ CRITERIA: dict[str, tuple[str, str]] = {
 ALL_CRITERION_KEYS = ("cf", *CRITERION_KEYS)
 
 
-def criterion_label(key: str | None) -> str:
-    """A standings criterion's label in the current language ("" for none, the key itself for
-    an unknown one)."""
+def criterion_label(key: str | None, rules: RuleSet | None = None) -> str:
+    """A standings criterion's (or column's) label in the current language ("" for none, the
+    key itself for an unknown one) — or, given the rules of a stage (``RuleSet.for_stage``)
+    whose ``labels`` name it (RULES.md §9: 总积分 for cf, 净积小分 for level_difference …), the
+    event's own words, in every language: screens, PDFs and Excel say the same."""
     if not key:
         return ""
+    own = rules.label(key) if rules is not None else None
+    if own is not None:
+        return own
     labels = CRITERIA.get(key)
     if labels is None:
         return key
     return labels[0] if (get_language() or "").startswith("zh") else labels[1]
 
 
-def printed_criterion(key: str) -> str:
-    """A standings criterion's label on a printed document."""
-    return CRITERIA[key][0]
+def printed_criterion(key: str, rules: RuleSet | None = None) -> str:
+    """A standings criterion's label on a printed document (the event's own, RULES.md §9,
+    when ``rules`` names one)."""
+    own = rules.label(key) if rules is not None else None
+    return own if own is not None else CRITERIA[key][0]
 
 
 # --------------------------------------------------------------------------------------------

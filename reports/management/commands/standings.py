@@ -106,10 +106,15 @@ class Command(PlainCommand):
         parts = []
         for group in payload["groups"]:
             title = gettext("%(group)s组") % {"group": group["group"]}
-            parts.append(title + "\n" + self.table(tournament, {**group, "after_round": None}))
+            rows = {**group, "after_round": None}
+            parts.append(title + "\n" + self.table(tournament, rows, stage=stage))
         self.stdout.write("\n\n".join(parts))
 
-    def table(self, tournament: Any, payload: dict[str, Any], teams: bool = False) -> str:
+    def table(
+        self, tournament: Any, payload: dict[str, Any], teams: bool = False, stage: int = 0
+    ) -> str:
+        # The column labels in the event's (a group stage: the stage's) words (RULES.md §9).
+        rules = tournament.rules.for_stage(stage) if stage else tournament.rules
         names: dict[Any, str] = {}
         if teams:
             names = dict(Team.objects.filter(tournament=tournament).values_list("code", "name"))
@@ -127,13 +132,13 @@ class Command(PlainCommand):
                     gettext("名次"),
                     gettext("编号"),
                     gettext("选手"),
-                    gettext("场分"),
-                    gettext("级差分"),
+                    rules.label("cf") or gettext("场分"),
+                    rules.label("jcf") or gettext("级差分"),
                     gettext("胜"),
                     gettext("平"),
                     gettext("负"),
-                    gettext("总级差"),
-                    gettext("对手分"),
+                    rules.label("level_difference") or gettext("总级差"),
+                    rules.label("opponents_cf") or gettext("对手分"),
                     gettext("扣分"),
                     gettext("依据"),
                 ]
@@ -155,7 +160,7 @@ class Command(PlainCommand):
                         row["level_difference"],
                         row["opponents_cf"],
                         row["deductions"],
-                        criterion_label(row["decided_by"]),
+                        criterion_label(row["decided_by"], rules),
                     )
                 )
             )

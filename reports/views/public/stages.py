@@ -73,6 +73,8 @@ def groups(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     stages = [
         {
             "stage": number,
+            # The stage's rules: its column labels (RULES.md §9 ``labels``).
+            "rules": tournament.rules.for_stage(number),
             "qualify": tournament.rules.stage(number).qualify or 1,
             "finished": stage_finished(tournament, number),
             "groups": group_rows(tournament, number),

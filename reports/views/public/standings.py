@@ -73,7 +73,7 @@ def _standings_context(
 
     def table() -> StandingsTable:
         data = StandingsData(tournament, rows, mine, teams=field)
-        return StandingsTable(data, criteria, per_page=per_page, page=page or 1)
+        return StandingsTable(data, criteria, per_page=per_page, page=page or 1, rules=rules)
 
     return {
         "tournament": tournament,
@@ -85,6 +85,7 @@ def _standings_context(
         "query": query,
         "found": bool(mine),
         "criteria": criteria,
+        "rules": rules,  # the event's own column labels (RULES.md §9)
         "standings": rows,
         "team_event": team_event,
         "team_view": field is not None,
@@ -154,7 +155,8 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
     for table in tables:
         entry: dict[str, Any] = {"round": table.round, "table": table, "bye": table.is_bye}
         if table.is_bye:
-            entry.update({"cf": rules.bye.cf, "jcf": rules.bye.jcf, "confirmed": True})
+            bye = rules.for_stage(table.round.stage).bye  # the stage's bye (RULES.md §9)
+            entry.update({"cf": bye.cf, "jcf": bye.jcf, "confirmed": True})
             history.append(entry)
             continue
         mine = Side.NS if table.ns_id == pair.pk else Side.EW
@@ -186,9 +188,10 @@ def pair_history(tournament: Tournament, pair: Pair) -> list[dict[str, Any]]:
                 {
                     "my_level": result.level(mine),
                     "their_level": result.level(other),
+                    # As scored (a 1-level win where the extra deal decided equal levels).
                     "jc": 0
                     if lost_by_end or result.forfeit
-                    else result.level(mine) - result.level(other),
+                    else result.level_difference * (1 if mine is Side.NS else -1),
                     "jcf": result.jcf(mine),
                     "cf": result.cf(mine),
                     "won": result.winner is mine and not lost_by_end,
