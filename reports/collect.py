@@ -46,7 +46,6 @@ from tournaments.models import AuditEntry, Game, Pair, Player, Round, Table, Tea
 from tournaments.wording import (
     CUSTOM_PRESET,
     PRINTED_EXTRA_DEAL,
-    PRINTED_SHEET_HINTS,
     PRINTED_UPGRADES_NOTE,
     RESULT_STATES,
     TIEBREAK_PRESETS,
@@ -55,6 +54,7 @@ from tournaments.wording import (
     printed_end,
     printed_event_note,
     printed_place,
+    printed_sheet_hint,
     printed_side,
     printed_table_state,
     table_state,
@@ -196,10 +196,15 @@ def _label(level: int | None) -> str:
     return "" if level is None else _LABELS.get(level) or level_label(level)
 
 
-def deal_lines(result: MatchResult, max_deals: int | None = None) -> tuple[DealLine, ...]:
-    """The score sheet's deal grid from the engine's steps (RULES.md §7). ``max_deals``: the
-    round's number of deals; a deal beyond it is the extra deal of a level tie, marked 加打."""
+def deal_lines(result: MatchResult) -> tuple[DealLine, ...]:
+    """The score sheet's deal grid from the engine's steps (RULES.md §7): a deal beyond the
+    regular deals (the round's, or those before time was called) is the extra deal of a level
+    tie, marked 加打; the upgrades are the event's (RULES.md §9); a deal-points match prints
+    the sides' points where the levels would be."""
     lines = []
+    limit = result.regular_deals
+    label = str if result.points is not None else _label
+    gains = (3, 2, 1) if result.points is not None else result.upgrades_table
     for step in result.steps:
         event = step.event
         note = ""
@@ -209,7 +214,7 @@ def deal_lines(result: MatchResult, max_deals: int | None = None) -> tuple[DealL
             place = printed_place(event.upgrade)
         else:
             note = printed_event_note(event)
-        if max_deals is not None and step.deal_number is not None and step.deal_number > max_deals:
+        if limit is not None and step.deal_number is not None and step.deal_number > limit:
             note = (note + " " if note else "") + PRINTED_EXTRA_DEAL
         if step.attempt_at_a is not None and step.reset_to_2 is not None:
             note = (note + " " if note else "") + f"{printed_side(step.reset_to_2)}打A失败回2"
@@ -219,9 +224,11 @@ def deal_lines(result: MatchResult, max_deals: int | None = None) -> tuple[DealL
                 level_played=_label(step.level_played),
                 first_side=first,
                 partner_place=place,
-                upgrade=event.upgrade,
-                ns_level=_label(step.ns_level),
-                ew_level=_label(step.ew_level),
+                upgrade=event.upgrade
+                if event.kind is EventKind.ADJUST
+                else gains[3 - event.upgrade],
+                ns_level=label(step.ns_level),
+                ew_level=label(step.ew_level),
                 note=note,
             )
         )
@@ -244,9 +251,11 @@ def match_summary(result: MatchResult) -> MatchSummary:
         note = f"{printed_side(result.winner)}胜"
     else:
         note = "平局"
+    ns_shown, ew_shown = result.points or (result.ns_level, result.ew_level)
+    label = str if result.points is not None else _label
     return MatchSummary(
-        ns_level=_label(result.ns_level),
-        ew_level=_label(result.ew_level),
+        ns_level=label(ns_shown),
+        ew_level=label(ew_shown),
         jc=result.jc,
         ns_jcf=result.ns_jcf,
         ew_jcf=result.ew_jcf,
@@ -339,7 +348,7 @@ def _scored(
     try:
         if not rules.plays_series(t.stage):
             result = score_table(facts, staged)
-            return match_summary(result), deal_lines(result, facts.rules(staged).max_deals)
+            return match_summary(result), deal_lines(result)
         played = split_games(facts, games.get(t.pk, []))
         series = score_games(played, staged, rules.stage(t.stage).games, closed=True)
     except RuleError:
@@ -347,8 +356,8 @@ def _scored(
         # under it) prints blank rather than stopping the whole run.
         return None
     lines: list[DealLine] = []
-    for number, (game, result) in enumerate(zip(played, series.games, strict=True), start=1):
-        shown = deal_lines(result, game.rules(staged).max_deals)
+    for number, result in enumerate(series.games, start=1):
+        shown = deal_lines(result)
         if number > 1 and shown:
             mark = f"第{number}局"
             shown = (replace(shown[0], note=f"{mark} {shown[0].note}".strip()), *shown[1:])
@@ -470,7 +479,7 @@ def score_sheets(
                 confirmed=confirmed,
                 round_format=fmt,
                 codes=codes,
-                hint=PRINTED_SHEET_HINTS[rules.a_pass],
+                hint=printed_sheet_hint(rules.for_stage(rnd.stage)),
                 match_label=_match_label(t),
                 ns_team=teams.get(t.ns_id, ("", ""))[0],
                 ew_team=teams.get(t.ew_id or 0, ("", ""))[0],

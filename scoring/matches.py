@@ -114,13 +114,15 @@ class TeamMatch:
 
 def team_matches(tables: QuerySet[Table], rules: RuleSet) -> list[TeamMatch]:
     """The team matches of ``tables`` (any tables with a ``match``; both tables of each match
-    should be included), by round and match number."""
+    should be included), by round and match number; each scored by its stage's rules
+    (``RuleSet.for_stage``)."""
     tables = tables.filter(match__isnull=False)
     rows = list(
         tables.order_by("round__number", "number").values_list(
             "pk",
             "round__number",
             "round__tournament_id",
+            "round__stage",
             "number",
             "match",
             "entry_status",
@@ -141,10 +143,12 @@ def team_matches(tables: QuerySet[Table], rules: RuleSet) -> list[TeamMatch]:
     )
     teams = Team.objects.filter(tournament_id=tournament_id).in_bulk()
     grouped: dict[tuple[int, int], list[tuple[MatchTable, int | None, int | None]]] = {}
-    for pk, rnd, _t, number, match, status, ns_pk, ew_pk, ns, ew, *columns in rows:
+    stage_of: dict[int, int] = {}
+    for pk, rnd, _t, stage, number, match, status, ns_pk, ew_pk, ns, ew, *columns in rows:
+        stage_of[rnd] = stage
         facts = MatchFacts.from_columns(*columns, tokens=tokens.get(pk, ()))
         try:
-            result: MatchResult | None = score_table(facts, rules)
+            result: MatchResult | None = score_table(facts, rules.for_stage(stage))
         except GuandanError:
             result = None
         table = MatchTable(pk, number, ns, ew, status, result)
@@ -152,7 +156,8 @@ def team_matches(tables: QuerySet[Table], rules: RuleSet) -> list[TeamMatch]:
             (table, team_of_pk.get(ns_pk), team_of_pk.get(ew_pk))
         )
     return [
-        _match(rnd, match, listed, teams, rules) for (rnd, match), listed in sorted(grouped.items())
+        _match(rnd, match, listed, teams, rules.for_stage(stage_of[rnd]))
+        for (rnd, match), listed in sorted(grouped.items())
     ]
 
 

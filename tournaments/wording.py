@@ -280,6 +280,20 @@ PRINTED_SHEET_HINTS = {
     "partner_2_or_3": _UPGRADE_HINT + "A 必打，打 A 时对家二游或三游方可过 A",
     "double_only": _UPGRADE_HINT + "A 必打，打 A 时须对方双下（对家二游）方可过 A",
 }
+
+
+def printed_sheet_hint(rules: RuleSet) -> str:
+    """The hint printed above a score sheet's deal grid, by the stage's rules: the upgrades
+    (RULES.md §9: 3/2/1 or 5/3/1) and how A is passed; a deal-points match's points."""
+    if rules.deal_points:
+        return "每副打2；上游方得分：对家二游 3，三游 2，末游 1；积分高者胜，积分相同加打一副"
+    hint = PRINTED_SHEET_HINTS[rules.a_pass]
+    double, third, last = rules.upgrades.values
+    return hint.replace(
+        _UPGRADE_HINT, f"上游方升级：对家二游 +{double}，三游 +{third}，末游 +{last}；"
+    )
+
+
 # RULES.md §2 升级数, printed under a standings table that shows it.
 PRINTED_UPGRADES_NOTE = (
     "升级数 = 每场最终级数 − 2（过A计13；迟到领先的级数计入，判负降级与打A失败降回2扣除；"
