@@ -15,6 +15,13 @@ from rules.kinds import KINDS
 from rules.stages import MAX_STAGES, stage_keys
 from tournaments.bounds import BoundedIntegerField
 from tournaments.models import Pair
+from tournaments.settings_fields import (
+    ROUND_FORMAT_CHOICES,
+    SOURCES,
+    variant_fields,
+    variant_initial,
+    variant_settings,
+)
 
 
 class SwapForm(forms.Form):
@@ -64,8 +71,13 @@ class TableFilterForm(forms.Form):
 class StageForm(forms.Form):
     """One stage of the ``stages`` setting (RULES.md §8); empty fields are not written (the
     stage's default, or the tournament's own setting). Only the keys of the chosen kind are
-    kept, so a field left over from another kind does not refuse the stage. The values are
-    checked by ``rules.stages.parse_stages`` (one catalogue message per problem)."""
+    kept, so a field left over from another kind does not refuse the stage. The stage's own
+    rules (RULES.md §9: match points, forfeit, bye, tiebreaks, minutes, tie, the extra deal,
+    lateness, escalation, labels; ``tournaments.settings_fields``) go into its ``settings``
+    object. The values are checked by ``rules.stages.parse_stages`` (one catalogue message
+    per problem)."""
+
+    source = SOURCES["stage"]
 
     kind = forms.ChoiceField(
         label=_("阶段类型"),
@@ -120,13 +132,7 @@ class StageForm(forms.Form):
     round_format = forms.ChoiceField(
         label=_("本阶段赛制"),
         required=False,
-        choices=(
-            ("", _("同赛事设置")),
-            ("deals", _("计副制：每轮固定副数")),
-            ("game", _("计局制：打到一方过A")),
-            ("timed", _("计时制：到时为止")),
-            ("timed_deals", _("计时计副制：先到者为准")),
-        ),
+        choices=(("", _("同赛事设置")), *ROUND_FORMAT_CHOICES),
     )
     deals_per_round = BoundedIntegerField(
         label=_("每轮（每局）副数"), min_value=1, max_value=60, required=False
@@ -134,6 +140,20 @@ class StageForm(forms.Form):
     correction_minutes = BoundedIntegerField(
         label=_("公布成绩错误更正时限（分钟）"), min_value=0, required=False
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields.update(variant_fields(stage=True))
+
+    @property
+    def kind_fields(self) -> list[forms.BoundField]:
+        """The stage's own keys (its kind, rounds, groups … and its format)."""
+        return [self[name] for name in self.base_fields if name != "DELETE"]
+
+    @property
+    def setting_fields(self) -> list[forms.BoundField]:
+        """The stage's own rules (RULES.md §9), each empty for the event's."""
+        return [self[name] for name in variant_fields(stage=True)]
 
     def stage(self) -> dict[str, Any] | None:
         """The stage object for the setting, or None for a row left empty."""
@@ -144,21 +164,30 @@ class StageForm(forms.Form):
         out: dict[str, Any] = {"kind": kind}
         for key in stage_keys(kind):
             value = data.get(key)
-            if key == "kind" or value in (None, "", False):
+            if key in ("kind", "settings", "tie") or value in (None, "", False):
                 continue
             if key == "seeding" and value not in KINDS[kind].seedings:
                 continue  # a group seeding for a knockout or the other way round: the default
             out[key] = value
+        own = variant_settings(data, stage=True)
+        if own:
+            out["settings"] = own
         return out
 
     @staticmethod
     def initial_from(stage: dict[str, Any]) -> dict[str, Any]:
         # ``repechage: false`` (files of the version that took a boolean) is no repechage.
-        return {
+        initial = {
             key: value
             for key, value in stage.items()
             if key in StageForm.base_fields and not (key == "repechage" and value is False)
         }
+        # The stage's own settings and its tie rule (a key of the stage, or of its settings).
+        own = dict(stage.get("settings") or {})
+        if "tie" in stage:
+            own["tie"] = stage["tie"]
+        initial.update(variant_initial(own, stage=True))
+        return initial
 
 
 StageFormSet = forms.formset_factory(StageForm, extra=1, can_delete=True, max_num=MAX_STAGES)

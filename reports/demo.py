@@ -86,9 +86,18 @@ def deal_limit(rules: RuleSet) -> int:
 
 
 def _apply(state: TableState, event: Event, rules: RuleSet) -> TableState:
-    """One event under the tournament's A rules (the engine's own progression)."""
+    """One event under the tournament's A rules and upgrades (the engine's own progression);
+    in a deal-points match (RULES.md §9) nobody passes A: the levels are not followed."""
+    if rules.deal_points:
+        return state
     return apply_event(
-        state, event, rules.a_rule, rules.a_attempts, rules.a_fail_count, rules.a_pass
+        state,
+        event,
+        rules.a_rule,
+        rules.a_attempts,
+        rules.a_fail_count,
+        rules.a_pass,
+        rules.upgrades.values,
     ).state
 
 
@@ -100,7 +109,7 @@ def complete_match(
     ns_strength: float = 0.5,
 ) -> list[str]:
     """The deals to add to a partly entered table so that its match is complete."""
-    state = initial_state(*(start.ns, start.ew) if start else (2, 2))
+    state = initial_state(*(start.ns, start.ew) if start else (2, 2), rules.lateness.start_levels)
     played = 0
     for token in tokens:
         event = parse_event(token)
@@ -138,14 +147,18 @@ def play_match(
         if roll < 0.004:  # RULES.md §2: over 10 minutes late → that side forfeits
             side = rng.choice((Side.NS, Side.EW))
             return PlayedTable((), None, End("forfeit", side), late=side)
-        if roll < 0.03:  # late 0–10 minutes: the punctual side starts at 3 or 4
+        if roll < 0.03:  # late a few minutes: what the event's lateness rule says
             late = rng.choice((Side.NS, Side.EW))
-            level = rng.choice((3, 3, 4))
-            start = Start(2, level) if late is Side.NS else Start(level, 2)
+            ruling = rules.lateness.ruling(rng.choice((3, 3, 7)))
+            if ruling.kind in ("forfeit", "penalty_loss"):
+                return PlayedTable((), None, End(ruling.kind, late), late=late)
+            if ruling.kind == "start":
+                level = ruling.level
+                start = Start(2, level) if late is Side.NS else Start(level, 2)
     limit = deal_limit(rules)
     if deals is not None:
         limit = min(limit, deals)
-    state = initial_state(*(start.ns, start.ew) if start else (2, 2))
+    state = initial_state(*(start.ns, start.ew) if start else (2, 2), rules.lateness.start_levels)
     tokens: list[str] = []
     fouls: list[tuple[int, Side]] = []
     played = 0

@@ -29,6 +29,15 @@ from rules.ruleset import (
 from tournaments.bounds import SEED_MAX, BoundedIntegerField
 from tournaments.messages import describe_problem
 from tournaments.models import Unit
+from tournaments.settings_fields import (
+    FIELD_OF_SETTING,
+    ROUND_FORMAT_CHOICES,
+    SOURCES,
+    TIE_CHOICES,
+    variant_fields,
+    variant_initial,
+    variant_settings,
+)
 from tournaments.wording import criterion_label
 
 # The presets of ``rules.ruleset.PRESETS`` (labels are their ``label_zh``, translated), each with
@@ -98,9 +107,11 @@ def _parse_number(text: str) -> int | float:
 
 
 class SettingsForm(forms.Form):
-    """Every ``RuleSet`` setting, each with the rule it implements (RULES.md)."""
+    """Every ``RuleSet`` setting, each with the rule it implements (RULES.md) and the sentence
+    it comes from (RULES.md §9's settings: ``tournaments.settings_fields``)."""
 
     upgrades_note = UPGRADES_NOTE
+    sources = SOURCES
     # (label, the seed it follows) of every preset, for the page's "presets" note.
     preset_info = tuple((label, PRESET_SOURCES[key]) for key, label in PRESETS)
 
@@ -111,12 +122,7 @@ class SettingsForm(forms.Form):
     )
     round_format = forms.ChoiceField(
         label=_("每轮赛制"),
-        choices=(
-            ("deals", _("计副制：每轮固定副数")),
-            ("game", _("计局制：打到一方过A")),
-            ("timed", _("计时制：到时为止")),
-            ("timed_deals", _("计时计副制：先到者为准")),
-        ),
+        choices=ROUND_FORMAT_CHOICES,
         help_text=_("任何赛制中一方过A比赛立即结束。"),
     )
     deals_per_round = BoundedIntegerField(
@@ -205,7 +211,7 @@ class SettingsForm(forms.Form):
                 "stage",
                 _(
                     "每次上台打A被推翻（输一副下台）计一次；打A赢但对家末游不算失败"
-                    "（seed 002：第三次上台又被推翻）"
+                    "（“第三次上臺又被推翻”）"
                 ),
             ),
         ),
@@ -216,24 +222,20 @@ class SettingsForm(forms.Form):
         choices=(
             (
                 "partner_2_or_3",
-                _("头游且对家二游或三游（默认；seed 000、003、004 与江苏规则）"),
+                _("头游且对家二游或三游（默认；竞赛规程与江苏规则）"),
             ),
             (
                 "double_only",
-                _("只有对方双下才算过A（seed 001 公司规则：只有对方双下时才算是赢得本局）"),
+                _("只有对方双下才算过A（公司比赛规则：“只有对方双下时才算是赢得本局”）"),
             ),
         ),
     )
     tie = forms.ChoiceField(
         label=_("级数相同"),
-        choices=(
-            ("draw", _("平局（默认，规程）")),
-            (
-                "extra_deal",
-                _("加打一副决定胜负（江苏：如升级数相同，可加打一副牌，决出胜负）"),
-            ),
+        choices=TIE_CHOICES,
+        help_text=_(
+            "最后一副打完（或到时）双方级数相同时。加打的一副决定胜负，级数仍相同时按赢1级计。"
         ),
-        help_text=_("最后一副打完双方级数相同时。"),
     )
     tiebreak_preset = forms.ChoiceField(
         label=_("名次规则"),
@@ -296,7 +298,35 @@ class SettingsForm(forms.Form):
             self.fields[f"authority_{kind}"] = forms.ChoiceField(
                 label=label, choices=PENALTY_ROLE_CHOICES, initial=DEFAULT_PENALTY_AUTHORITY[kind]
             )
+        self.fields.update(variant_fields(stage=False))
         self._settings: dict[str, Any] | None = None
+
+    def group(self, *names: str) -> list[forms.BoundField]:
+        """The bound fields called ``names`` (a ``*`` at the end: every field starting so), for
+        the template's fieldsets."""
+        out = []
+        for name in names:
+            if name.endswith("*"):
+                out += [self[key] for key in self.fields if key.startswith(name[:-1])]
+            else:
+                out.append(self[name])
+        return out
+
+    @property
+    def upgrade_fields(self) -> list[forms.BoundField]:
+        return self.group("upgrades_*")
+
+    @property
+    def lateness_fields(self) -> list[forms.BoundField]:
+        return self.group("lateness", "lateness_*")
+
+    @property
+    def escalation_fields(self) -> list[forms.BoundField]:
+        return self.group("escalation", "escalation_*")
+
+    @property
+    def label_fields(self) -> list[forms.BoundField]:
+        return self.group("label_*")
 
     @classmethod
     def initial_from(cls, settings: dict[str, Any]) -> dict[str, Any]:
@@ -336,6 +366,7 @@ class SettingsForm(forms.Form):
             initial[f"tiebreak_{index}"] = key
         for kind, role in rules.penalty_authority:
             initial[f"authority_{kind}"] = role
+        initial.update(variant_initial(rules.to_dict(), stage=False))
         return initial
 
     @property
@@ -413,6 +444,13 @@ class SettingsForm(forms.Form):
             }
         if not data.get("bye_by_scale"):
             settings["bye"] = {"cf": number(data["bye_cf"]), "jcf": number(data["bye_jcf"])}
+        # RULES.md §9's settings (only those not at their default); the forfeit's absent side
+        # joins the present side's award (by the scale when that is left out).
+        variants = variant_settings(data, stage=False)
+        absent = variants.pop("forfeit", None)
+        if absent is not None:
+            settings["forfeit"] = {**settings.get("forfeit", {}), **absent}
+        settings.update(variants)
         authority = {kind: data[f"authority_{kind}"] for kind in PENALTY_KIND_LABELS}
         changed = {k: v for k, v in authority.items() if DEFAULT_PENALTY_AUTHORITY[k] != v}
         if changed:
@@ -431,6 +469,7 @@ class SettingsForm(forms.Form):
         if self.errors:
             return data
         field_of = {
+            **FIELD_OF_SETTING,
             "scale": "scale_table" if data.get("scale") == "custom" else "scale",
             "match_points": "win",
             "forfeit": "forfeit_cf",

@@ -18,6 +18,7 @@ from scoring import penalties
 from scoring import services as scoring_services
 from scoring.engine import Start
 from scoring.facts import score_games, table_facts, table_games
+from scoring.sheet import build_match_sheet, build_sheet
 from tournaments.models import Round, Table
 
 FOUL_REASONS = ("越序出牌", "出牌后收回", "看同伴的牌", "暗示同伴")
@@ -68,6 +69,8 @@ def play_table(
         table = scoring_services.enter_event(table, token, enterer, table.version)
     if end is not None:
         table = scoring_services.set_end(table, end.kind, end.side, enterer, table.version)
+    elif deals is None:
+        table = settle_tie(table, rng, enterer, chance)
     if penalties:
         record_penalties(table, rng, enterer, fouls, late, end)
     if deals is not None and end is None and not table.end_kind:
@@ -83,9 +86,11 @@ def play_knockout_table(
     table: Table, rng: random.Random, enterer: Any, confirmer: Any, *, seed: int = 0
 ) -> Table:
     """A knockout match (RULES.md §8) played game by game through the services: each game to
-    过A or its deals (the next game opens by itself at its first deal, from 2 : 2), the extra
-    deal when a game ends level, until one side has won ``best_of // 2 + 1`` games; then
-    entered and confirmed. Plain deals only (no incidents). Timed knockouts are not simulated."""
+    过A or its deals (the next game opens by itself at its first deal, from 2 : 2), or in a
+    timed format until time is called (``deal_limit``'s hour of play): then on equal levels the
+    time call and the extra deal (``settle_tie``), on unequal levels the referee closes the game
+    (``start_game``) unless that decides the match; until one side has won ``best_of // 2 + 1``
+    games; then entered and confirmed. Plain deals only (no incidents)."""
     tournament = table.round.tournament
     stage = tournament.rules.stage(table.round.stage)
     rules = tournament.rules.for_stage(table.round.stage)
@@ -95,21 +100,47 @@ def play_knockout_table(
         tokens = list(played.events) or complete_match(rng, rules, [], None, chance)
         for token in tokens:
             table = scoring_services.enter_event(table, token, enterer, table.version)
-        series = _series_of(table, rules, stage.games)
-        if series.winners and series.winners[-1] is None:
-            # RULES.md §2 "Level tie": one extra deal from the current levels decides the game.
-            extra = ("NS" if rng.random() < chance else "EW") + str(rng.choice((1, 2, 3)))
-            table = scoring_services.enter_event(table, extra, enterer, table.version)
-            series = _series_of(table, rules, stage.games)
+        table = settle_tie(table, rng, enterer, chance)
+        series = _series_of(table, rules, stage.games, closed=False)
         if series.winner is not None:
             break
+        if series.next_game is None:
+            # A timed game on unequal levels: closing it decides it (RULES.md §8).
+            if _series_of(table, rules, stage.games, closed=True).winner is not None:
+                break
+            table = scoring_services.start_game(table, enterer, table.version)
     table = scoring_services.mark_entered(table, enterer, table.version)
     return scoring_services.confirm_table(table, confirmer, table.version)
 
 
-def _series_of(table: Table, rules: Any, best_of: int) -> Any:
+def _series_of(table: Table, rules: Any, best_of: int, *, closed: bool) -> Any:
     fresh = Table.objects.get(pk=table.pk)
-    return score_games(table_games(fresh), rules, best_of, closed=False)
+    return score_games(table_games(fresh), rules, best_of, closed=closed)
+
+
+def settle_tie(table: Table, rng: random.Random, enterer: Any, chance: float) -> Table:
+    """RULES.md §2 "Level tie": a match (or a knockout game) level at its end is decided by one
+    extra deal — in a timed format after the referee calls time (``call_time``); nothing when
+    the rules let it stand (a draw) or it is decided. Read from the sheet, as the referee reads
+    it."""
+    for _step in range(2):
+        fresh = Table.objects.select_related("round__tournament").get(pk=table.pk)
+        tournament = fresh.round.tournament
+        stage = fresh.round.stage
+        rules = tournament.rules.for_stage(stage)
+        if tournament.rules.plays_series(stage):
+            games = tournament.rules.stage(stage).games
+            sheet = build_match_sheet(table_games(fresh), rules, games, with_rows=False)
+        else:
+            sheet = build_sheet(table_facts(fresh), rules, with_rows=False)
+        if sheet.may_call_time:
+            table = scoring_services.call_time(table, enterer, table.version)
+        elif sheet.extra_deal_next:
+            extra = ("NS" if rng.random() < chance else "EW") + str(rng.choice((1, 2, 3)))
+            return scoring_services.enter_event(table, extra, enterer, table.version)
+        else:
+            return table
+    return table
 
 
 def record_penalties(
