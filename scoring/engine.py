@@ -431,6 +431,8 @@ def score_match(
     points_out = (ns_score, ew_score) if points is not None else None
     match_points = rules.match_points
     jc = abs(ns_score - ew_score)
+    if points_out is not None:
+        jc = min(jc, rules.scale.max_jc)  # RULES.md §9: the points difference, capped
     winner = Side.NS if ns_score > ew_score else (Side.EW if ew_score > ns_score else None)
     if winner is None and (end is None or end.kind == LATE_SHEET):
         # RULES.md §2 "Level tie": the extra deal decides equal levels — its winner wins,
