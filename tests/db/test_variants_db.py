@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from reports.fileio import import_tournament
+from reports.fileio import export_tournament, import_tournament
 from scoring import penalties, services
 from scoring.clock import default_minutes, lateness_suggestion, round_clock
 from scoring.facts import score_table, table_facts
@@ -226,3 +226,43 @@ def test_an_absent_pair_scores_minus_one(organizer, chief, referee):
     table = services.set_end(table, "forfeit", "ew", referee, table.version)
     result = score_table(table_facts(table), tournament.rules, complete=True)
     assert (result.ns_cf, result.ew_cf, result.ns_jcf, result.ew_jcf) == (1, -1, 17, 0)
+
+
+def test_every_new_setting_round_trips_through_the_database() -> None:
+    # TOURNAMENT_FILE.md: export → import → export gives the same file, the §9 settings (event
+    # and stage) and a level award's levels included.
+    settings = {
+        "round_format": "timed",
+        "tie": "first_to_level",
+        "minutes": 70,
+        "upgrades": {"double": 5, "partner_3rd": 3, "partner_4th": 1},
+        "lateness": {"loss_after": 5},
+        "escalation": {"scope": "round", "steps": [{"kind": "warning"}, {"kind": "foul"}]},
+        "extra_deal_from": "2",
+        "labels": {"cf": "总积分"},
+        "forfeit": {"cf": 2, "jcf": 17, "absent": {"cf": -1, "jcf": 0}},
+        "tiebreaks": ["head_to_head_two", "jcf"],
+        "stages": [
+            {"kind": "swiss", "rounds": 1, "settings": {"minutes": 70}},
+            {"kind": "knockout", "entrants": 2, "settings": {"minutes": 120, "tie": "extra_deal"}},
+        ],
+    }
+    data = staged(4, settings)
+    data["rounds"] = [
+        {
+            "number": 1,
+            "status": "finished",
+            "tables": [
+                {"table": 1, "ns": 1, "ew": 2, "deals": ["NS3", "EW2", "NS1"]},
+                {"table": 2, "ns": 3, "ew": 4, "deals": [], "end": {"forfeit": "ew"}},
+            ],
+        }
+    ]
+    data["penalties"] = [{"round": 1, "table": 1, "pair": 2, "kind": "level_award", "levels": 3}]
+    first = export_tournament(import_tournament(data, slug="variants"))
+    again = export_tournament(import_tournament(first, slug="variants-again"))
+    assert again == first
+    assert first["settings"]["extra_deal_from"] == "2" and first["penalties"][0]["levels"] == 3
+    assert first["settings"]["stages"][1]["settings"] == {"minutes": 120, "tie": "extra_deal"}
+    standings = json.loads(run("standings", "variants", "--json"))["rows"]
+    assert {row["pair"]: row["cf"] for row in standings}[4] == -1  # absent: −1
