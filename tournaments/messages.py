@@ -36,6 +36,7 @@ MESSAGES: dict[str, Any] = {
     "malformed_json": _("文件不是有效的 JSON（第%(line)s行第%(column)s列：%(detail)s）"),
     "not_utf8": _("文件不是 UTF-8 编码（第%(position)s个字节）"),
     "not_finite": _("数值“%(value)s”无效（不是有限的数）"),
+    "number_too_long": _("数字“%(value)s”位数过多"),
     "too_deep": _("文件嵌套层数过多，不是锦标赛文件"),
     "not_an_object": _("这里应是一个 JSON 对象"),
     "invalid_file": _("文件有错误"),
@@ -306,6 +307,10 @@ MESSAGES: dict[str, Any] = {
     "match_points_malformed": _("场分应为 win/draw/loss 三个数"),
     "match_points_order": _("场分应满足 胜 ≥ 平 ≥ 负（现为 %(win)s/%(draw)s/%(loss)s）"),
     "award_malformed": _('应为 {"cf": 场分, "jcf": 级差分}，两者都不能为负'),
+    # rules.limits.number_problem: NaN, ±inf, 1e308, 5e-324 … (issue 29 point 7)
+    "bad_number": _(
+        "数值 %(value)s 无效：应为 %(min)s 到 %(max)s 之间、最多两位小数的数（级差分表第%(row)s行）"
+    ),
     "unknown_criterion": _("未知的排名依据：%(keys)s"),
     "duplicate_criterion": _("排名依据重复"),
     "repeated_criterion": _("排名依据重复"),
