@@ -37,6 +37,12 @@ MESSAGES: dict[str, Any] = {
     "not_utf8": _("文件不是 UTF-8 编码（第%(position)s个字节）"),
     "not_finite": _("数值“%(value)s”无效（不是有限的数）"),
     "number_too_long": _("数字“%(value)s”位数过多"),
+    # rules.text.check_text: names and text (issue 29 point 10)
+    "nul_character": _("文字中有空字符（NUL），请删除后重试"),
+    "lone_surrogate": _("文字中有无效的字符（单独的代理项），请删除后重试"),
+    "control_character": _("文字中有控制字符，请删除后重试"),
+    "invisible_character": _("文字中有不可见字符（如零宽空格），请删除后重试"),
+    "bidi_control": _("文字中有改变书写方向的控制字符，请删除后重试"),
     "too_deep": _("文件嵌套层数过多，不是锦标赛文件"),
     "not_an_object": _("这里应是一个 JSON 对象"),
     "invalid_file": _("文件有错误"),

@@ -24,6 +24,7 @@ from django.db.models import F, Max
 
 from rules.errors import RuleSetError
 from rules.ruleset import RuleSet, preset_settings
+from rules.text import TextError, check_text, normalise_name
 
 from .errors import ServiceError, from_rule_error
 from .models import AuditEntry, Pair, Player, Tournament, Unit
@@ -238,7 +239,8 @@ def revoke_role(tournament: Tournament, user: Any, role: str, revoked_by: Any = 
 
 def add_unit(tournament: Tournament, code: str, name: str, user: Any = None) -> Unit:
     require_role(user, tournament, *REGISTRATION_ROLES)
-    code = (code or "").strip()
+    code = clean_name(code)
+    name = clean_name(name)
     if not code:
         raise ServiceError("unit_not_found", unit=code)
     with transaction.atomic():
@@ -261,12 +263,22 @@ def resolve_unit(tournament: Tournament, unit: Unit | str | None) -> Unit | None
     return found
 
 
+def clean_name(text: str | None) -> str:
+    """A name as stored (``rules.text``: NFKC, one space between words); ``ServiceError`` with
+    the code of a NUL, control, invisible or bidi-control character (issue 29 point 10)."""
+    try:
+        check_text(text or "")
+    except TextError as error:
+        raise ServiceError(error.code) from None
+    return normalise_name(text or "")
+
+
 def _player_rows(players: Sequence[str | dict[str, str]]) -> list[dict[str, str]]:
     rows = []
     for item in players:
         row = {"name": item, "contact": ""} if isinstance(item, str) else dict(item)
-        row["name"] = (row.get("name") or "").strip()
-        row["contact"] = (row.get("contact") or "").strip()
+        row["name"] = clean_name(row.get("name"))
+        row["contact"] = clean_name(row.get("contact"))
         rows.append(row)
     if len(rows) != 2 or not all(r["name"] for r in rows):
         raise ServiceError("bad_players")

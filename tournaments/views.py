@@ -47,6 +47,7 @@ from tournaments.permissions import (
     role_required,
 )
 from tournaments.queries import live_table_of, pairs_with_players
+from tournaments.search import look_alike_warnings
 from tournaments.tables import AuditTable
 
 
@@ -197,11 +198,13 @@ def pairs(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             except ServiceError as error:
                 form.add_error(None, _service_error_message(error))
             else:
+                names = [p["name"] for p in form.players()]
                 messages.success(
                     request,
-                    _("已报名：第%(n)s对 %(names)s")
-                    % {"n": pair.number, "names": "/".join(p["name"] for p in form.players())},
+                    _("已报名：第%(n)s对 %(names)s") % {"n": pair.number, "names": "/".join(names)},
                 )
+                for warning in look_alike_warnings(tournament, names):
+                    messages.warning(request, warning)
                 return redirect("tournaments:pairs", tournament.slug)
     query = (request.GET.get("q") or "").strip()[:50]
     listing = Pair.objects.filter(tournament=tournament).order_by("number")

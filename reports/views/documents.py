@@ -24,6 +24,7 @@ from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
 from tournaments.models import Pair, Round, Team, Tournament
 from tournaments.permissions import Role, organizer_required, role_required
+from tournaments.search import look_alike_warnings
 
 DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties", "slips")
 
@@ -201,6 +202,8 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
             else:
                 done = _("已导入 %(n)s 队") if teams else _("已导入 %(n)s 对")
                 messages.success(request, done % {"n": count})
+                for warning in look_alike_warnings(tournament):
+                    messages.warning(request, warning)
                 if started := _late_entry_round(tournament):
                     messages.info(
                         request,
