@@ -168,6 +168,9 @@ MESSAGES: dict[str, Any] = {
     "table_ended": _("该桌比赛已结束（弃权或判负），请先撤销结束方式"),
     "no_events": _("该桌还没有记录"),
     "same_person": _("确认人不能是录入人（须由另一人确认）"),
+    "staff_not_a_pair": _(
+        "您以本赛事工作人员的账号登录：请在裁判台以本人身份录入和确认，不能用参赛对的对号密码"
+    ),
     "bad_pair_code": _("对号密码不正确"),
     "pair_code_required": _("请先输入您这一方的对号密码，再录入"),
     "table_link_read_only": _("裁判已提交本桌记分表，桌边链接只能查看"),

@@ -659,13 +659,14 @@ def checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 
 @role_required(Role.ORGANIZER, Role.REFEREE)
-def checkin_scan(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
-    """What a pair's QR slip opens on a staff phone: the pair, and one button to check it in."""
+def checkin_scan(request: HttpRequest, tournament: Tournament, token: str) -> HttpResponse:
+    """What a pair's QR slip opens on a staff phone: the pair, and one button to check it in.
+    The address carries the pair's check-in token, never its code (issue 29)."""
     from tournaments.checkin import check_in, checked_in, checkin_round
 
     pair = get_object_or_404(
         pairs_with_players(Pair.objects.filter(tournament=tournament)),
-        code=(code or "").strip().upper()[:12],
+        checkin_token=(token or "").strip()[:24],
     )
     if request.method == "POST":
         try:
@@ -678,7 +679,7 @@ def checkin_scan(request: HttpRequest, tournament: Tournament, code: str) -> Htt
                 (_("第%(n)s对已签到") if created else _("第%(n)s对此前已签到"))
                 % {"n": pair.number},
             )
-        return redirect("tournaments:checkin_scan", tournament.slug, pair.code)
+        return redirect("tournaments:checkin_scan", tournament.slug, pair.checkin_token)
     round_number = checkin_round(tournament)
     return render(
         request,

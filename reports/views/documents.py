@@ -300,14 +300,17 @@ def qr_svg(data: str, module: int = 8) -> str:
 
 @require_GET
 @role_required(Role.ORGANIZER, Role.REFEREE)
-def checkin_qr(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
-    """The QR code of a pair's check-in address (what its slip carries), as an SVG image."""
+def checkin_qr(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """The QR code of pair ``number``'s check-in address (what its slip carries), as an SVG
+    image. Named by the pair's number: no secret in the address (issue 29); the image encodes
+    the pair's check-in token, never its code."""
     from tournaments.checkin import checkin_path
 
-    pair = Pair.objects.filter(tournament=tournament, code=(code or "").upper()[:12]).first()
+    number = parse_int(number, minimum=1) or 0  # beyond the column: no such pair
+    pair = Pair.objects.filter(tournament=tournament, number=number).first()
     if pair is None:
         raise Http404
-    url = _base_url(request).rstrip("/") + checkin_path(tournament, pair.code)
+    url = _base_url(request).rstrip("/") + checkin_path(tournament, pair.checkin_token)
     response = HttpResponse(qr_svg(url), content_type="image/svg+xml")
     response["Cache-Control"] = "private, no-store"
     return response
