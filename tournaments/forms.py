@@ -641,7 +641,9 @@ class RoleForm(forms.Form):
 
     def clean_username(self) -> Any:
         name = self.cleaned_data["username"].strip()
-        user = get_user_model().objects.filter(username=name, is_active=True).first()
+        # A deactivated account too: its own organizer gives it a role again (the service
+        # decides who may, ``tournaments.accounts.may_manage``).
+        user = get_user_model().objects.filter(username=name).first()
         if user is None:
             raise forms.ValidationError(gettext("没有用户名为“%(name)s”的账户") % {"name": name})
         self.cleaned_data["user"] = user

@@ -64,6 +64,10 @@ MESSAGES: dict[str, Any] = {
     "unknown_preset": _("未知的预设“%(preset)s”"),
     "settings_locked": _("已有公布的轮次，不能再修改赛事设置"),
     "forbidden": _("您没有执行此操作的权限"),
+    "account_not_yours": _(
+        "账号“%(user)s”由其他赛事的组委会创建：只有创建者或与其共同组织赛事的组委会成员才能授予角色或重置密码"
+    ),
+    "account_inactive": _("账号“%(user)s”已停用，只有创建它的组委会才能重新启用"),
     "bad_role": _("未知角色“%(role)s”"),
     "wrong_tournament": _("数据不属于本赛事"),
     "duplicate_unit": _("单位代码“%(id)s”重复"),

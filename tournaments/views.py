@@ -558,11 +558,18 @@ def staff_revoke(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             messages.error(request, _("不能取消自己的组委会角色"))
             return redirect("tournaments:staff", tournament.slug)
         try:
-            revoke_role(tournament, user, form.cleaned_data["role"], revoked_by=request.user)
+            deactivated = revoke_role(
+                tournament, user, form.cleaned_data["role"], revoked_by=request.user
+            )
         except ServiceError as error:
             messages.error(request, _service_error_message(error))
         else:
-            messages.success(request, _("已取消 %(user)s 的角色") % {"user": user.get_username()})
+            text = (
+                _("已取消 %(user)s 的角色；该账号已没有任何角色，已停用")
+                if deactivated
+                else _("已取消 %(user)s 的角色")
+            )
+            messages.success(request, text % {"user": user.get_username()})
     return redirect("tournaments:staff", tournament.slug)
 
 
