@@ -190,6 +190,7 @@ MESSAGES: dict[str, Any] = {
     "appeal_decided": _("该申诉已裁决"),
     "appeal_decision_required": _("请填写裁决内容和仲裁委员会成员"),
     "bad_fee": _("申诉费无效"),
+    "once_key_missing": _("表单缺少一次性校验码，没有保存：请刷新页面后重新提交"),
     "bad_once_key": _("表单已失效，请刷新页面后重试"),
     "no_table_for_pair": _("第%(pair)s对本轮没有对局，无法判负"),
     "reason_required": _("请填写更正原因"),

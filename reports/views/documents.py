@@ -22,6 +22,7 @@ from reports import collect, pdf, stages, xlsx
 from reports.registrations import MAX_BYTES, RegistrationError, import_sheet
 from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
+from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Team, Tournament
 from tournaments.permissions import Role, organizer_required, role_required
 from tournaments.search import look_alike_warnings
@@ -196,9 +197,12 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
                     write,
                     lambda n: {"count": n},
                     lambda first: int(first["count"]),
+                    scope=f"tournament={tournament.pk}",
                 )
             except RegistrationError as error:
                 problems = error.messages
+            except ServiceError as error:  # the one-time key: missing, or not this page's
+                problems = [error.message]
             else:
                 done = _("已导入 %(n)s 队") if teams else _("已导入 %(n)s 对")
                 messages.success(request, done % {"n": count})

@@ -261,7 +261,7 @@ def _tableside_write(
         form = form_class(request.POST)
 
         def write(t: TableAt, f: Any) -> Any:
-            return once_table(request, action, lambda: call(request, token, t, f))
+            return once_table(request, action, t, lambda: call(request, token, t, f))
 
         if json and wants_json(request):
             return tap_json(request, form, TableAt.link(token), write)
@@ -340,6 +340,7 @@ def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
             once_table(
                 request,
                 "tableside_confirm",
+                t,
                 lambda: confirm_table_by_pair_code(
                     t, f.cleaned_data["code"], f.cleaned_data["version"], user=_link_user(request)
                 ),

@@ -116,7 +116,11 @@ def test_the_excel_import_refuses_invisible_names_and_warns_about_look_alikes(
     url = reverse("reports:import", args=[tournament.slug])
 
     def upload(rows: list[list[Any]]) -> Any:
-        data = {"file": SimpleUploadedFile("a.xlsx", _sheet(rows)), "append": "1"}
+        data = {
+            "once": new_once_key(),
+            "file": SimpleUploadedFile("a.xlsx", _sheet(rows)),
+            "append": "1",
+        }
         return client.post(url, {**data, "once": new_once_key()}, follow=True)
 
     before = Player.objects.count()

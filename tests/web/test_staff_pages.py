@@ -15,6 +15,7 @@ from openpyxl import Workbook
 from reports import xlsx
 from reports.views.documents import qr_svg
 from scoring.models import Appeal
+from scoring.once import new_once_key
 from tests.web.conftest import play_round
 from tournaments.models import CheckIn, Pair, Round, Table, TableAssignment
 from tournaments.staff import SESSION_KEY
@@ -284,9 +285,11 @@ def test_append_mode_adds_only_the_late_entries(
     data = _sheet([*registered, [None, "常州", "迟到甲", "迟到乙"]])
     url = reverse("reports:import", args=[tournament.slug])
     client = client_as("organizer")
-    refused = client.post(url, {"file": SimpleUploadedFile("a.xlsx", data)})
+    refused = client.post(url, {"once": new_once_key(), "file": SimpleUploadedFile("a.xlsx", data)})
     assert refused.status_code == 400  # without append: "already used"
-    response = client.post(url, {"file": SimpleUploadedFile("a.xlsx", data), "append": "1"})
+    response = client.post(
+        url, {"once": new_once_key(), "file": SimpleUploadedFile("a.xlsx", data), "append": "1"}
+    )
     assert response.status_code == 302
     late = Pair.objects.get(tournament=tournament, number=9)
     assert late.player_names == "迟到甲/迟到乙"
@@ -300,7 +303,7 @@ def test_a_player_in_two_pairs_is_refused(tournament: Any, client_as: Any) -> No
     data = _sheet([[20, "", "新人", "张伟"]])  # 张伟 is pair 1's player
     response = client_as("organizer").post(
         reverse("reports:import", args=[tournament.slug]),
-        {"file": SimpleUploadedFile("a.xlsx", data), "append": "1"},
+        {"once": new_once_key(), "file": SimpleUploadedFile("a.xlsx", data), "append": "1"},
     )
     assert "已报名的第1对" in response.content.decode()
     assert not Pair.objects.filter(tournament=tournament, number=20).exists()
@@ -318,7 +321,14 @@ def test_appeal_pages_lodge_and_decide(
     url = reverse("appeals:appeals", args=[tournament.slug])
     response = client.post(
         url,
-        {"pair": table.ew.number, "round": 1, "table": table.number, "text": "第5副", "fee": "100"},
+        {
+            "pair": table.ew.number,
+            "round": 1,
+            "table": table.number,
+            "text": "第5副",
+            "fee": "100",
+            "once": new_once_key(),
+        },
     )
     appeal = Appeal.objects.get()
     assert response["Location"] == reverse("appeals:appeal", args=[tournament.slug, appeal.pk])

@@ -21,6 +21,7 @@ from django.urls import reverse
 from reports import collect
 from reports.views.documents import qr_svg
 from scoring.models import Signoff
+from scoring.once import new_once_key
 from tests.db.conftest import next_round
 from tests.web.test_referee_pages import (
     EIGHT,
@@ -168,11 +169,11 @@ def test_a_logged_in_referee_is_sent_to_the_desk_at_the_link(
     ew = identified(table, "EW")
     for token in EIGHT:
         tap(ew, table, token)
-    ew.post(link(table, "submit"), {"version": fresh(table).version})
+    ew.post(link(table, "submit"), {"once": new_once_key(), "version": fresh(table).version})
     assert fresh(table).entry_status == "entered"
     response = referee.post(
         link(table, "confirm"),
-        {"version": fresh(table).version, "code": table.ns.code},
+        {"once": new_once_key(), "version": fresh(table).version, "code": table.ns.code},
         follow=True,
     )
     assert any("裁判台" in m for m in page_messages(response))

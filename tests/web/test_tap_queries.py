@@ -22,7 +22,8 @@ from django.urls import reverse
 import scoring.facts
 import scoring.forms
 import scoring.services
-from scoring.models import TableEvent
+from scoring.models import TableEvent, UsedKey
+from scoring.once import new_once_key
 from tests.db.conftest import enter_tokens, next_round
 from tests.web.test_referee_pages import (
     client_for,
@@ -36,12 +37,14 @@ from tests.web.test_tableside_pages import identified
 from tournaments.models import Table
 
 # The counts (see the module docstring and docs/architecture.md).
-REFEREE_TAP = 10  # session, user, tournament, roles; SAVEPOINT, table (locked), events,
-#                   INSERT event, UPDATE version (compare-and-swap), RELEASE
+REFEREE_TAP = 16  # session, user, tournament, roles; the one-time key: SAVEPOINT, SAVEPOINT,
+#                   INSERT key, RELEASE; SAVEPOINT, table (locked), events, INSERT event,
+#                   UPDATE version (compare-and-swap), RELEASE; UPDATE key's result, RELEASE
 REFEREE_PAGE = 11  # tournament, session, user, roles; table with round and pairs, players ×2,
 #                    events; audit history, penalties, escalation counts
-TABLESIDE_TAP = 8  # session (the proven pair); SAVEPOINT, table (locked, by the link), referee
-# sign-off (is the link read-only?), events, INSERT, UPDATE, RELEASE
+TABLESIDE_TAP = 14  # session (the proven pair); the key's four statements; SAVEPOINT, table
+# (locked, by the link), referee sign-off (is the link read-only?), events, INSERT, UPDATE,
+# RELEASE; the key's result, RELEASE
 TABLESIDE_PAGE = 6  # table with round, tournament and pairs; players ×2; events; referee
 # sign-off (read-only?); session (the proven pair)
 
@@ -110,7 +113,7 @@ def test_a_referee_tap_reads_checks_parses_and_scores_once(
     cast: dict[str, Any], table: Table, calls: Calls, django_assert_num_queries: Any
 ) -> None:
     client = client_for(cast["referee"])
-    data = {"version": table.version, "token": "NS2"}
+    data = {"version": table.version, "token": "NS2", "once": new_once_key()}
     with django_assert_num_queries(REFEREE_TAP) as captured:
         response = client.post(table_url(table, "event"), data)
     assert response.status_code == 302
@@ -134,7 +137,9 @@ def test_a_table_side_tap_reads_parses_and_scores_once(
     south = identified(table)  # South proved itself with the North–South code (issue 11)
     url = reverse("tableside:tableside_event", args=[table.entry_token])
     with django_assert_num_queries(TABLESIDE_TAP) as captured:
-        response = south.post(url, {"version": table.version, "token": "EW1"})
+        response = south.post(
+            url, {"version": table.version, "token": "EW1", "once": new_once_key()}
+        )
     assert response.status_code == 302
     assert tokens_of(table) == ["NS3", "EW2", "EW1"]
     assert tables_read(captured, locked=True) == 1
@@ -157,7 +162,8 @@ def test_the_counts_do_not_grow_with_the_match(
     client = client_for(cast["referee"])
     with django_assert_num_queries(REFEREE_TAP):
         response = client.post(
-            table_url(table, "event"), {"version": table.version, "token": "NS1"}
+            table_url(table, "event"),
+            {"once": new_once_key(), "version": table.version, "token": "NS1"},
         )
     with django_assert_num_queries(REFEREE_PAGE):
         client.get(response["Location"])
@@ -168,10 +174,16 @@ def test_a_refused_tap_writes_nothing_and_still_reads_once(
 ) -> None:
     """A stale version: the conflict is found on the one locked read; nothing is written."""
     client = client_for(cast["referee"])
-    data = {"version": table.version - 1, "token": "NS2"}
+    data = {"version": table.version - 1, "token": "NS2", "once": new_once_key()}
     with CaptureQueriesContext(connection) as captured:
         response = client.post(table_url(table, "event"), data)
     assert response.status_code == 302
     assert tables_read(captured) == 1
-    assert not any(q["sql"].startswith(("INSERT", "UPDATE")) for q in captured.captured_queries)
+    # The one-time key's row is rolled back with the refusal (the form can be sent again).
+    written = [
+        q["sql"]
+        for q in captured.captured_queries
+        if q["sql"].startswith(("INSERT", "UPDATE")) and "scoring_usedkey" not in q["sql"]
+    ]
+    assert written == [] and not UsedKey.objects.exists()
     assert tokens_of(table) == ["NS3", "EW2"]
