@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import Problem, RuleSetError
 from .levels import LOWEST, PAST_ACE
-from .limits import SEED_MAX
+from .limits import SCORE_MAX, SEED_MAX, number_problem
 from .stages import Stage, default_stage, parse_stages
 
 EVENTS = ("pairs", "teams")
@@ -96,6 +96,14 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _bad_number(value: Any, row: int | None = None, minimum: int = -SCORE_MAX) -> dict[str, Any]:
+    """The parameters of ``bad_number`` (``rules.limits.number_problem`` refused ``value``)."""
+    params: dict[str, Any] = {"value": repr(value)[:40], "min": minimum, "max": SCORE_MAX}
+    if row is not None:
+        params["row"] = row
+    return params
+
+
 def _plain(number: float) -> float | int:
     """Keep whole numbers as ints so files and JSON read naturally (2, not 2.0)."""
     return int(number) if float(number).is_integer() else number
@@ -154,6 +162,9 @@ def validate_scale_table(table: Any) -> tuple[Scale | None, list[Problem]]:
             problems.append(Problem("scale", "scale_row_malformed", {"row": index + 1}))
             continue
         rows.append((row[0], row[1], row[2]))
+        for value in row[1:]:
+            if number_problem(value) is not None:
+                problems.append(Problem("scale", "bad_number", _bad_number(value, index + 1)))
     if problems:
         return None, problems
     for index, (jc, ahead, behind) in enumerate(rows):
@@ -412,6 +423,8 @@ class RuleSet:
             values = {k: raw_mp.get(k, getattr(match_points, k)) for k in ("win", "draw", "loss")}
             if not all(_is_number(v) for v in values.values()):
                 problems.append(Problem("match_points", "match_points_malformed"))
+            elif bad := [v for v in values.values() if number_problem(v) is not None]:
+                problems.append(Problem("match_points", "bad_number", _bad_number(bad[0])))
             elif not values["win"] >= values["draw"] >= values["loss"]:
                 problems.append(Problem("match_points", "match_points_order", values))
             else:
@@ -429,6 +442,9 @@ class RuleSet:
             values = {k: raw.get(k, getattr(default, k)) for k in ("cf", "jcf")}
             if not all(_is_number(v) and v >= 0 for v in values.values()):
                 problems.append(Problem(key, "award_malformed"))
+                return None
+            if bad := [v for v in values.values() if number_problem(v, minimum=0) is not None]:
+                problems.append(Problem(key, "bad_number", _bad_number(bad[0], minimum=0)))
                 return None
             return Award(**values)
 

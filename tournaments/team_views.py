@@ -89,6 +89,7 @@ def teams(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def team_add(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """One team by hand: name, unit, two or three pairs (the team sheet's columns)."""
+    from tournaments.search import look_alike_warnings
     from tournaments.teams import register_team
 
     if tournament.rules.event != "teams":
@@ -110,6 +111,9 @@ def team_add(request: HttpRequest, tournament: Tournament) -> HttpResponse:
                 request,
                 _("队“%(team)s”已报名，队号 %(code)s") % {"team": team.name, "code": team.code},
             )
+            names = [name for pair in form.pairs() for name in pair]
+            for warning in look_alike_warnings(tournament, names):
+                messages.warning(request, warning)
             return redirect("tournaments:team_edit", tournament.slug, team.code)
     return render(
         request,

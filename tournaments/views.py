@@ -47,6 +47,7 @@ from tournaments.permissions import (
     role_required,
 )
 from tournaments.queries import live_table_of, pairs_with_players
+from tournaments.search import look_alike_warnings
 from tournaments.tables import AuditTable
 
 
@@ -197,11 +198,13 @@ def pairs(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             except ServiceError as error:
                 form.add_error(None, _service_error_message(error))
             else:
+                names = [p["name"] for p in form.players()]
                 messages.success(
                     request,
-                    _("已报名：第%(n)s对 %(names)s")
-                    % {"n": pair.number, "names": "/".join(p["name"] for p in form.players())},
+                    _("已报名：第%(n)s对 %(names)s") % {"n": pair.number, "names": "/".join(names)},
                 )
+                for warning in look_alike_warnings(tournament, names):
+                    messages.warning(request, warning)
                 return redirect("tournaments:pairs", tournament.slug)
     query = (request.GET.get("q") or "").strip()[:50]
     listing = Pair.objects.filter(tournament=tournament).order_by("number")
@@ -555,11 +558,18 @@ def staff_revoke(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             messages.error(request, _("不能取消自己的组委会角色"))
             return redirect("tournaments:staff", tournament.slug)
         try:
-            revoke_role(tournament, user, form.cleaned_data["role"], revoked_by=request.user)
+            deactivated = revoke_role(
+                tournament, user, form.cleaned_data["role"], revoked_by=request.user
+            )
         except ServiceError as error:
             messages.error(request, _service_error_message(error))
         else:
-            messages.success(request, _("已取消 %(user)s 的角色") % {"user": user.get_username()})
+            text = (
+                _("已取消 %(user)s 的角色；该账号已没有任何角色，已停用")
+                if deactivated
+                else _("已取消 %(user)s 的角色")
+            )
+            messages.success(request, text % {"user": user.get_username()})
     return redirect("tournaments:staff", tournament.slug)
 
 
@@ -656,13 +666,14 @@ def checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 
 @role_required(Role.ORGANIZER, Role.REFEREE)
-def checkin_scan(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
-    """What a pair's QR slip opens on a staff phone: the pair, and one button to check it in."""
+def checkin_scan(request: HttpRequest, tournament: Tournament, token: str) -> HttpResponse:
+    """What a pair's QR slip opens on a staff phone: the pair, and one button to check it in.
+    The address carries the pair's check-in token, never its code (issue 29)."""
     from tournaments.checkin import check_in, checked_in, checkin_round
 
     pair = get_object_or_404(
         pairs_with_players(Pair.objects.filter(tournament=tournament)),
-        code=(code or "").strip().upper()[:12],
+        checkin_token=(token or "").strip()[:24],
     )
     if request.method == "POST":
         try:
@@ -675,7 +686,7 @@ def checkin_scan(request: HttpRequest, tournament: Tournament, code: str) -> Htt
                 (_("第%(n)s对已签到") if created else _("第%(n)s对此前已签到"))
                 % {"n": pair.number},
             )
-        return redirect("tournaments:checkin_scan", tournament.slug, pair.code)
+        return redirect("tournaments:checkin_scan", tournament.slug, pair.checkin_token)
     round_number = checkin_round(tournament)
     return render(
         request,

@@ -573,7 +573,13 @@ def _audit_sentence(action: str, before: Any, after: Any) -> str:
             if action == "grant_role"
             else _("取消 %(user)s 的%(role)s角色")
         )
-        return template % {"user": data.get("user"), "role": _role(data.get("role"))}
+        role = data.get("role") or (b or {}).get("role")
+        text = template % {"user": data.get("user"), "role": _role(role)}
+        if a.get("deactivated"):  # its last role anywhere (issue 29)
+            text += " · " + _("账号已停用")
+        if a.get("reactivated"):
+            text += " · " + _("账号已重新启用")
+        return text
     if action == "edit_pair":
         return _("%(before)s → %(after)s") % {"before": _pair_words(b), "after": _pair_words(a)}
     if action == "generate_round" and a.get("matches") is not None:  # a team round

@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from rules.ruleset import RuleSet
 from scoring.facts import MatchFacts, table_facts, table_games
 from scoring.models import TableEvent
-from scoring.once import once, recall_table, remember_table
+from scoring.once import once, recall_table, remember_table, table_scope
 from scoring.services import TableAt
 from scoring.sheet import Sheet, build_match_sheet, build_sheet, sheet_state
 from scoring.views.offline import rules_version
@@ -105,10 +105,14 @@ def form_errors(request: HttpRequest, form: forms.Form) -> None:
             messages.error(request, error)
 
 
-def once_table(request: HttpRequest, action: str, write: Callable[[], Table]) -> Table:
-    """Run a table write at most once per the form's one-time key (hidden field ``once``,
-    generated when the page was rendered): a repeat gets the first result, not a second row."""
-    return once(request.POST.get("once") or None, action, write, remember_table, recall_table)
+def once_table(
+    request: HttpRequest, action: str, table: Table | TableAt, write: Callable[[], Table]
+) -> Table:
+    """Run a write on ``table`` at most once per the form's one-time key (hidden field
+    ``once``, generated when the page was rendered), scoped to the table: a repeat gets the
+    first result, not a second row; a post without a key is refused."""
+    key = request.POST.get("once") or None
+    return once(key, action, write, remember_table, recall_table, scope=table_scope(table))
 
 
 # --------------------------------------------------------------------------------------------

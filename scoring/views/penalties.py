@@ -62,6 +62,14 @@ def _positive(value: Any) -> int:
     return number
 
 
+def _penalty_scope_key(
+    pair: Pair, kind: str, rnd: Round | None, table: Table | None, deal: int | None
+) -> str:
+    """The one-time key's scope of a penalty form: the pair, the kind, where and which deal."""
+    where = f"round={rnd.pk if rnd else ''}&table={table.pk if table else ''}"
+    return f"pair={pair.pk}&kind={kind}&{where}&deal={deal or ''}"
+
+
 def _scope_pairs(tournament: Tournament, rnd: Round | None, table: Table | None) -> Any:
     if table is not None:
         return Pair.objects.filter(pk__in=table.pair_ids).order_by("number")
@@ -100,6 +108,9 @@ def penalty_new(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             ),
             remember_penalty,
             recall_penalty,
+            # What the form is about: a stale form re-posted for another pair or kind is that
+            # other penalty, not the first one's answer (issue 29).
+            scope=_penalty_scope_key(data["pair"], data["kind"], rnd, table, data["deal"]),
         )
     except ServiceError as error:
         service_message(request, error)
@@ -135,6 +146,7 @@ def penalty_escalate(request: HttpRequest, tournament: Tournament) -> HttpRespon
             ),
             remember_penalty,
             recall_penalty,
+            scope=_penalty_scope_key(pair, "escalation", rnd, table, None),
         )
     except ServiceError as error:
         service_message(request, error)

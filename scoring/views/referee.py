@@ -57,7 +57,7 @@ from scoring.forms import (
 )
 from scoring.matches import team_matches
 from scoring.models import Penalty, TableEvent, Via
-from scoring.once import new_once_key, once
+from scoring.once import new_once_key, once, table_scope
 from scoring.penalties import record_foul
 from scoring.services import (
     TableAt,
@@ -579,6 +579,7 @@ def table_event(
         return once_table(
             request,
             "table_event",
+            t,
             lambda: enter_event(
                 t, f.cleaned_data["event"], request.user, f.cleaned_data["version"], Via.REFEREE
             ),
@@ -611,6 +612,7 @@ def table_foul(
             ),
             lambda done: {"table": done[0].pk, "penalty": done[1].pk},
             lambda first: (first["table"], first["penalty"]),
+            scope=f"{table_scope(t)}&side={f.cleaned_data['side']}",
         )
 
     return _table_action(
@@ -642,11 +644,15 @@ def _desk_write(
     return view
 
 
-# 升级调整: a level award as an event of the match (RULES.md §3).
+# 升级调整: a level award as an event of the match (RULES.md §3); it creates an event, so it
+# is keyed like a tap.
 table_award = _desk_write(
     AwardForm,
-    lambda request, t, f: enter_event(
-        t, f.token, request.user, f.cleaned_data["version"], Via.REFEREE
+    lambda request, t, f: once_table(
+        request,
+        "table_award",
+        t,
+        lambda: enter_event(t, f.token, request.user, f.cleaned_data["version"], Via.REFEREE),
     ),
     gettext_lazy("已记录升级调整"),
 )
@@ -714,6 +720,7 @@ def table_confirm(
         lambda t, f: once_table(
             request,
             "table_confirm",
+            t,
             lambda: confirm_table(t, request.user, f.cleaned_data["version"]),
         ),
         _("成绩已确认"),

@@ -29,6 +29,7 @@ from scoring import parties as scoring_parties
 from scoring import services as scoring_services
 from scoring import writes as scoring_writes
 from scoring.models import TableEvent, Via
+from scoring.once import new_once_key
 from tests.db.conftest import NS_WINS, enter_tokens, play_round
 from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import AuditEntry, Round, Table
@@ -121,7 +122,9 @@ def test_two_referees_on_the_pages_get_one_deal_and_a_conflict_message(
         clients.append(client)
     results = race(
         *(
-            lambda c=c, tok=tok: c.post(url, {"token": tok, "version": table.version}, follow=True)
+            lambda c=c, tok=tok: c.post(
+                url, {"token": tok, "version": table.version, "once": new_once_key()}, follow=True
+            )
             for c, tok in zip(clients, ["NS3", "EW2"], strict=True)
         )
     )
@@ -332,8 +335,12 @@ def test_table_side_page_and_referee_page_racing_store_one_deal(
     for deal, token in enumerate(NS_WINS):
         version = Table.objects.get(pk=table.pk).version
         results = race(
-            lambda v=version, t=token: south.post(side_url, {"token": t, "version": v}),
-            lambda v=version, t=token: ref.post(ref_url, {"token": t, "version": v}),
+            lambda v=version, t=token: south.post(
+                side_url, {"token": t, "version": v, "once": new_once_key()}
+            ),
+            lambda v=version, t=token: ref.post(
+                ref_url, {"token": t, "version": v, "once": new_once_key()}
+            ),
         )
         assert all(kind == "ok" and value.status_code == 302 for kind, value in results), results
         assert tokens_of(table) == NS_WINS[: deal + 1]

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from reports.fileformat import TournamentFileError, load_json
 from reports.fileio import import_tournament
 from scoring.models import Penalty, TableEvent
+from scoring.once import new_once_key
 from tests.db.conftest import build_tournament, next_round
 from tests.golden import EXAMPLES
 from tests.web.test_security import all_urls
@@ -461,7 +462,7 @@ def _upload(site: dict[str, Any], content: bytes, name: str = "报名表.xlsx") 
     client.force_login(site["boss"])
     client.raise_request_exception = False
     url = reverse("reports:import", args=[site["tournament"].slug])
-    return client.post(url, {"file": SimpleUploadedFile(name, content)})
+    return client.post(url, {"once": new_once_key(), "file": SimpleUploadedFile(name, content)})
 
 
 def _zip_bomb() -> bytes:

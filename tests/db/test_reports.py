@@ -19,6 +19,7 @@ from reports import collect, pdf, xlsx
 from reports.registrations import RegistrationError, import_registrations, parse_registrations
 from scoring import penalties, penalty_records
 from scoring.models import Penalty
+from scoring.once import new_once_key
 from tests.db.conftest import build_tournament, next_round, play_round, result_of
 from tournaments import services as tournament_services
 from tournaments.models import Pair, Round, Table, Tournament
@@ -292,14 +293,14 @@ def test_import_page_lists_problems_and_imports_nothing(
     bad = template_with([[1, "", "张三", "李四"]] * 5 + [[7, "", "王五", None]])
     upload = io.BytesIO(bad)
     upload.name = "报名.xlsx"
-    response = client.post(url, {"file": upload})
+    response = client.post(url, {"once": new_once_key(), "file": upload})
     assert response.status_code == 400
     body = response.content.decode()
     assert "第7行 牌手2 为空" in body and "第3行 序号 1 与第2行重复" in body
     assert not Pair.objects.filter(tournament=t).exists()
     good = io.BytesIO(template_with([[1, "", "张三", "李四"], [2, "", "王五", "赵六"]]))
     good.name = "报名.xlsx"
-    response = client.post(url, {"file": good})
+    response = client.post(url, {"once": new_once_key(), "file": good})
     assert response.status_code == 302
     assert Pair.objects.filter(tournament=t).count() == 2
     response = client.post(url, {})

@@ -15,6 +15,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
+from scoring.once import new_once_key
 from tests.db.conftest import next_round
 from tests.db.test_fuzz import snapshot
 from tests.web.test_referee_pages import first_table, make_cast, make_tournament
@@ -241,7 +242,9 @@ def test_excel_number_beyond_the_column(
     client = as_user(cast["organizer"])
     url = reverse("reports:import", args=[tournament.slug])
     content = _registration_xlsx(big)
-    response = client.post(url, {"file": SimpleUploadedFile("报名表.xlsx", content)})
+    response = client.post(
+        url, {"once": new_once_key(), "file": SimpleUploadedFile("报名表.xlsx", content)}
+    )
     assert 200 <= response.status_code < 500
     assert snapshot() == before
 

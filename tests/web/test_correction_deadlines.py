@@ -20,6 +20,7 @@ from rules.ruleset import RuleSet, preset_settings
 from scoring import penalties
 from scoring import services as scoring_services
 from scoring.corrections import Edit
+from scoring.once import new_once_key
 from tests.db.conftest import build_tournament, next_round, play_table
 from tests.web.test_referee_pages import (
     EIGHT,
@@ -215,7 +216,9 @@ def test_table_side_entry_before_confirmation_is_not_affected(cast: dict[str, An
     client = identified(table, "NS")
     for token in ("NS3", "EW2"):
         tap(client, table, token)
-    client.post(link(table, "undo"), {"version": fresh(table).version}, follow=True)
+    client.post(
+        link(table, "undo"), {"once": new_once_key(), "version": fresh(table).version}, follow=True
+    )
     for token in ("EW2", *EIGHT[2:]):
         tap(client, table, token)
     assert tokens_of(table) == ["NS3", "EW2", *EIGHT[2:]]

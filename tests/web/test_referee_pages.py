@@ -20,6 +20,7 @@ from pairing import services as pairing_services
 from scoring import penalties
 from scoring import services as scoring_services
 from scoring.models import Penalty, TableEvent
+from scoring.once import new_once_key
 from tests.db.conftest import build_tournament, enter_tokens, next_round
 from tournaments.models import AuditEntry, Round, Table, Tournament
 
@@ -108,8 +109,9 @@ def page_messages(response: Any) -> list[str]:
 
 
 def post(client: Client, url: str, data: dict[str, Any]) -> Any:
-    """POST and follow the redirect back to the sheet (PRG), as a browser does."""
-    response = client.post(url, data, follow=True)
+    """POST and follow the redirect back to the sheet (PRG), as a browser does — with a fresh
+    one-time key, as every form of the page carries one (unless ``data`` gives its own)."""
+    response = client.post(url, {"once": new_once_key(), **data}, follow=True)
     assert response.status_code == 200
     return response
 
@@ -223,7 +225,9 @@ def test_correction_is_for_the_chief_referee_only(cast: dict[str, Any], table: T
 def test_table_posts_need_post_and_csrf(cast: dict[str, Any], table: Table) -> None:
     referee = client_for(cast["referee"], csrf=True)
     assert referee.get(table_url(table, "event")).status_code == 405
-    response = referee.post(table_url(table, "event"), {"version": 0, "token": "NS3"})
+    response = referee.post(
+        table_url(table, "event"), {"once": new_once_key(), "version": 0, "token": "NS3"}
+    )
     assert response.status_code == 403  # no CSRF token
     assert tokens_of(table) == []
 
@@ -241,7 +245,9 @@ def test_draft_round_and_bye_are_not_entry_pages(cast: dict[str, Any], round1: R
     assert client.get(table_url(draft)).status_code == 404
     url = reverse("referee:round_dashboard", args=[round1.tournament.slug, 2])
     assert client.get(url).status_code == 404
-    response = client.post(table_url(draft, "event"), {"version": 0, "token": "NS3"})
+    response = client.post(
+        table_url(draft, "event"), {"once": new_once_key(), "version": 0, "token": "NS3"}
+    )
     assert response.status_code == 404
     bye = round1.tables.filter(is_bye=True).first()
     if bye is not None:

@@ -28,7 +28,8 @@ import scoring.facts
 import scoring.forms
 import scoring.services
 from reports.fileio import import_tournament
-from scoring.models import TableEvent
+from scoring.models import TableEvent, UsedKey
+from scoring.once import new_once_key
 from tests.db.conftest import enter_tokens, next_round
 from tests.web.test_referee_pages import (
     client_for,
@@ -43,20 +44,22 @@ from tournaments.models import Table
 from tournaments.services import grant_role
 
 # The counts (see the module docstring and docs/architecture.md).
-REFEREE_TAP = 10  # session, user, tournament, roles; SAVEPOINT, table (locked), events,
-#                   INSERT event, UPDATE version (compare-and-swap), RELEASE
+REFEREE_TAP = 16  # session, user, tournament, roles; the one-time key: SAVEPOINT, SAVEPOINT,
+#                   INSERT key, RELEASE; SAVEPOINT, table (locked), events, INSERT event,
+#                   UPDATE version (compare-and-swap), RELEASE; UPDATE key's result, RELEASE
 REFEREE_PAGE = 11  # tournament, session, user, roles; table with round and pairs, players ×2,
 #                    events; audit history, penalties, escalation counts
-TABLESIDE_TAP = 8  # session (the proven pair); SAVEPOINT, table (locked, by the link), referee
-# sign-off (is the link read-only?), events, INSERT, UPDATE, RELEASE
+TABLESIDE_TAP = 14  # session (the proven pair); the key's four statements; SAVEPOINT, table
+# (locked, by the link), referee sign-off (is the link read-only?), events, INSERT, UPDATE,
+# RELEASE; the key's result, RELEASE
 TABLESIDE_PAGE = 6  # table with round, tournament and pairs; players ×2; events; referee
 # sign-off (read-only?); session (the proven pair)
-KNOCKOUT_TAP = 11  # the referee tap's 10 and the table's game rows (game 2 of a best of three)
-REFEREE_CONFIRM = 12  # tournament, session, user, roles; SAVEPOINT, table (locked), events
-# (the tokens and who entered them, once), UPDATE version, INSERT sign-off, INSERT audit,
+KNOCKOUT_TAP = 17  # the referee tap's 16 and the table's game rows (game 2 of a best of three)
+REFEREE_CONFIRM = 18  # tournament, session, user, roles; the key's six statements;
+# SAVEPOINT, table (locked), events (the tokens and who entered them, once), UPDATE version, INSERT sign-off, INSERT audit,
 # UPDATE results version, RELEASE
-TABLESIDE_CONFIRM = 18  # the link's table with players ×2 and events (the view's); wrong-code
-# counters ×2; SAVEPOINT, table (locked, by the link), referee sign-off (read-only?), events
+TABLESIDE_CONFIRM = 24  # the key's six statements; the link's table with players ×2 and
+# events (the view's); wrong-code counters ×2; SAVEPOINT, table (locked, by the link), referee sign-off (read-only?), events
 # (once), the last submission (who submitted), UPDATE version, INSERT sign-off, INSERT audit,
 # UPDATE results version, RELEASE; the counters given back ×2
 
@@ -127,7 +130,7 @@ def test_a_referee_tap_reads_checks_parses_and_scores_once(
     cast: dict[str, Any], table: Table, calls: Calls, django_assert_num_queries: Any
 ) -> None:
     client = client_for(cast["referee"])
-    data = {"version": table.version, "token": "NS2"}
+    data = {"version": table.version, "token": "NS2", "once": new_once_key()}
     with django_assert_num_queries(REFEREE_TAP) as captured:
         response = client.post(table_url(table, "event"), data)
     assert response.status_code == 302
@@ -151,7 +154,9 @@ def test_a_table_side_tap_reads_parses_and_scores_once(
     south = identified(table)  # South proved itself with the North–South code (issue 11)
     url = reverse("tableside:tableside_event", args=[table.entry_token])
     with django_assert_num_queries(TABLESIDE_TAP) as captured:
-        response = south.post(url, {"version": table.version, "token": "EW1"})
+        response = south.post(
+            url, {"version": table.version, "token": "EW1", "once": new_once_key()}
+        )
     assert response.status_code == 302
     assert tokens_of(table) == ["NS3", "EW2", "EW1"]
     assert tables_read(captured, locked=True) == 1
@@ -174,7 +179,8 @@ def test_the_counts_do_not_grow_with_the_match(
     client = client_for(cast["referee"])
     with django_assert_num_queries(REFEREE_TAP):
         response = client.post(
-            table_url(table, "event"), {"version": table.version, "token": "NS1"}
+            table_url(table, "event"),
+            {"once": new_once_key(), "version": table.version, "token": "NS1"},
         )
     with django_assert_num_queries(REFEREE_PAGE):
         client.get(response["Location"])
@@ -185,12 +191,18 @@ def test_a_refused_tap_writes_nothing_and_still_reads_once(
 ) -> None:
     """A stale version: the conflict is found on the one locked read; nothing is written."""
     client = client_for(cast["referee"])
-    data = {"version": table.version - 1, "token": "NS2"}
+    data = {"version": table.version - 1, "token": "NS2", "once": new_once_key()}
     with CaptureQueriesContext(connection) as captured:
         response = client.post(table_url(table, "event"), data)
     assert response.status_code == 302
     assert tables_read(captured) == 1
-    assert not any(q["sql"].startswith(("INSERT", "UPDATE")) for q in captured.captured_queries)
+    # The one-time key's row is rolled back with the refusal (the form can be sent again).
+    written = [
+        q["sql"]
+        for q in captured.captured_queries
+        if q["sql"].startswith(("INSERT", "UPDATE")) and "scoring_usedkey" not in q["sql"]
+    ]
+    assert written == [] and not UsedKey.objects.exists()
     assert tokens_of(table) == ["NS3", "EW2"]
 
 
@@ -237,7 +249,10 @@ def test_a_knockout_tap_scores_its_series_once(
     table = enter_tokens(knockout, ["EW3", "EW3"], cast["referee"])
     client = client_for(cast["referee"])
     scored_games.clear()
-    response = client.post(table_url(table, "event"), {"version": table.version, "token": "NS2"})
+    response = client.post(
+        table_url(table, "event"),
+        {"version": table.version, "token": "NS2", "once": new_once_key()},
+    )
     assert response.status_code == 302
     # Game 1 as it stands (over, so the tap opens game 2), then game 2 with the tap.
     assert scored_games == [("EW3", "EW3"), ("NS2",)]
@@ -245,7 +260,9 @@ def test_a_knockout_tap_scores_its_series_once(
     scored_games.clear()
     version = fresh(table).version
     with django_assert_num_queries(KNOCKOUT_TAP) as captured:
-        response = client.post(table_url(table, "event"), {"version": version, "token": "EW1"})
+        response = client.post(
+            table_url(table, "event"), {"version": version, "token": "EW1", "once": new_once_key()}
+        )
     assert response.status_code == 302
     assert tokens_of(table) == ["EW3", "EW3", "NS2", "EW1"]
     assert tables_read(captured, locked=True) == 1
@@ -258,11 +275,11 @@ def test_a_knockout_tap_scores_its_series_once(
 
 
 def events_read(captured: CaptureQueriesContext) -> int:
-    """The statements on the events table inside the service's transaction (between its
-    SAVEPOINT and RELEASE)."""
+    """The statements on the events table inside the service's transaction: after its locked
+    read of the table (the request's last read of the table) and before its RELEASE."""
     sqls = [q["sql"] for q in captured.captured_queries]
-    start = next(i for i, sql in enumerate(sqls) if sql.startswith("SAVEPOINT"))
-    end = next(i for i, sql in enumerate(sqls) if sql.startswith("RELEASE"))
+    start = max(i for i, sql in enumerate(sqls) if 'FROM "pairing_table"' in sql)
+    end = next(i for i, sql in enumerate(sqls) if i > start and sql.startswith("RELEASE"))
     return sum('FROM "scoring_tableevent"' in sql for sql in sqls[start:end])
 
 
@@ -274,7 +291,9 @@ def test_a_referee_confirmation_reads_the_events_once(
     client = client_for(cast["referee2"])
     calls.scored = 0
     with django_assert_num_queries(REFEREE_CONFIRM) as captured:
-        response = client.post(table_url(table, "confirm"), {"version": table.version})
+        response = client.post(
+            table_url(table, "confirm"), {"version": table.version, "once": new_once_key()}
+        )
     assert response.status_code == 302
     assert fresh(table).is_confirmed
     assert tables_read(captured, locked=True) == 1
@@ -294,7 +313,9 @@ def test_a_table_side_confirmation_reads_the_events_once(
     calls.scored = 0
     east = Client()
     with django_assert_num_queries(TABLESIDE_CONFIRM) as captured:
-        response = east.post(url, {"version": table.version, "code": table.ew.code})
+        response = east.post(
+            url, {"version": table.version, "code": table.ew.code, "once": new_once_key()}
+        )
     assert response.status_code == 302
     assert fresh(table).is_confirmed
     # The view resolves the link (its page's read); the service reads the table once, locked.
