@@ -56,12 +56,12 @@ TABLESIDE_PAGE = 6  # table with round, tournament and pairs; players ×2; event
 # sign-off (read-only?); session (the proven pair)
 KNOCKOUT_TAP = 17  # the referee tap's 16 and the table's game rows (game 2 of a best of three)
 REFEREE_CONFIRM = 18  # tournament, session, user, roles; the key's six statements;
-# SAVEPOINT, table (locked), events (the tokens and who entered them, once), UPDATE version, INSERT sign-off, INSERT audit,
-# UPDATE results version, RELEASE
-TABLESIDE_CONFIRM = 24  # the key's six statements; the link's table with players ×2 and
-# events (the view's); wrong-code counters ×2; SAVEPOINT, table (locked, by the link), referee sign-off (read-only?), events
-# (once), the last submission (who submitted), UPDATE version, INSERT sign-off, INSERT audit,
-# UPDATE results version, RELEASE; the counters given back ×2
+# SAVEPOINT, table (locked), events (the tokens and who entered them, once), UPDATE version,
+# INSERT sign-off, INSERT audit, UPDATE results version, RELEASE
+TABLESIDE_CONFIRM = 24  # the key's six statements; the link's table with players ×2 and events
+# (the view's); wrong-code counters ×2; SAVEPOINT, table (locked, by the link), referee sign-off
+# (read-only?), events (once), the last submission (who submitted), UPDATE version, INSERT
+# sign-off, INSERT audit, UPDATE results version, RELEASE; the counters given back ×2
 
 DATA = Path(__file__).parents[1] / "db" / "data" / "stages"
 
