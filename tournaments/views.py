@@ -22,7 +22,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 from django_tables2 import RequestConfig
 
-from guandan_tourney.redirects import safe_next
 from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.forms import (
@@ -47,6 +46,7 @@ from tournaments.permissions import (
     role_required,
 )
 from tournaments.queries import live_table_of, pairs_with_players
+from tournaments.redirects import safe_next
 from tournaments.tables import AuditTable
 
 

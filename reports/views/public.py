@@ -33,7 +33,6 @@ from django.utils.cache import patch_cache_control
 from django.utils.safestring import mark_safe
 from django.utils.translation import check_for_language, get_language
 
-from guandan_tourney.redirects import safe_next
 from pairing.forms import TableFilterForm
 from pairing.queries import round_progress, round_tables, table_names, table_states
 from pairing.stages import stage_finished
@@ -56,6 +55,7 @@ from tournaments.forms import FindForm
 from tournaments.models import Pair, Player, Round, Table, Team, Tournament
 from tournaments.permissions import Role, can_create_tournaments, roles_of
 from tournaments.queries import members_by_team, names_by_pair, pairs_with_players
+from tournaments.redirects import safe_next
 from tournaments.search import is_pinyin_query, name_matches, pairs_by_pinyin, spellings
 from tournaments.wording import seat_label, table_state, table_state_label
 

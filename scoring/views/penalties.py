@@ -15,7 +15,6 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from guandan_tourney.redirects import safe_next
 from scoring.forms import (
     EscalationForm,
     PenaltyFilterForm,
@@ -36,6 +35,7 @@ from tournaments.permissions import (
     referee_required,
     role_required,
 )
+from tournaments.redirects import safe_next
 
 
 def _penalty_scope(

@@ -1,8 +1,10 @@
 """The apps form a line of layers (docs/architecture.md): each imports only from the ones below.
 
 ``rules`` ← ``tournaments`` ← ``scoring`` ← ``pairing`` ← ``reports``. Every import counts,
-at module level or inside a function, absolute or relative; ``guandan_tourney`` (settings and
-the root URL configuration) may name any app, and no app imports ``benchmarks`` or ``tests``.
+at module level or inside a function, absolute or relative. The configuration package
+``guandan_tourney`` (settings, the root URL configuration, middleware) may name any app and no app
+imports it (an app reads settings through ``django.conf.settings``); no app imports
+``benchmarks``, ``tests`` or ``scripts`` either.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ("rules", "tournaments", "scoring", "pairing", "reports")
 OUTSIDE = ("benchmarks", "tests", "scripts")  # may import apps; never imported by them
-ALLOWED_CONFIG = {"guandan_tourney"}  # imported by apps only for settings-level helpers
+CONFIG = ("guandan_tourney",)  # imports every app; never imported by them
 
 
 def _imported_packages(path: Path, package: str, root: Path) -> list[tuple[int, str]]:
@@ -37,15 +39,17 @@ def _imported_packages(path: Path, package: str, root: Path) -> list[tuple[int, 
 
 
 def upward_imports(root: Path = ROOT) -> list[str]:
-    """Every import from a layer above (or from benchmarks/tests) in the apps, as text."""
+    """Every import from a layer above (or from the configuration, benchmarks, tests or scripts)
+    in the apps, as text."""
     problems = []
     for level, package in enumerate(LAYERS):
-        above = set(LAYERS[level + 1 :]) | set(OUTSIDE)
+        above = set(LAYERS[level + 1 :]) | set(OUTSIDE) | set(CONFIG)
         for path in sorted((root / package).rglob("*.py")):
             for line, top in _imported_packages(path, package, root):
                 if top in above:
                     where = path.relative_to(root)
-                    problems.append(f"{where}:{line} imports {top} (a layer above {package})")
+                    what = "the configuration" if top in CONFIG else f"a layer above {package}"
+                    problems.append(f"{where}:{line} imports {top} ({what})")
     return problems
 
 
@@ -64,8 +68,16 @@ def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path: Pat
     (tmp_path / "tournaments" / "plain.py").write_text("import reports.views\n")
     (tmp_path / "reports" / "fine.py").write_text("from . import x\nfrom rules import levels\n")
     (tmp_path / "rules" / "bench.py").write_text("import benchmarks.run\n")
+    (tmp_path / "reports" / "config.py").write_text(
+        "def f():\n    from guandan_tourney.redirects import safe_next\n"
+    )
     found = [p.split(" imports ")[0] for p in upward_imports(tmp_path)]
-    assert found == ["rules/bench.py:1", "tournaments/plain.py:1", "scoring/hidden.py:2"]
+    assert found == [
+        "rules/bench.py:1",
+        "tournaments/plain.py:1",
+        "scoring/hidden.py:2",
+        "reports/config.py:2",
+    ]
 
 
 @pytest.mark.parametrize("package", LAYERS)

@@ -3,8 +3,8 @@
 import pytest
 from django.test import Client, RequestFactory
 
-from guandan_tourney.redirects import safe_next
 from tests.db.test_fuzz import site  # noqa: F401  (the fuzz tests' small open tournament)
+from tournaments.redirects import safe_next
 
 
 @pytest.mark.parametrize(
