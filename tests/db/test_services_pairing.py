@@ -152,8 +152,8 @@ def test_swap_pairs_in_a_draft_is_audited_and_warns_of_a_rematch(
     seat_b = Seat.objects.select_related("table__ns", "table__ew").get(round=rnd2, pair=b)
     partner_of_a = Seat.objects.select_related("table").get(round=rnd2, pair=a).table
     victim = partner_of_a.ew if partner_of_a.ns_id == a.pk else partner_of_a.ns
-    if seat_b.table_id == partner_of_a.pk:
-        pytest.skip("already together")  # cannot happen: the engine forbids rematches
+    # The engine never pairs a rematch, so round 1's opponents sit at different tables.
+    assert seat_b.table_id != partner_of_a.pk
     warnings = services.swap_pairs(rnd2, victim, b, organizer)
     assert "rematch" in [w.code for w in warnings]
     assert "已经交手过" in warnings[0].message or any("交手" in w.message for w in warnings)
