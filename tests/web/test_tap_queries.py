@@ -6,6 +6,10 @@ The counts are written down in docs/architecture.md ("One deal tap"). In these t
 service's ``transaction.atomic()`` runs inside the test's own transaction, so it shows up as a
 SAVEPOINT and a RELEASE SAVEPOINT (two of the counted statements); in production it is one
 transaction and those two are not sent.
+
+The table's one read is locked: on PostgreSQL its SQL says ``FOR UPDATE``; on SQLite, which has
+no row locks, the query still carries the ``select_for_update`` the service asked for, and it
+runs after the SAVEPOINT and before the first write (``assert_locked_first``).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 from django.db import connection
+from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -96,6 +101,36 @@ def tables_read(captured: CaptureQueriesContext, locked: bool = False) -> int:
     return len(reads)
 
 
+@pytest.fixture
+def selects(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """(table, locked) of every SELECT the ORM runs, in order. SQLite has no row locks and sends
+    no ``FOR UPDATE``, but the query still carries the ``select_for_update`` the service asked
+    for: the SQLite counterpart of the PostgreSQL assertion in ``tables_read``."""
+    seen: list[tuple[str, bool]] = []
+    original = SQLCompiler.execute_sql
+
+    def execute_sql(self: SQLCompiler, *args: Any, **kwargs: Any) -> Any:
+        if type(self) is SQLCompiler and self.query.model is not None:  # a SELECT
+            seen.append((self.query.model._meta.db_table, bool(self.query.select_for_update)))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "execute_sql", execute_sql)
+    return seen
+
+
+def assert_locked_first(captured: CaptureQueriesContext, selects: list[tuple[str, bool]]) -> None:
+    """The tap's one read of the table asks for the row lock, inside the service's transaction
+    (after its SAVEPOINT) and before anything is written: a lock taken after the decision, or
+    outside the transaction, would let two taps decide on the same version."""
+    assert [locked for name, locked in selects if name == "pairing_table"] == [True]
+    sql = [q["sql"] for q in captured.captured_queries]
+    opened = next(i for i, text in enumerate(sql) if text.startswith("SAVEPOINT"))
+    read = next(i for i, text in enumerate(sql) if 'FROM "pairing_table"' in text)
+    written = next(i for i, text in enumerate(sql) if text.startswith(("INSERT", "UPDATE")))
+    closed = next(i for i, text in enumerate(sql) if text.startswith("RELEASE"))
+    assert opened < read < written < closed, sql
+
+
 def role_checks(captured: CaptureQueriesContext) -> int:
     return sum("tournaments_tournament_referees" in q["sql"] for q in captured.captured_queries)
 
@@ -107,15 +142,21 @@ def tokens_of(table: Table) -> list[str]:
 
 
 def test_a_referee_tap_reads_checks_parses_and_scores_once(
-    cast: dict[str, Any], table: Table, calls: Calls, django_assert_num_queries: Any
+    cast: dict[str, Any],
+    table: Table,
+    calls: Calls,
+    selects: list[tuple[str, bool]],
+    django_assert_num_queries: Any,
 ) -> None:
     client = client_for(cast["referee"])
     data = {"version": table.version, "token": "NS2"}
+    selects.clear()
     with django_assert_num_queries(REFEREE_TAP) as captured:
         response = client.post(table_url(table, "event"), data)
     assert response.status_code == 302
     assert tokens_of(table) == ["NS3", "EW2", "NS2"]
     assert tables_read(captured, locked=True) == 1
+    assert_locked_first(captured, selects)
     assert role_checks(captured) == 1  # the guard's; the service reuses it
     assert (calls.parsed, calls.scored) == (1, 1)
 
@@ -129,15 +170,17 @@ def test_a_referee_tap_reads_checks_parses_and_scores_once(
 
 
 def test_a_table_side_tap_reads_parses_and_scores_once(
-    table: Table, calls: Calls, django_assert_num_queries: Any
+    table: Table, calls: Calls, selects: list[tuple[str, bool]], django_assert_num_queries: Any
 ) -> None:
     south = identified(table)  # South proved itself with the North–South code (issue 11)
     url = reverse("tableside:tableside_event", args=[table.entry_token])
+    selects.clear()
     with django_assert_num_queries(TABLESIDE_TAP) as captured:
         response = south.post(url, {"version": table.version, "token": "EW1"})
     assert response.status_code == 302
     assert tokens_of(table) == ["NS3", "EW2", "EW1"]
     assert tables_read(captured, locked=True) == 1
+    assert_locked_first(captured, selects)
     assert (calls.parsed, calls.scored) == (1, 1)
 
     calls.parsed = calls.scored = 0
