@@ -5,6 +5,10 @@ at module level or inside a function, absolute or relative. The configuration pa
 ``guandan_tourney`` (settings, the root URL configuration, middleware) may name any app and no app
 imports it (an app reads settings through ``django.conf.settings``); no app imports
 ``benchmarks``, ``tests`` or ``scripts`` either.
+
+The tests keep to a rule of their own: a helper two test modules share lives in
+``tests/support`` (fixtures in a conftest, which pytest finds without an import); no test module
+imports another test module or a conftest.
 """
 
 from __future__ import annotations
@@ -83,3 +87,40 @@ def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path: Pat
 @pytest.mark.parametrize("package", LAYERS)
 def test_every_layer_is_a_package(package: str) -> None:
     assert (ROOT / package / "__init__.py").exists()
+
+
+def imports_between_tests(root: Path = ROOT) -> list[str]:
+    """What one test module (or a benchmark, or a conftest) imports from another test module
+    or a conftest, as text: shared helpers live in ``tests/support`` and fixtures in conftest
+    files, which pytest finds without an import."""
+    problems = []
+    for folder in ("tests", "benchmarks"):
+        for path in sorted((root / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    names = [node.module or ""]
+                for name in names:
+                    if name.split(".")[0] == "tests" and not name.startswith("tests.support"):
+                        problems.append(f"{path.relative_to(root)}:{node.lineno} imports {name}")
+    return problems
+
+
+def test_tests_share_helpers_through_support_only() -> None:
+    assert imports_between_tests() == []
+
+
+def test_the_check_sees_a_test_importing_another(tmp_path: Path) -> None:
+    """The control: a test importing a conftest's helper, or another test module's, is found."""
+    for folder in ("tests/db", "tests/support", "benchmarks"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "tests" / "db" / "test_a.py").write_text(
+        "from tests.db.conftest import next_round\nfrom tests.support.pages import post\n"
+    )
+    (tmp_path / "tests" / "db" / "test_b.py").write_text("def f():\n    import tests.db.test_a\n")
+    (tmp_path / "benchmarks" / "run.py").write_text("from tests.web.team_event import team_rows\n")
+    found = [p.split(" imports ")[0] for p in imports_between_tests(tmp_path)]
+    assert found == ["tests/db/test_a.py:1", "tests/db/test_b.py:2", "benchmarks/run.py:1"]

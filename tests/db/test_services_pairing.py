@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pairing import services
-from tests.db.conftest import build_tournament, next_round, play_round, play_table
+from tests.support.tournament import build_tournament, next_round, play_round, play_table
 from tournaments import services as tournament_services
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Round, Seat, Table

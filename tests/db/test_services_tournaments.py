@@ -110,7 +110,7 @@ def test_roles_are_per_tournament(tournament, organizer, chief, referee, outside
 
 
 def test_update_settings_is_refused_once_a_round_is_published(tournament, organizer) -> None:
-    from tests.db.conftest import next_round
+    from tests.support.tournament import next_round
 
     services.update_settings(tournament, {**tournament.settings, "deals_per_round": 6}, organizer)
     assert Tournament.objects.get(pk=tournament.pk).rules.deals_per_round == 6

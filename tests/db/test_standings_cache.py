@@ -18,8 +18,8 @@ from pairing import services as pairing_services
 from scoring import cache as standings_cache
 from scoring import penalties, penalty_records, results, services
 from scoring.cache import CompactStandings, cached_standings
-from tests.db.conftest import NS_WINS, next_round, play_round
-from tests.db.conftest import play_table as play
+from tests.support.tournament import NS_WINS, next_round, play_round
+from tests.support.tournament import play_table as play
 from tournaments.models import Round, Table, Tournament
 
 EW_WINS = ["EW3", "EW3", "EW3", "EW3", "EW2"]
@@ -251,7 +251,7 @@ def test_two_concurrent_recomputations_compute_once(
 ) -> None:
     """Two threads, each with its own database connection, ask for the same standings at once
     with nothing cached: one computes, the other waits for its result."""
-    from tests.db.conftest import build_tournament
+    from tests.support.tournament import build_tournament
 
     tournament = build_tournament(organizer, chief, [referee, referee2], slug="race")
     rnd = next_round(tournament, organizer)

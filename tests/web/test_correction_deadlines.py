@@ -20,18 +20,20 @@ from rules.ruleset import RuleSet, preset_settings
 from scoring import penalties
 from scoring import services as scoring_services
 from scoring.corrections import Edit
-from tests.db.conftest import build_tournament, next_round, play_table
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     EIGHT,
     client_for,
     fresh,
+    identified,
+    link,
     make_cast,
     page_messages,
     post,
     table_url,
+    tap,
     tokens_of,
 )
-from tests.web.test_tableside_pages import identified, link, tap
+from tests.support.tournament import build_tournament, next_round, play_table
 from tournaments import services as tournament_services
 from tournaments.errors import ForbiddenError, ServiceError
 from tournaments.models import AuditEntry, Round, Table, Tournament

@@ -211,7 +211,7 @@ def test_swap_into_a_rematch_warns(played: Round, cast: Any, client_as: Any) -> 
     tournament = played.tournament
     pairing_services.delete_draft  # noqa: B018 - the service exists
     round1 = Round.objects.get(tournament=tournament, number=1)
-    from tests.web.conftest import play_round
+    from tests.support.tournament import play_round
 
     play_round(played, cast["referee"], cast["chief"])
     pairing_services.finish_round(played, cast["organizer"])

@@ -1,64 +1,45 @@
 """The referees' pages (issue 5 "Referees"): permissions per role, entry rules through the
 pages, confirmation by a second person, the chief referee's correction, penalties, query bounds.
 
-The cast and the small tournament come from the services (``tests.db.conftest`` helpers), so
+The cast and the small tournament come from the services (``tests.support.tournament``), so
 these tests see exactly what a referee at the event sees.
 """
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.test import Client
 from django.urls import reverse
 
-from pairing import services as pairing_services
 from scoring import penalties
 from scoring import services as scoring_services
-from scoring.models import Penalty, TableEvent
-from tests.db.conftest import build_tournament, enter_tokens, next_round
+from scoring.models import Penalty
+from tests.support.pages import (
+    EIGHT,
+    assert_valid_html,
+    client_for,
+    first_table,
+    fresh,
+    make_cast,
+    make_draft_round,
+    make_tournament,
+    page_messages,
+    post,
+    table_url,
+    tokens_of,
+)
+from tests.support.tournament import build_tournament, enter_tokens, next_round
 from tournaments.models import AuditEntry, Round, Table, Tournament
-
-EIGHT = ["NS3", "NS2", "EW2", "EW1", "NS1", "EW1", "NS1", "EW1"]  # NS 8 : EW 4 after 8 deals
-
 
 # --------------------------------------------------------------------------------------------
 # Cast
 
 
-def make_user(name: str) -> Any:
-    return get_user_model().objects.create_user(username=name, password="pw-" + name)
-
-
 @pytest.fixture(autouse=True)
 def _clear_cache() -> None:
     cache.clear()
-
-
-def make_cast() -> dict[str, Any]:
-    """Organizer, chief referee, two referees, an outsider, and a referee of another event
-    (``other_tournament``, 4 pairs)."""
-    users: dict[str, Any] = {
-        name: make_user(name)
-        for name in ("organizer", "chief", "referee", "referee2", "outsider", "other_ref")
-    }
-    users["other_tournament"] = build_tournament(
-        users["organizer"], users["chief"], [users["other_ref"]], n_pairs=4, slug="other-open"
-    )
-    return users
-
-
-def make_tournament(cast: dict[str, Any]) -> Tournament:
-    """8 pairs, the regulation preset; the chief and both referees hold their roles."""
-    return build_tournament(cast["organizer"], cast["chief"], [cast["referee"], cast["referee2"]])
-
-
-def first_table(rnd: Round) -> Table:
-    return rnd.tables.filter(is_bye=False).order_by("number").first()
 
 
 @pytest.fixture
@@ -79,79 +60,6 @@ def round1(tournament: Tournament, cast: dict[str, Any]) -> Round:
 @pytest.fixture
 def table(round1: Round) -> Table:
     return first_table(round1)
-
-
-def client_for(user: Any | None, csrf: bool = False) -> Client:
-    client = Client(enforce_csrf_checks=csrf)
-    if user is not None:
-        client.force_login(user)
-    return client
-
-
-def table_url(table: Table, action: str = "") -> str:
-    args = [table.round.tournament.slug, table.round.number, table.number]
-    return reverse(f"referee:table_{action}" if action else "referee:table", args=args)
-
-
-def fresh(table: Table) -> Table:
-    return Table.objects.get(pk=table.pk)
-
-
-def tokens_of(table: Table) -> list[str]:
-    return list(
-        TableEvent.objects.filter(table=table).order_by("position").values_list("token", flat=True)
-    )
-
-
-def page_messages(response: Any) -> list[str]:
-    return [str(m) for m in response.context["messages"]] if response.context else []
-
-
-def post(client: Client, url: str, data: dict[str, Any]) -> Any:
-    """POST and follow the redirect back to the sheet (PRG), as a browser does."""
-    response = client.post(url, data, follow=True)
-    assert response.status_code == 200
-    return response
-
-
-class _Checker(HTMLParser):
-    """Enough of an HTML validator for our pages: balanced tags and unique ids."""
-
-    VOID = {"meta", "link", "input", "br", "img", "hr", "source", "area", "base", "col", "wbr"}
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.stack: list[str] = []
-        self.ids: set[str] = set()
-        self.problems: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, value in attrs:
-            if name == "id":
-                if value in self.ids:
-                    self.problems.append(f"duplicate id {value}")
-                self.ids.add(value or "")
-        if tag not in self.VOID:
-            self.stack.append(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self.VOID:
-            return
-        if not self.stack or self.stack[-1] != tag:
-            self.problems.append(f"unexpected </{tag}> (open: {self.stack[-3:]})")
-            if tag in self.stack:
-                while self.stack and self.stack.pop() != tag:
-                    pass
-            return
-        self.stack.pop()
-
-
-def assert_valid_html(html: str) -> None:
-    checker = _Checker()
-    checker.feed(html)
-    assert html.lstrip().startswith("<!DOCTYPE html>")
-    assert not checker.problems, checker.problems
-    assert not checker.stack, checker.stack
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,13 +134,6 @@ def test_table_posts_need_post_and_csrf(cast: dict[str, Any], table: Table) -> N
     response = referee.post(table_url(table, "event"), {"version": 0, "token": "NS3"})
     assert response.status_code == 403  # no CSRF token
     assert tokens_of(table) == []
-
-
-def make_draft_round(tournament: Tournament) -> Table:
-    """A draft round 2 with one table (written the way the importer does)."""
-    a, b = tournament.pairs.order_by("number")[:2]
-    _, tables = pairing_services.create_round(tournament, 2, [pairing_services.TableSpec(1, a, b)])
-    return tables[0]
 
 
 def test_draft_round_and_bye_are_not_entry_pages(cast: dict[str, Any], round1: Round) -> None:

@@ -16,18 +16,18 @@ from scoring import services as scoring_services
 from scoring.engine import score_match
 from scoring.models import Penalty
 from scoring.sheet import describe_snapshot, sheet_from_result
-from tests.db.conftest import build_tournament, enter_tokens, next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     assert_valid_html,
     client_for,
     first_table,
     fresh,
+    identified,
     make_cast,
     post,
     table_url,
     tokens_of,
 )
-from tests.web.test_tableside_pages import identified
+from tests.support.tournament import build_tournament, enter_tokens, next_round
 from tournaments.models import Table, Tournament
 
 # Alternating single upgrades: NS 6 : EW 6 after 8 deals (a level tie).

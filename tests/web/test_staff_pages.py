@@ -15,7 +15,7 @@ from openpyxl import Workbook
 from reports import xlsx
 from reports.views.documents import qr_svg
 from scoring.models import Appeal
-from tests.web.conftest import play_round
+from tests.support.tournament import play_round
 from tournaments.models import CheckIn, Pair, Round, Table, TableAssignment
 from tournaments.staff import SESSION_KEY
 
@@ -346,7 +346,7 @@ def test_the_new_pages_in_english_have_no_full_width_punctuation(
     tournament: Any, round1: Round, client_as: Any, cast: dict[str, Any]
 ) -> None:
     from scoring.appeals import lodge_appeal
-    from tests.web.test_english_punctuation import _offending
+    from tests.support.punctuation import offending
     from tournaments.staff import create_staff_accounts
 
     slug = tournament.slug
@@ -376,7 +376,7 @@ def test_the_new_pages_in_english_have_no_full_width_punctuation(
     for url in urls:
         response = client.get(url)
         assert response.status_code == 200, url
-        bad = _offending(response.content.decode(), names)
+        bad = offending(response.content.decode(), names)
         if bad:
             failures[url] = bad
     assert not failures, failures

@@ -27,17 +27,18 @@ from django.urls import reverse
 import scoring.facts
 import scoring.forms
 import scoring.services
-from scoring.models import TableEvent
-from tests.db.conftest import enter_tokens, next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     client_for,
     first_table,
     fresh,
+    identified,
     make_cast,
     make_tournament,
     table_url,
+    tables_read,
+    tokens_of,
 )
-from tests.web.test_tableside_pages import identified
+from tests.support.tournament import enter_tokens, next_round
 from tournaments.models import Table
 
 # The counts (see the module docstring and docs/architecture.md).
@@ -94,13 +95,6 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Calls]:
     yield seen
 
 
-def tables_read(captured: CaptureQueriesContext, locked: bool = False) -> int:
-    reads = [q["sql"] for q in captured.captured_queries if 'FROM "pairing_table"' in q["sql"]]
-    if locked and connection.vendor == "postgresql":  # SQLite has no row locks
-        assert all("FOR UPDATE" in sql for sql in reads), reads
-    return len(reads)
-
-
 @pytest.fixture
 def selects(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
     """(table, locked) of every SELECT the ORM runs, in order. SQLite has no row locks and sends
@@ -133,12 +127,6 @@ def assert_locked_first(captured: CaptureQueriesContext, selects: list[tuple[str
 
 def role_checks(captured: CaptureQueriesContext) -> int:
     return sum("tournaments_tournament_referees" in q["sql"] for q in captured.captured_queries)
-
-
-def tokens_of(table: Table) -> list[str]:
-    return list(
-        TableEvent.objects.filter(table=table).order_by("position").values_list("token", flat=True)
-    )
 
 
 def test_a_referee_tap_reads_checks_parses_and_scores_once(

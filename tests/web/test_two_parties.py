@@ -13,20 +13,22 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring.models import Penalty, TableEvent
-from tests.db.conftest import next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     EIGHT,
     assert_valid_html,
     client_for,
     first_table,
     fresh,
+    identified,
+    link,
     make_cast,
     make_tournament,
     page_messages,
     table_url,
+    tap,
     tokens_of,
 )
-from tests.web.test_tableside_pages import identified, link, tap
+from tests.support.tournament import next_round
 from tournaments.models import AuditEntry, Pair, Round, Table
 
 
