@@ -59,6 +59,7 @@ from django.utils import timezone
 
 from rules.ruleset import RuleSet
 from scoring.models import Penalty
+from scoring.ranking import Ranking
 from scoring.results import (
     COUNTED_ROUNDS,
     ScoredTable,
@@ -71,7 +72,6 @@ from scoring.results import (
     team_byes,
     team_field,
 )
-from scoring.ranking import Ranking
 from scoring.standings import (
     Deduction,
     Outcome,
