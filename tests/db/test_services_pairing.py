@@ -126,7 +126,7 @@ def test_withdrawn_and_disqualified_pairs_are_not_paired_and_an_odd_field_gets_a
     play_round(rnd, referee, referee2)
     services.finish_round(rnd, organizer)
     tournament_services.withdraw_pair(tournament.pairs.get(number=1), organizer)
-    tournament_services.disqualify_pair(tournament.pairs.get(number=2), chief)
+    tournament_services.disqualify_pair(tournament.pairs.get(number=2), organizer)
     tournament_services.withdraw_pair(tournament.pairs.get(number=3), organizer)
     rnd2 = services.generate_round(tournament, organizer)
     draw = _draw(rnd2)
