@@ -29,6 +29,7 @@ from scoring.penalty_records import require_authority
 from scoring.services import TableAt, correct_result, enter_event, lock_table, set_end
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
+from tournaments.permissions import Action
 from tournaments.services import account, audit, bump_results_version
 
 from .models import Penalty, Via
@@ -75,6 +76,18 @@ def _counts(pair: Pair, rnd: Round) -> dict[tuple[str, bool], int]:
 def suggest_escalation(pair: Pair, rnd: Round) -> Escalation | None:
     """What the referee should consider for ``pair`` in ``rnd`` (one query)."""
     return escalation_from_counts(_counts(pair, rnd))
+
+
+def escalation_actions(kind: str, *, at_table: bool, confirmed: bool) -> tuple[Action, ...]:
+    """What confirming an escalation to ``kind`` needs (``apply_escalation``): the authority to
+    impose ``kind``; at a table a foul also ends the deal (an entry at the desk); a 判负 ends
+    the pair's table, which is a correction once the table is ``confirmed``."""
+    needs = [Action(kind)]
+    if kind == Kind.PENALTY_LOSS:
+        needs.append(Action.CORRECT if confirmed else Action.ENTER_RESULT)
+    elif kind == Kind.FOUL and at_table:
+        needs.append(Action.ENTER_RESULT)
+    return tuple(needs)
 
 
 def apply_escalation(
@@ -320,7 +333,3 @@ def apply_penalty_loss(
                 reason=reason,
             )
     return changed
-
-
-# The role each authority level of ``RuleSet.may_impose`` names (a chief referee also holds
-# ``Role.REFEREE``; an organizer is not a referee unless also listed as one).

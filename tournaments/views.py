@@ -40,8 +40,12 @@ from tournaments.forms import (
 )
 from tournaments.models import Pair, Round, Tournament
 from tournaments.permissions import (
+    Action,
     Role,
+    action_required,
+    allowed,
     can_create_tournaments,
+    may,
     organizer_required,
     role_required,
 )
@@ -288,6 +292,8 @@ def pair_edit(request: HttpRequest, tournament: Tournament, number: int) -> Http
             "pair": pair,
             "form": form,
             "status_form": PairStatusForm(),
+            # 取消资格: whoever may impose a disqualification (by default the organizers).
+            "may": allowed(request.user, tournament),
         },
     )
 
@@ -563,7 +569,7 @@ def staff_revoke(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     return redirect("tournaments:staff", tournament.slug)
 
 
-@role_required(Role.ORGANIZER, Role.CHIEF_REFEREE)
+@action_required(Action.AUDIT_LOG)
 @require_safe
 def audit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """操作日志: read-only, newest first, filter by action or round."""
@@ -598,7 +604,7 @@ def audit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 CHECKIN_PER_PAGE = 200
 
 
-@role_required(Role.ORGANIZER, Role.REFEREE)
+@action_required(Action.CHECK_IN)
 def checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """签到: the active pairs, present or not, for the coming round; tap to mark present (or
     take it back); the QR code each pair's slip carries; withdraw the absent in one step."""
@@ -650,12 +656,12 @@ def checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "draw_exists": Round.objects.filter(
                 tournament=tournament, number=round_number
             ).exists(),
-            "can_withdraw": Role.ORGANIZER in request.tournament_roles,
+            "can_withdraw": may(request.user, tournament, Action.REGISTRATION),
         },
     )
 
 
-@role_required(Role.ORGANIZER, Role.REFEREE)
+@action_required(Action.CHECK_IN)
 def checkin_scan(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
     """What a pair's QR slip opens on a staff phone: the pair, and one button to check it in."""
     from tournaments.checkin import check_in, checked_in, checkin_round

@@ -23,7 +23,7 @@ from reports.registrations import MAX_BYTES, RegistrationError, import_sheet
 from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
 from tournaments.models import Pair, Round, Team, Tournament
-from tournaments.permissions import Role, organizer_required, role_required
+from tournaments.permissions import Action, action_required, organizer_required
 
 DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties", "slips")
 
@@ -296,7 +296,7 @@ def qr_svg(data: str, module: int = 8) -> str:
 
 
 @require_GET
-@role_required(Role.ORGANIZER, Role.REFEREE)
+@action_required(Action.CHECK_IN)
 def checkin_qr(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
     """The QR code of a pair's check-in address (what its slip carries), as an SVG image."""
     from tournaments.checkin import checkin_path

@@ -19,9 +19,9 @@ from scoring.forms import AppealDecisionForm, AppealForm
 from scoring.models import Appeal, Penalty
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Table, Tournament
-from tournaments.permissions import APPEAL_ROLES, is_chief_referee, role_required
+from tournaments.permissions import Action, action_required, may
 
-appeal_staff_required = role_required(*APPEAL_ROLES)
+appeal_staff_required = action_required(Action.APPEAL)
 
 
 @appeal_staff_required
@@ -123,6 +123,6 @@ def appeal(request: HttpRequest, tournament: Tournament, pk: int) -> HttpRespons
             "appeal": record,
             "form": form,
             "corrections": corrections_since(record),
-            "may_correct": is_chief_referee(request.user, tournament),
+            "may_correct": may(request.user, tournament, Action.CORRECT),
         },
     )

@@ -419,13 +419,18 @@ def test_penalty_list_filters(cast: dict[str, Any], table: Table) -> None:
     assert len(client.get(url + f"?pair={table.ns.number}").context["page"]) == 1
     assert len(client.get(url + "?round=2").context["page"]) == 0
     assert client.get(url + "?round=abc").status_code == 200
-    penalty_posts = [
-        reverse("penalties:penalty_new", args=[t.slug]),
-        reverse("penalties:penalty_escalate", args=[t.slug]),
-    ]
-    for post_url in penalty_posts:
-        assert client_for(cast["organizer"]).post(post_url, {}).status_code == 403
+    new_url = reverse("penalties:penalty_new", args=[t.slug])
+    escalate_url = reverse("penalties:penalty_escalate", args=[t.slug])
+    for post_url in (new_url, escalate_url):
         assert client_for(cast["other_ref"]).post(post_url, {}).status_code == 403
+    # RULES.md §3: the organizers impose a disqualification (the tournament's setting); the
+    # service refuses them every other kind (tests/web/test_authority_walk.py walks them all).
+    organizer = client_for(cast["organizer"])
+    data = {"pair": table.ns.pk, "round": table.round.number, "table": table.number}
+    organizer.post(new_url, {**data, "kind": "warning"})
+    assert not Penalty.objects.filter(kind="warning", referee=cast["organizer"]).exists()
+    organizer.post(new_url, {**data, "kind": "disqualification", "reason": "严重违规"})
+    assert Penalty.objects.filter(kind="disqualification", referee=cast["organizer"]).exists()
 
 
 def test_a_sheet_the_rules_no_longer_accept_is_a_problem(
