@@ -20,7 +20,13 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 from django.db import connection
-from django.db.models.sql.compiler import SQLCompiler
+from django.db.models.sql.compiler import (
+    SQLAggregateCompiler,
+    SQLCompiler,
+    SQLDeleteCompiler,
+    SQLInsertCompiler,
+    SQLUpdateCompiler,
+)
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -95,6 +101,10 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Calls]:
     yield seen
 
 
+# The compilers of everything but a SELECT (each backend's own subclass them).
+WRITES = (SQLAggregateCompiler, SQLDeleteCompiler, SQLInsertCompiler, SQLUpdateCompiler)
+
+
 @pytest.fixture
 def selects(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
     """(table, locked) of every SELECT the ORM runs, in order. SQLite has no row locks and sends
@@ -104,7 +114,7 @@ def selects(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
     original = SQLCompiler.execute_sql
 
     def execute_sql(self: SQLCompiler, *args: Any, **kwargs: Any) -> Any:
-        if type(self) is SQLCompiler and self.query.model is not None:  # a SELECT
+        if not isinstance(self, WRITES) and self.query.model is not None:  # a SELECT
             seen.append((self.query.model._meta.db_table, bool(self.query.select_for_update)))
         return original(self, *args, **kwargs)
 
