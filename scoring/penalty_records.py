@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from rules.errors import RuleError
 from rules.events import Event, EventKind, Side, parse_event
@@ -55,6 +56,18 @@ def require_authority(user: Any, tournament: Tournament, kind: str) -> None:
 def record_kinds(may: Allowed) -> list[str]:
     """The kinds of penalty record ``may``'s user may impose (the penalty form's choices)."""
     return [kind for kind in Penalty.Kind.values if may[kind]]
+
+
+def penalty_events_label(may: Allowed) -> str:
+    """The heading of the table page's 犯规 / 本副判负 / 升级调整 forms: those ``may``'s user
+    may use ("" when none)."""
+    shown = tuple(may[a] for a in (Action.FOUL, Action.DEAL_LOSS, Action.LEVEL_AWARD))
+    if shown == (True, True, True):
+        return _("犯规 / 本副判负 / 升级调整")
+    if shown == (True, False, True):
+        return _("犯规 / 升级调整")
+    labels = (_("犯规"), _("本副判负"), _("升级调整"))
+    return " / ".join(label for label, show in zip(labels, shown, strict=True) if show)
 
 
 def check_event_authority(locked: Table, event: Event, user: Any, via: str) -> None:

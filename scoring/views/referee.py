@@ -58,8 +58,8 @@ from scoring.forms import (
 from scoring.matches import team_matches
 from scoring.models import Penalty, TableEvent, Via
 from scoring.once import new_once_key, once
-from scoring.penalties import escalation_actions, record_foul
-from scoring.penalty_records import event_action, record_kinds
+from scoring.penalties import escalation_actions, escalations_allowed, record_foul
+from scoring.penalty_records import event_action, penalty_events_label, record_kinds
 from scoring.services import (
     TableAt,
     call_time,
@@ -92,7 +92,6 @@ from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.permissions import (
     Action,
-    Allowed,
     action_required,
     allowed,
 )
@@ -240,7 +239,7 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
             "percent": round(100 * confirmed / total) if total else 0,
             "can_record": bool(kinds),
             "once": new_once_key(),
-            "suggestions": _may_escalate(rnd, round_suggestions(rnd), may) if kinds else [],
+            "suggestions": escalations_allowed(rnd, round_suggestions(rnd), may) if kinds else [],
             "penalty_form": PenaltyForm(
                 pairs=Pair.objects.none(), kinds=kinds, by_number=True, auto_id="penalty_%s"
             ),
@@ -255,25 +254,6 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
             else None,
         },
     )
-
-
-def _may_escalate(rnd: Round, rows: list[dict[str, Any]], may: Allowed) -> list[dict[str, Any]]:
-    """The round's suggestions, each saying whether this user may confirm it (``may``): the
-    authority for its kind, and for a 判负 that of changing the pair's table (a correction
-    once the table is confirmed; ``scoring.penalties.escalation_actions``)."""
-    for row in rows:
-        confirmed = False
-        if row["kind"] == Penalty.Kind.PENALTY_LOSS:
-            confirmed = (
-                Table.objects.filter(
-                    round=rnd, is_bye=False, entry_status=Table.EntryStatus.CONFIRMED
-                )
-                .filter(Q(ns=row["pair"]) | Q(ew=row["pair"]))
-                .exists()
-            )
-        needs = escalation_actions(row["kind"], at_table=False, confirmed=confirmed)
-        row["may"] = all(may[action] for action in needs)
-    return rows
 
 
 def _clock_context(rnd: Round, rules: Any) -> dict[str, Any]:
@@ -453,7 +433,7 @@ def table_page(
             "can_undo": bool(sheet.rows) and (undo_needs is None or may[undo_needs]),
             # 犯规, 本副判负 and 升级调整 are penalties' score effects (RULES.md §3): each for
             # whoever may impose it (by default the chief referee, seed 003).
-            "penalty_events": _penalty_events_label(may),
+            "penalty_events": penalty_events_label(may),
             # Setting or lifting a 判负 is for whoever may impose it.
             "end_changeable": may[Action.PENALTY_LOSS]
             or obj.end_kind != Table.EndKind.PENALTY_LOSS,
@@ -500,17 +480,6 @@ def table_page(
             else None,
         },
     )
-
-
-def _penalty_events_label(may: Allowed) -> str:
-    """The heading of the table's 犯规 / 本副判负 / 升级调整 forms: those this user may use."""
-    shown = tuple(may[a] for a in (Action.FOUL, Action.DEAL_LOSS, Action.LEVEL_AWARD))
-    if shown == (True, True, True):
-        return _("犯规 / 本副判负 / 升级调整")
-    if shown == (True, False, True):
-        return _("犯规 / 升级调整")
-    labels = (_("犯规"), _("本副判负"), _("升级调整"))
-    return " / ".join(label for label, show in zip(labels, shown, strict=True) if show)
 
 
 def _fix_context(
