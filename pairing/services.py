@@ -229,7 +229,7 @@ def generate_round(tournament: Tournament, user: Any = None) -> Round:
             if where is None:
                 raise ServiceError("stages_complete", stages=len(rules.stages))
             stage, starts = where
-            if rules.stage(stage).kind != "swiss":
+            if not rules.stage(stage).type.swiss_paired:
                 return _generate_stage_round(locked, user, number, stage, starts)
         elif rules.rounds is not None and number > rules.rounds:
             raise ServiceError("rounds_complete", rounds=rules.rounds)

@@ -343,7 +343,7 @@ def _scored(
         t.start_ns, t.start_ew, t.end_kind, t.end_side, tokens=tokens, time_deals=t.time_deals
     )
     try:
-        if not rules.is_knockout(t.stage):
+        if not rules.plays_series(t.stage):
             result = score_table(facts, staged)
             return match_summary(result), deal_lines(result, facts.rules(staged).max_deals)
         played = split_games(facts, games.get(t.pk, []))

@@ -269,18 +269,20 @@ class RuleSet:
         """Stage ``number`` (1-based)."""
         return self.stage_list[number - 1]
 
-    def is_knockout(self, number: int) -> bool:
-        """Whether stage ``number`` is a knockout (best-of-n games, RULES.md §8)."""
-        return bool(self.stages) and self.stage(number).kind == "knockout"
+    def plays_series(self, number: int) -> bool:
+        """Whether stage ``number``'s matches are best-of-n series scored game by game (a
+        knockout, RULES.md §8: ``StageKind.series``)."""
+        return bool(self.stages) and self.stage(number).type.series
 
     def for_stage(self, number: int) -> RuleSet:
         """The rules a table of stage ``number`` is scored by: the stage's own round format,
         deals per round and tie rule (a knockout breaks a level tie by the extra deal unless it
-        says otherwise, RULES.md §2), everything else the tournament's."""
+        says otherwise, RULES.md §2: ``StageKind.default_tie``), everything else the
+        tournament's."""
         if not self.stages:
             return self
         stage = self.stage(number)
-        tie = stage.tie or ("extra_deal" if stage.kind == "knockout" else self.tie)
+        tie = stage.tie or stage.type.default_tie or self.tie
         return replace(
             self,
             round_format=stage.round_format or self.round_format,

@@ -6,7 +6,8 @@ Every submission and confirmation is signed (``Signoff``: step, how, user or pai
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from scoring.facts import snapshot
@@ -68,15 +69,49 @@ def check_table_party(locked: Table, via: str, pair: Pair | None) -> None:
         raise ServiceError("table_link_read_only")
 
 
-def entering_pairs(locked: Table) -> set[int | None]:
+@dataclass(frozen=True, slots=True)
+class TableEntries:
+    """A table's events read once for a confirmation (``read_entries``): the tokens in order,
+    the account that entered each, and the pair that entered each one entered at the link."""
+
+    tokens: tuple[str, ...]
+    users: tuple[int | None, ...]
+    link_pairs: frozenset[int | None]
+
+
+def read_entries(locked: Table) -> TableEntries:
+    """The table's events with who entered them: one query."""
+    rows = (
+        TableEvent.objects.filter(table=locked)
+        .order_by("position")
+        .values_list("token", "entered_by_id", "entered_via", "entered_pair_id")
+    )
+    tokens: list[str] = []
+    users: list[int | None] = []
+    link_pairs: set[int | None] = set()
+    for token, user, via, pair in rows:
+        tokens.append(token)
+        users.append(user)
+        if via == Via.TABLE:
+            link_pairs.add(pair)
+    return TableEntries(tuple(tokens), tuple(users), frozenset(link_pairs))
+
+
+def enterer_ids(table: Table, event_users: Iterable[int | None]) -> set[int]:
+    """Every account that entered one of the table's events (``event_users``: their
+    ``entered_by_id``), submitted the sheet or changed its facts: the two-person rule refuses
+    each of them as the confirmer (RULES.md §7). The page asks the same to hide the button."""
+    ids = {pk for pk in event_users if pk is not None}
+    if table.entered_by_id is not None:
+        ids.add(table.entered_by_id)
+    return ids | set(table.enterers)
+
+
+def entering_pairs(locked: Table, entries: TableEntries) -> set[int | None]:
     """The pairs that entered the table's events at the link or submitted its sheet there
     (``None`` when an event came through the link without a proven pair: nobody can then
     confirm at the table)."""
-    pairs = set(
-        TableEvent.objects.filter(table=locked, entered_via=Via.TABLE).values_list(
-            "entered_pair_id", flat=True
-        )
-    )
+    pairs = set(entries.link_pairs)
     last = (
         Signoff.objects.filter(table=locked, step=Signoff.Step.SUBMIT)
         .order_by("-created_at", "-pk")

@@ -70,7 +70,7 @@ def scored_tables(
     if pks is not None:
         tables = tables.filter(pk__in=list(pks))
     scored_knockout: list[ScoredTable] = []
-    knockouts = [k for k, stage in enumerate(rules.stage_list, 1) if stage.kind == "knockout"]
+    knockouts = [k for k, stage in enumerate(rules.stage_list, 1) if not stage.type.gives_points]
     if knockouts:
         # RULES.md §8: a knockout decides places, not standings points; its tables (and their
         # games) are read by ``scoring.stage_results``. Counted here as tables with no outcome.

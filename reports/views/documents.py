@@ -102,10 +102,11 @@ def index(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "rounds": rounds,
             "latest": rounds[-1].number if rounds else None,
             "pair_count": Pair.objects.filter(tournament=tournament).count(),
-            "stage_kinds": {stage.kind for stage in tournament.rules.stages},
+            "has_stages": bool(tournament.rules.stages),
             "knockout_stages": stages.knockout_stages(tournament)
             if tournament.rules.stages
             else [],
+            "group_stages": stages.group_stages(tournament) if tournament.rules.stages else [],
             # The QR codes must reach players' phones (issue 15): say so when they may not.
             "base_problem": collect.public_base_problem(),
             "base_url": collect.public_base(request),
@@ -351,8 +352,8 @@ def stage_document(request: HttpRequest, tournament: Tournament, document: str) 
         wanted = _int(request, "stage")
         sections = [
             section
-            for number, spec in enumerate(tournament.rules.stage_list, start=1)
-            if spec.kind == "round_robin" and wanted in (None, number)
+            for number in stages.group_stages(tournament)
+            if wanted in (None, number)
             for section in stages.group_sections(tournament, number)
         ]
         if not sections:

@@ -39,6 +39,7 @@ from pairing.stages import stage_finished
 from reports.stages import (
     bracket_rounds,
     group_rows,
+    group_stages,
     knockout_stages,
     pair_path,
     placings_rows,
@@ -830,14 +831,14 @@ def groups(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     stages = [
         {
             "stage": number,
-            "qualify": spec.qualify or 1,
+            "qualify": tournament.rules.stage(number).qualify or 1,
             "finished": stage_finished(tournament, number),
             "groups": group_rows(tournament, number),
         }
-        for number, spec in enumerate(tournament.rules.stage_list, start=1)
-        if spec.kind == "round_robin" and number in visible
+        for number in group_stages(tournament)
+        if number in visible
     ]
-    if not any(spec.kind == "round_robin" for spec in tournament.rules.stage_list):
+    if not group_stages(tournament):
         raise Http404
     return render(
         request,

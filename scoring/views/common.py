@@ -65,7 +65,7 @@ def sheet_of(
     rows), for the chief referee's correction of an earlier game."""
     stage = table.round.stage
     staged = rules.for_stage(stage)
-    if rules.is_knockout(stage):
+    if rules.plays_series(stage):
         games = table_games(table)
         if game is not None:
             games = games[:game]
@@ -77,7 +77,7 @@ def _sheet_and_facts(table: Table, rules: RuleSet) -> tuple[Sheet, MatchFacts]:
     """The table's sheet (``sheet_of``) and the facts it shows: the table's, or a knockout
     match's current game (what the page's script puts its waiting taps after)."""
     stage = table.round.stage
-    if rules.is_knockout(stage):
+    if rules.plays_series(stage):
         games = table_games(table)
         sheet = build_match_sheet(games, rules.for_stage(stage), rules.stage(stage).games)
         return sheet, _current_game(games, table)
@@ -183,7 +183,7 @@ def live_sheet(
     answers give it, where to post taps, and the rules as data for this tournament."""
     tournament = table.round.tournament
     rules = tournament.rules
-    knockout = rules.is_knockout(table.round.stage)
+    knockout = rules.plays_series(table.round.stage)
     # A knockout table's facts are its current game's (``_sheet_and_facts``).
     facts = _current_game(table_games(table), table) if knockout else table_facts(table)
     return {

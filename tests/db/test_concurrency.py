@@ -27,6 +27,7 @@ from django.urls import reverse
 from pairing import services as pairing_services
 from scoring import parties as scoring_parties
 from scoring import services as scoring_services
+from scoring import writes as scoring_writes
 from scoring.models import TableEvent, Via
 from tests.support.concurrency import TIMEOUT, race
 from tests.support.pages import first_table, tokens_of
@@ -320,9 +321,9 @@ def _unlocked(monkeypatch: pytest.MonkeyPatch, barrier: threading.Barrier) -> No
         Table.objects.filter(pk=locked.pk).update(version=locked.version + 1, **fields)
         locked.version += 1
 
-    monkeypatch.setattr(scoring_services, "lock_table", lock_without_lock)
-    monkeypatch.setattr(scoring_services, "_check_version", no_version_check)
-    monkeypatch.setattr(scoring_services, "_cas", blind_cas)
+    monkeypatch.setattr(scoring_writes, "lock_table", lock_without_lock)
+    monkeypatch.setattr(scoring_writes, "check_version", no_version_check)
+    monkeypatch.setattr(scoring_services, "cas", blind_cas)
 
 
 def test_without_the_lock_two_lateness_entries_silently_lose_one(

@@ -128,11 +128,11 @@ CHILD_ENTRY = """
 from tournaments.models import Table
 from scoring import services
 from django.contrib.auth import get_user_model
-real_cas = services._cas
+real_cas = services.cas
 def cas_then_pause(locked, **fields):
     real_cas(locked, **fields)   # event inserted and version bumped, not committed
     pause_here()
-services._cas = cas_then_pause
+services.cas = cas_then_pause
 table = Table.objects.get(pk=int(sys.argv[2]))
 user = get_user_model().objects.get(username="referee")
 services.enter_event(table, "NS3", user, table.version)

@@ -1,6 +1,8 @@
 """One deal tap (issue 10): the table is read once (locked), the role checked once, the token
 parsed once and the match scored once — for the referee desk and the table-side link — and the
-page the tap redirects to (PRG) does not load, parse or score anything twice.
+page the tap redirects to (PRG) does not load, parse or score anything twice. A tap at a
+best-of-n knockout table scores its series once (each game once; issue 27), and a confirmation
+reads the table's events once.
 
 The counts are written down in docs/architecture.md ("One deal tap"). In these tests the
 service's ``transaction.atomic()`` runs inside the test's own transaction, so it shows up as a
@@ -27,12 +29,14 @@ from django.db.models.sql.compiler import (
     SQLInsertCompiler,
     SQLUpdateCompiler,
 )
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 import scoring.facts
 import scoring.forms
 import scoring.services
+from reports.fileio import import_tournament
 from tests.support.pages import (
     client_for,
     first_table,
@@ -44,8 +48,10 @@ from tests.support.pages import (
     tables_read,
     tokens_of,
 )
+from tests.support.stages import load
 from tests.support.tournament import enter_tokens, next_round
 from tournaments.models import Table
+from tournaments.services import grant_role
 
 # The counts (see the module docstring and docs/architecture.md).
 REFEREE_TAP = 10  # session, user, tournament, roles; SAVEPOINT, table (locked), events,
@@ -56,6 +62,14 @@ TABLESIDE_TAP = 8  # session (the proven pair); SAVEPOINT, table (locked, by the
 # sign-off (is the link read-only?), events, INSERT, UPDATE, RELEASE
 TABLESIDE_PAGE = 6  # table with round, tournament and pairs; players ×2; events; referee
 # sign-off (read-only?); session (the proven pair)
+KNOCKOUT_TAP = 11  # the referee tap's 10 and the table's game rows (game 2 of a best of three)
+REFEREE_CONFIRM = 12  # tournament, session, user, roles; SAVEPOINT, table (locked), events
+# (the tokens and who entered them, once), UPDATE version, INSERT sign-off, INSERT audit,
+# UPDATE results version, RELEASE
+TABLESIDE_CONFIRM = 18  # the link's table with players ×2 and events (the view's); wrong-code
+# counters ×2; SAVEPOINT, table (locked, by the link), referee sign-off (read-only?), events
+# (once), the last submission (who submitted), UPDATE version, INSERT sign-off, INSERT audit,
+# UPDATE results version, RELEASE; the counters given back ×2
 
 
 @pytest.fixture(autouse=True)
@@ -216,3 +230,113 @@ def test_a_refused_tap_writes_nothing_and_still_reads_once(
     assert tables_read(captured) == 1
     assert not any(q["sql"].startswith(("INSERT", "UPDATE")) for q in captured.captured_queries)
     assert tokens_of(table) == ["NS3", "EW2"]
+
+
+# -- a best-of-three knockout match (RULES.md §8) -------------------------------------------------
+
+
+@pytest.fixture
+def knockout(cast: dict[str, Any]) -> Table:
+    """The knockout file's final, published and not played yet (best of three, two deals a
+    game), the cast's referees holding their role."""
+    data = load("knockout.json")
+    data["rounds"][2]["status"] = "published"
+    for table in data["rounds"][2]["tables"]:
+        table["games"] = []
+    tournament = import_tournament(data, slug="ko-taps")
+    for name in ("referee", "referee2"):
+        grant_role(tournament, cast[name], "referee")
+    return Table.objects.get(round__tournament=tournament, round__number=3, number=1)
+
+
+@pytest.fixture
+def scored_games(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """Every event list the engine scores, in order."""
+    seen: list[tuple[str, ...]] = []
+    original = scoring.facts.score_match
+
+    def counting(events: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(tuple(events))
+        return original(events, *args, **kwargs)
+
+    monkeypatch.setattr(scoring.facts, "score_match", counting)
+    return seen
+
+
+def test_a_knockout_tap_scores_its_series_once(
+    cast: dict[str, Any],
+    knockout: Table,
+    scored_games: list[tuple[str, ...]],
+    django_assert_num_queries: Any,
+) -> None:
+    """Game 1 is over (East–West 8 : 2): the tap that opens game 2 and the next tap in game 2
+    score every game once — the game the tap goes to once before it (is it over?) and once
+    with it — and read the table's game rows once."""
+    table = enter_tokens(knockout, ["EW3", "EW3"], cast["referee"])
+    client = client_for(cast["referee"])
+    scored_games.clear()
+    response = client.post(table_url(table, "event"), {"version": table.version, "token": "NS2"})
+    assert response.status_code == 302
+    # Game 1 as it stands (over, so the tap opens game 2), then game 2 with the tap.
+    assert scored_games == [("EW3", "EW3"), ("NS2",)]
+
+    scored_games.clear()
+    version = fresh(table).version
+    with django_assert_num_queries(KNOCKOUT_TAP) as captured:
+        response = client.post(table_url(table, "event"), {"version": version, "token": "EW1"})
+    assert response.status_code == 302
+    assert tokens_of(table) == ["EW3", "EW3", "NS2", "EW1"]
+    assert tables_read(captured, locked=True) == 1
+    assert sum('FROM "tournaments_game"' in q["sql"] for q in captured.captured_queries) == 1
+    # Game 1 once (complete), game 2 before the tap (still going on) and with it.
+    assert scored_games == [("EW3", "EW3"), ("NS2",), ("NS2", "EW1")]
+
+
+# -- confirmation ----------------------------------------------------------------------------------
+
+
+def events_read(captured: CaptureQueriesContext) -> int:
+    """The statements on the events table inside the service's transaction (between its
+    SAVEPOINT and RELEASE)."""
+    sqls = [q["sql"] for q in captured.captured_queries]
+    start = next(i for i, sql in enumerate(sqls) if sql.startswith("SAVEPOINT"))
+    end = next(i for i, sql in enumerate(sqls) if sql.startswith("RELEASE"))
+    return sum('FROM "scoring_tableevent"' in sql for sql in sqls[start:end])
+
+
+def test_a_referee_confirmation_reads_the_events_once(
+    cast: dict[str, Any], table: Table, calls: Calls, django_assert_num_queries: Any
+) -> None:
+    table = enter_tokens(table, ["NS1"] * 6, cast["referee"])
+    table = scoring.services.mark_entered(table, cast["referee"], table.version)
+    client = client_for(cast["referee2"])
+    calls.scored = 0
+    with django_assert_num_queries(REFEREE_CONFIRM) as captured:
+        response = client.post(table_url(table, "confirm"), {"version": table.version})
+    assert response.status_code == 302
+    assert fresh(table).is_confirmed
+    assert tables_read(captured, locked=True) == 1
+    assert events_read(captured) == 1  # the tokens and who entered them, for the rule and score
+    assert calls.scored == 1
+
+
+def test_a_table_side_confirmation_reads_the_events_once(
+    table: Table, calls: Calls, django_assert_num_queries: Any
+) -> None:
+    for token in ["NS1"] * 6:
+        table = scoring.services.enter_event(
+            fresh(table), token, None, fresh(table).version, "table", pair=table.ns
+        )
+    table = scoring.services.mark_entered(table, None, table.version, "table", pair=table.ns)
+    url = reverse("tableside:tableside_confirm", args=[table.entry_token])
+    calls.scored = 0
+    east = Client()
+    with django_assert_num_queries(TABLESIDE_CONFIRM) as captured:
+        response = east.post(url, {"version": table.version, "code": table.ew.code})
+    assert response.status_code == 302
+    assert fresh(table).is_confirmed
+    # The view resolves the link (its page's read); the service reads the table once, locked.
+    reads = [q["sql"] for q in captured.captured_queries if 'FROM "pairing_table"' in q["sql"]]
+    assert len(reads) == 2
+    assert events_read(captured) == 1
+    assert calls.scored == 1

@@ -184,12 +184,12 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
                 "label": _("参赛队"),
             }
         )
-    kinds = {stage.kind for stage in tournament.rules.stages}
-    if "round_robin" in kinds:
+    kinds = [stage.type for stage in tournament.rules.stages]
+    if any(kind.has_groups for kind in kinds):
         links.append(
             {"key": "groups", "url": reverse("public:groups", args=[slug]), "label": _("小组")}
         )
-    if "knockout" in kinds:
+    if any(kind.has_bracket for kind in kinds):
         links.append(
             {"key": "bracket", "url": reverse("public:bracket", args=[slug]), "label": _("淘汰赛")}
         )
