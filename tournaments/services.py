@@ -30,9 +30,10 @@ from .accounts import deactivate_if_idle, may_manage
 from .errors import ServiceError, from_rule_error
 from .models import AuditEntry, Pair, Player, StaffAccount, Tournament, Unit
 from .permissions import (
-    DISQUALIFY_ROLES,
     REGISTRATION_ROLES,
+    Action,
     Role,
+    action_roles,
     forget_roles,
     require_role,
 )
@@ -467,8 +468,11 @@ def withdraw_pair(pair: Pair, user: Any = None, reason: str = "") -> Pair:
 
 
 def disqualify_pair(pair: Pair, user: Any = None, reason: str = "") -> Pair:
-    """取消资格 (RULES.md §3): plays no further rounds; its results so far stand."""
-    return _set_pair_status(pair, Pair.Status.DISQUALIFIED, user, reason, DISQUALIFY_ROLES)
+    """取消资格 (RULES.md §3): plays no further rounds; its results so far stand. Whoever may
+    impose a disqualification (the tournament's setting, by default the organizers), as for
+    the disqualification penalty (``scoring.penalties.record_penalty``)."""
+    roles = action_roles(pair.tournament, Action.DISQUALIFICATION)
+    return _set_pair_status(pair, Pair.Status.DISQUALIFIED, user, reason, roles)
 
 
 def reinstate_pair(pair: Pair, user: Any = None, reason: str = "") -> Pair:

@@ -26,9 +26,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from tournaments import throttle
 from tournaments.errors import ForbiddenError, ServiceError
 from tournaments.forms import LineUpForm, NewTeamForm, TeamForm, TeamStatusForm
-from tournaments.lineups import LINEUP_ROLES, round_lineups, set_lineup, set_team_status
+from tournaments.lineups import round_lineups, set_lineup, set_team_status
 from tournaments.models import Round, Team, Tournament
-from tournaments.permissions import get_tournament, has_role, organizer_required
+from tournaments.permissions import Action, get_tournament, may, organizer_required
 from tournaments.queries import members_by_team
 
 TEAMS_PER_PAGE = 100
@@ -190,7 +190,7 @@ def lineup(request: HttpRequest, slug: str, code: str) -> HttpResponse:
     if tournament.rules.event != "teams":
         raise Http404
     team = _team(tournament, code)
-    staff = has_role(request.user, tournament, *LINEUP_ROLES)
+    staff = may(request.user, tournament, Action.LINEUP)
     number = lineup_round(tournament)
     pairs = [p for p in members_by_team(Team.objects.filter(pk=team.pk)).get(team.pk, [])]
     active = [p for p in pairs if p.is_active]

@@ -22,7 +22,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 from django_tables2 import RequestConfig
 
-from guandan_tourney.redirects import safe_next
 from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.forms import (
@@ -41,12 +40,17 @@ from tournaments.forms import (
 )
 from tournaments.models import Pair, Round, Tournament
 from tournaments.permissions import (
+    Action,
     Role,
+    action_required,
+    allowed,
     can_create_tournaments,
+    may,
     organizer_required,
     role_required,
 )
 from tournaments.queries import live_table_of, pairs_with_players
+from tournaments.redirects import safe_next
 from tournaments.search import look_alike_warnings
 from tournaments.tables import AuditTable
 
@@ -291,6 +295,8 @@ def pair_edit(request: HttpRequest, tournament: Tournament, number: int) -> Http
             "pair": pair,
             "form": form,
             "status_form": PairStatusForm(),
+            # 取消资格: whoever may impose a disqualification (by default the organizers).
+            "may": allowed(request.user, tournament),
         },
     )
 
@@ -573,7 +579,7 @@ def staff_revoke(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     return redirect("tournaments:staff", tournament.slug)
 
 
-@role_required(Role.ORGANIZER, Role.CHIEF_REFEREE)
+@action_required(Action.AUDIT_LOG)
 @require_safe
 def audit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """操作日志: read-only, newest first, filter by action or round."""
@@ -608,7 +614,7 @@ def audit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 CHECKIN_PER_PAGE = 200
 
 
-@role_required(Role.ORGANIZER, Role.REFEREE)
+@action_required(Action.CHECK_IN)
 def checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """签到: the active pairs, present or not, for the coming round; tap to mark present (or
     take it back); the QR code each pair's slip carries; withdraw the absent in one step."""
@@ -660,12 +666,12 @@ def checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "draw_exists": Round.objects.filter(
                 tournament=tournament, number=round_number
             ).exists(),
-            "can_withdraw": Role.ORGANIZER in request.tournament_roles,
+            "can_withdraw": may(request.user, tournament, Action.REGISTRATION),
         },
     )
 
 
-@role_required(Role.ORGANIZER, Role.REFEREE)
+@action_required(Action.CHECK_IN)
 def checkin_scan(request: HttpRequest, tournament: Tournament, token: str) -> HttpResponse:
     """What a pair's QR slip opens on a staff phone: the pair, and one button to check it in.
     The address carries the pair's check-in token, never its code (issue 29)."""

@@ -24,7 +24,7 @@ from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Team, Tournament
-from tournaments.permissions import Role, organizer_required, role_required
+from tournaments.permissions import Action, action_required, organizer_required
 from tournaments.search import look_alike_warnings
 
 DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties", "slips")
@@ -304,7 +304,7 @@ def qr_svg(data: str, module: int = 8) -> str:
 
 
 @require_GET
-@role_required(Role.ORGANIZER, Role.REFEREE)
+@action_required(Action.CHECK_IN)
 def checkin_qr(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The QR code of pair ``number``'s check-in address (what its slip carries), as an SVG
     image. Named by the pair's number: no secret in the address (issue 29); the image encodes

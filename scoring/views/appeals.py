@@ -20,9 +20,9 @@ from scoring.models import Appeal, Penalty
 from scoring.once import new_once_key, once
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Table, Tournament
-from tournaments.permissions import APPEAL_ROLES, is_chief_referee, role_required
+from tournaments.permissions import Action, action_required, may
 
-appeal_staff_required = role_required(*APPEAL_ROLES)
+appeal_staff_required = action_required(Action.APPEAL)
 
 
 @appeal_staff_required
@@ -135,6 +135,6 @@ def appeal(request: HttpRequest, tournament: Tournament, pk: int) -> HttpRespons
             "appeal": record,
             "form": form,
             "corrections": corrections_since(record),
-            "may_correct": is_chief_referee(request.user, tournament),
+            "may_correct": may(request.user, tournament, Action.CORRECT),
         },
     )

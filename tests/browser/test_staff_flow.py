@@ -19,7 +19,7 @@ from openpyxl import Workbook
 
 from pairing import services as pairing_services
 from reports import xlsx
-from tests.db.conftest import NS_WINS, build_tournament, play_table
+from tests.support.tournament import NS_WINS, build_tournament, play_table
 from tournaments.models import Pair, Round, Table, Tournament
 
 

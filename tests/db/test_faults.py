@@ -40,8 +40,8 @@ from reports.fileformat import TournamentFileError, load_json
 from reports.fileio import import_tournament
 from scoring.models import Penalty, TableEvent
 from scoring.once import new_once_key
-from tests.db.conftest import NS_WINS, enter_tokens
-from tests.golden import EXAMPLES
+from tests.support.golden import EXAMPLES
+from tests.support.tournament import NS_WINS, enter_tokens
 from tournaments.models import AuditEntry, Pair, Player, Round, Seat, Table, Tournament
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,8 +22,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tests.db.test_fuzz import snapshot
-from tests.golden import EXAMPLES
+from tests.support.golden import EXAMPLES
+from tests.support.site import snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,8 @@ from scoring import penalties, penalty_records, services
 from scoring.cache import cached_standings
 from scoring.models import Penalty, Signoff, TableEvent, UsedKey, Via
 from scoring.penalties import apply_escalation, suggest_escalation
-from tests.db.conftest import NS_WINS, enter_tokens
-from tests.db.conftest import play_table as play
+from tests.support.tournament import NS_WINS, enter_tokens
+from tests.support.tournament import play_table as play
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Round, Table
 

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
-from openpyxl import Workbook, load_workbook
+from openpyxl import load_workbook
 from pypdf import PdfReader
 
 from reports import collect, pdf, xlsx
@@ -20,7 +20,8 @@ from reports.registrations import RegistrationError, import_registrations, parse
 from scoring import penalties, penalty_records
 from scoring.models import Penalty
 from scoring.once import new_once_key
-from tests.db.conftest import build_tournament, next_round, play_round, result_of
+from tests.support.tournament import build_tournament, next_round, play_round, result_of
+from tests.support.workbooks import template_with
 from tournaments import services as tournament_services
 from tournaments.models import Pair, Round, Table, Tournament
 
@@ -157,18 +158,6 @@ def test_excel_export_round_trip(played: Tournament, organizer: Any) -> None:
 
 
 # --- registration import ------------------------------------------------------------------
-
-
-def template_with(rows: list[list[Any]]) -> bytes:
-    book = Workbook()
-    ws = book.active
-    ws.title = "报名表"
-    ws.append(list(xlsx.REGISTRATION_HEADERS))
-    for row in rows:
-        ws.append(row)
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
 
 
 def test_import_registers_pairs_units_and_contacts(db: Any, organizer: Any) -> None:

@@ -14,7 +14,7 @@ from rules.ruleset import preset_settings
 from scoring import services
 from scoring.once import new_once_key
 from scoring.views.common import sheet_of
-from tests.db.conftest import build_tournament, next_round
+from tests.support.tournament import build_tournament, next_round
 from tournaments.errors import ServiceError
 from tournaments.models import Table
 

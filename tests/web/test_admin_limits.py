@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from tests.db.conftest import next_round, play_round
-from tests.web.test_referee_pages import make_cast, make_tournament
+from tests.support.pages import make_cast, make_tournament
+from tests.support.tournament import next_round, play_round
 from tournaments.models import Pair, Player, Round, Tournament
 
 

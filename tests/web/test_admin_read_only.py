@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from tests.web.team_event import build_team_event
+from tests.support.team_event import build_team_event
 from tournaments.models import Pair, Team, Tournament
 
 OUR_APPS = {"rules", "tournaments", "scoring", "pairing", "reports"}

@@ -16,9 +16,9 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring.once import new_once_key
-from tests.db.conftest import next_round
-from tests.db.test_fuzz import snapshot
-from tests.web.test_referee_pages import first_table, make_cast, make_tournament
+from tests.support.pages import first_table, make_cast, make_tournament
+from tests.support.site import snapshot
+from tests.support.tournament import next_round
 from tournaments import services as tournament_services
 from tournaments.bounds import INT_MAX, SEED_MAX, bounded_int, clamp_int, parse_int
 from tournaments.forms import SettingsForm
@@ -290,7 +290,7 @@ def _set_seed(data: dict[str, Any], big: int) -> None:
 def test_tournament_file_ids_beyond_the_column(big: int, change: Any, tmp_path: Any) -> None:
     import json
 
-    from tests.golden import EXAMPLES
+    from tests.support.golden import EXAMPLES
 
     data = json.loads((EXAMPLES / "eleven-pairs.json").read_text(encoding="utf-8"))
     change(data, big)

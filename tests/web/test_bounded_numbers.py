@@ -24,7 +24,7 @@ from rules.limits import (
     whole_problem,
 )
 from rules.ruleset import RuleSet, preset_settings
-from tests.web.test_organizer_pages import form_data
+from tests.support.pages import form_data
 from tournaments.forms import preset_initial
 from tournaments.models import Tournament
 

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from scoring import services as scoring_services
-from tests.web.test_correction_deadlines import FIX, corrections, ended, finished_round
-from tests.web.test_referee_pages import EIGHT, fresh, make_cast, tokens_of
+from tests.support.corrections import FIX, corrections, ended, finished_round
+from tests.support.pages import EIGHT, fresh, make_cast, tokens_of
 from tournaments.errors import ServiceError
 
 pytestmark = pytest.mark.xfail(strict=True, reason="finding G: fixed after the services split")

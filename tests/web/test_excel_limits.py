@@ -18,7 +18,7 @@ from openpyxl import Workbook
 from reports import registrations
 from reports.registrations import RegistrationError, parse_registrations
 from scoring.once import new_once_key
-from tests.web.test_referee_pages import make_cast, make_tournament
+from tests.support.pages import make_cast, make_tournament
 
 BLANK_ROWS = 1_500_000
 

@@ -17,17 +17,17 @@ from django.urls import reverse
 
 from scoring.models import Appeal, Penalty, TableEvent
 from scoring.once import new_once_key
-from tests.db.conftest import next_round, play_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     client_for,
     first_table,
     fresh,
     make_cast,
     make_tournament,
+    once_of,
     page_messages,
     table_url,
 )
-from tests.web.test_two_parties import once_of
+from tests.support.tournament import next_round, play_round
 from tournaments.models import Pair, Round, Table
 
 pytestmark = pytest.mark.django_db

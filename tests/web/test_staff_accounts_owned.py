@@ -17,8 +17,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from tests.db.conftest import build_tournament
-from tests.web.test_referee_pages import make_user
+from tests.support.pages import make_user
+from tests.support.tournament import build_tournament
 from tournaments import services as tournament_services
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Tournament

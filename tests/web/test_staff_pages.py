@@ -4,19 +4,17 @@ append mode, appeals, and the referee desk's "我的桌" and withdrawal flag."""
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
-from openpyxl import Workbook
 
-from reports import xlsx
 from reports.views.documents import qr_svg
 from scoring.models import Appeal
 from scoring.once import new_once_key
-from tests.web.conftest import play_round
+from tests.support.tournament import play_round
+from tests.support.workbooks import template_with
 from tournaments.models import CheckIn, Pair, Round, Table, TableAssignment
 from tournaments.staff import SESSION_KEY
 
@@ -261,18 +259,6 @@ def test_withdraw_seated_refuses_a_bad_choice(round1: Round, client_as: Any) -> 
 # --- registrations -------------------------------------------------------------------------
 
 
-def _sheet(rows: list[list[Any]]) -> bytes:
-    book = Workbook()
-    ws = book.active
-    ws.title = "报名表"
-    ws.append(list(xlsx.REGISTRATION_HEADERS))
-    for row in rows:
-        ws.append(row)
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
-
-
 def test_append_mode_adds_only_the_late_entries(
     tournament: Any, played: Round, client_as: Any
 ) -> None:
@@ -282,7 +268,7 @@ def test_append_mode_adds_only_the_late_entries(
         [p.number, "", *p.player_names.split("/")]
         for p in Pair.objects.filter(tournament=tournament).order_by("number")
     ]
-    data = _sheet([*registered, [None, "常州", "迟到甲", "迟到乙"]])
+    data = template_with([*registered, [None, "常州", "迟到甲", "迟到乙"]])
     url = reverse("reports:import", args=[tournament.slug])
     client = client_as("organizer")
     refused = client.post(url, {"once": new_once_key(), "file": SimpleUploadedFile("a.xlsx", data)})
@@ -300,7 +286,7 @@ def test_append_mode_adds_only_the_late_entries(
 def test_a_player_in_two_pairs_is_refused(tournament: Any, client_as: Any) -> None:
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    data = _sheet([[20, "", "新人", "张伟"]])  # 张伟 is pair 1's player
+    data = template_with([[20, "", "新人", "张伟"]])  # 张伟 is pair 1's player
     response = client_as("organizer").post(
         reverse("reports:import", args=[tournament.slug]),
         {"once": new_once_key(), "file": SimpleUploadedFile("a.xlsx", data), "append": "1"},
@@ -356,7 +342,7 @@ def test_the_new_pages_in_english_have_no_full_width_punctuation(
     tournament: Any, round1: Round, client_as: Any, cast: dict[str, Any]
 ) -> None:
     from scoring.appeals import lodge_appeal
-    from tests.web.test_english_punctuation import _offending
+    from tests.support.punctuation import offending
     from tournaments.staff import create_staff_accounts
 
     slug = tournament.slug
@@ -386,7 +372,7 @@ def test_the_new_pages_in_english_have_no_full_width_punctuation(
     for url in urls:
         response = client.get(url)
         assert response.status_code == 200, url
-        bad = _offending(response.content.decode(), names)
+        bad = offending(response.content.decode(), names)
         if bad:
             failures[url] = bad
     assert not failures, failures

@@ -22,16 +22,18 @@ from reports import collect
 from reports.views.documents import qr_svg
 from scoring.models import Signoff
 from scoring.once import new_once_key
-from tests.db.conftest import next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     EIGHT,
     first_table,
     fresh,
+    identified,
+    link,
     make_cast,
     make_tournament,
     page_messages,
+    tap,
 )
-from tests.web.test_tableside_pages import identified, link, tap
+from tests.support.tournament import next_round
 from tournaments.checkin import checkin_path
 from tournaments.models import Pair, Round, Table, Team, Tournament
 

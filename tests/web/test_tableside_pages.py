@@ -17,20 +17,23 @@ from pairing import services as pairing_services
 from scoring import services as scoring_services
 from scoring.models import TableEvent
 from scoring.once import new_once_key
-from tests.db.conftest import enter_tokens, next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     EIGHT,
     assert_valid_html,
     client_for,
     first_table,
     fresh,
+    identified,
+    link,
     make_cast,
     make_draft_round,
     make_tournament,
     page_messages,
     table_url,
+    tap,
     tokens_of,
 )
+from tests.support.tournament import enter_tokens, next_round
 from tournaments.models import AuditEntry, Round, Table
 
 
@@ -52,29 +55,6 @@ def round1(cast: dict[str, Any]) -> Round:
 @pytest.fixture
 def table(round1: Round) -> Table:
     return first_table(round1)
-
-
-def link(table: Table, action: str = "") -> str:
-    name = f"tableside:tableside_{action}" if action else "tableside:tableside"
-    return reverse(name, args=[table.entry_token])
-
-
-def identified(table: Table, side: str = "NS", client: Client | None = None) -> Client:
-    """A browser at the table link that proved itself as ``side`` with that pair's code."""
-    client = client or Client()
-    code = (table.ns if side == "NS" else table.ew).code
-    response = client.post(link(table, "identify"), {"version": fresh(table).version, "code": code})
-    assert response.status_code == 302
-    return client
-
-
-def tap(client: Client, table: Table, token: str) -> Any:
-    """One tap at the link, with the fresh one-time key a page's form carries."""
-    version = fresh(table).version
-    data = {"version": version, "token": token, "once": new_once_key()}
-    response = client.post(link(table, "event"), data, follow=True)
-    assert response.status_code == 200
-    return response
 
 
 def test_the_link_shows_the_tap_grid_without_login(table: Table) -> None:

@@ -18,8 +18,8 @@ from reports.registrations import (
     parse_team_registrations,
 )
 from scoring.once import new_once_key
-from tests.db.conftest import play_table
-from tests.web.team_event import build_team_event, team_rows, team_settings, team_sheet
+from tests.support.team_event import build_team_event, team_rows, team_settings, team_sheet
+from tests.support.tournament import play_table
 from tournaments.models import LineUp, Pair, Round, Table, Team, Tournament
 from tournaments.services import create_tournament, update_settings
 

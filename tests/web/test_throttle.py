@@ -24,16 +24,18 @@ from django.urls import reverse
 
 from scoring.once import new_once_key
 from scoring.views import tableside as tableside_views
-from tests.db.conftest import next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     EIGHT,
     first_table,
     fresh,
+    identified,
+    link,
     make_cast,
     make_tournament,
     page_messages,
+    tap,
 )
-from tests.web.test_tableside_pages import identified, link, tap
+from tests.support.tournament import next_round
 from tournaments import throttle
 from tournaments.models import Table
 

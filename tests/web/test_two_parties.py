@@ -4,7 +4,6 @@ the table link, the referee desk and the penalty forms (RULES.md §3, §7).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
@@ -14,20 +13,23 @@ from django.urls import reverse
 
 from scoring.models import Penalty, TableEvent
 from scoring.once import new_once_key
-from tests.db.conftest import next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     EIGHT,
     assert_valid_html,
     client_for,
     first_table,
     fresh,
+    identified,
+    link,
     make_cast,
     make_tournament,
+    once_of,
     page_messages,
     table_url,
+    tap,
     tokens_of,
 )
-from tests.web.test_tableside_pages import identified, link, tap
+from tests.support.tournament import next_round
 from tournaments.models import AuditEntry, Pair, Round, Table
 
 
@@ -49,12 +51,6 @@ def round1(cast: dict[str, Any]) -> Round:
 @pytest.fixture
 def table(round1: Round) -> Table:
     return first_table(round1)
-
-
-def once_of(html: str) -> str:
-    match = re.search(r'name="once" value="([^"]+)"', html)
-    assert match, "the form carries no one-time key"
-    return match.group(1)
 
 
 def test_finding1_an_east_west_session_cannot_confirm_alone(table: Table) -> None:
