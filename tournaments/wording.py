@@ -521,7 +521,12 @@ def _override_words(data: dict[str, Any]) -> str:
     (``scoring.services._check_deadline``): who overrode, which deadline had passed."""
     until = timezone.localtime(datetime.fromisoformat(str(data["deadline"]))).strftime("%H:%M")
     params = {"by": data.get("by"), "minutes": data.get("minutes"), "time": until}
-    if data.get("error") == "published":
+    if data.get("declared") == "published":
+        template = _(
+            "录入错误的更正期限已过（一轮结束后%(minutes)s分钟，至 %(time)s），"
+            "由裁判长 %(by)s 作为公布成绩错误更正"
+        )
+    elif data.get("error") == "published":
         template = _(
             "更正期限已过（公布成绩错误：阶段结束后%(minutes)s分钟，至 %(time)s），"
             "由裁判长 %(by)s 决定更正"

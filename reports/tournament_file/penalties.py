@@ -68,7 +68,9 @@ def read_penalties(
         elif jcf is not None:
             problems.add("jcf_not_deduction", f"{path}.jcf", {"kind": kind}, **where)
         reason = raw.get("reason", "")
-        reason = problems.text(reason, f"{path}.reason", 10_000, required=False, **where)
+        reason = problems.text(
+            reason, f"{path}.reason", 10_000, required=False, multiline=True, **where
+        )
         referee = raw.get("referee", "")
         referee = problems.text(referee, f"{path}.referee", MAX_REFEREE, required=False, **where)
         if len(problems) == before:

@@ -3,12 +3,9 @@ hold with one sentence per problem, never a traceback, and writes nothing — a 
 integer, a NUL, a lone surrogate, an invisible or bidi-control name; a forfeit ``jcf`` of 1e308
 or 5e-324 (the settings page caps it at 999.99).
 
-The forfeit part is the settings' check (``RuleSet``, through ``rules.limits.number_problem``)
-and passes now. The rest needs the file parser (``reports/fileformat.py``) to use the bounded
-helpers: ``rules.limits.loads_bounded`` (or its hooks ``json_int``/``json_float``/
-``json_constant``) in ``load_json`` — ``BadNumber.code`` is the problem code, ``not_finite`` or
-``number_too_long`` — and ``rules.text.text_problem`` / ``rules.text.name_problem`` on every text
-and player name. Those tests are marked xfail (strict) until it does.
+The numbers go through the one bounded reader (``rules.limits.loads_bounded`` in the file's
+``load_json``), the texts through ``rules.text.text_problem`` (the parser's ``Problems.text``),
+the forfeit through the settings' check (``RuleSet``, ``rules.limits.number_problem``).
 """
 
 from __future__ import annotations
@@ -26,10 +23,6 @@ from tests.support.golden import EXAMPLES
 from tests.support.site import snapshot
 
 pytestmark = pytest.mark.django_db
-
-PARSER = pytest.mark.xfail(
-    strict=True, reason="finding L: fixed when the file parser uses the bounded helper"
-)
 
 
 def _example() -> dict[str, Any]:
@@ -56,7 +49,6 @@ def test_a_forfeit_award_beyond_the_settings_range_is_refused(jcf: float, tmp_pa
     assert "forfeit" in _refused(path) or "弃权" in _refused(path)
 
 
-@PARSER
 @pytest.mark.parametrize("where", ["pair id", "seeding", "round seed"])
 def test_a_five_thousand_digit_integer_is_a_sentence(where: str, tmp_path: Path) -> None:
     data = _example()
@@ -73,7 +65,6 @@ def test_a_five_thousand_digit_integer_is_a_sentence(where: str, tmp_path: Path)
     assert "位数过多" in _refused(path)
 
 
-@PARSER
 @pytest.mark.parametrize(
     "name",
     ["甲\x00零", "\ud800甲", "\u200b", "\u200b\u200c", "甲\u202e乙", "甲\x07乙"],
@@ -90,7 +81,6 @@ def test_a_name_with_nul_surrogate_invisible_or_control_is_a_sentence(
     _refused(path)
 
 
-@PARSER
 def test_a_nul_in_a_unit_name_or_a_reason_is_a_sentence(tmp_path: Path) -> None:
     data = _example()
     data["units"][0]["name"] = "单位\x00零"

@@ -4,10 +4,10 @@ published-result error (``error=published``) was accepted and logged as if no de
 passed — the override that RULES.md §7 asks for ("after that, results stand unless the chief
 referee overrides (logged)") was bypassed by choosing the other kind.
 
-Fixed in ``scoring/services.py`` (``_check_deadline``), which is being restructured: until then
-these are xfail (strict). The fix: once the round's entry deadline has passed, a correction is
-past a deadline whichever kind it is declared, so it needs ``override`` (the chief referee, the
-one role check) and its audit entry says so (``after["overridden"]``, naming the kind).
+The fix (``scoring.services._check_deadline``): once the round's entry deadline has passed, a
+correction declared a published-result error is still taken within its own window (RULES.md §7:
+20 minutes after the stage), but as the chief referee's decision past the entry deadline (the
+one role check), and its audit entry says so (``after["overridden"]``, naming the declared kind).
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from scoring import services as scoring_services
 from tests.support.corrections import FIX, corrections, ended, finished_round
 from tests.support.pages import EIGHT, fresh, make_cast, tokens_of
 from tournaments.errors import ServiceError
-
-pytestmark = pytest.mark.xfail(strict=True, reason="finding G: fixed after the services split")
+from tournaments.wording import audit_sentence
 
 
 @pytest.fixture
@@ -57,4 +56,14 @@ def test_with_the_override_it_is_corrected_and_logged(cast: dict[str, Any]) -> N
     )
     assert tokens_of(table)[4] == "NS2"
     (entry,) = corrections(table)
-    assert entry.after["overridden"]["error"] == "published"
+    assert entry.after["overridden"]["declared"] == "published"
+
+
+def test_the_log_reads_as_a_decision_past_the_entry_deadline(cast: dict[str, Any]) -> None:
+    table = ended(finished_round(cast), 11)
+    scoring_services.correct_table(
+        table, FIX, cast["chief"], "公布成绩有误", table.version, error="published"
+    )
+    (entry,) = corrections(table)
+    sentence = audit_sentence(entry.action, entry.before, entry.after)
+    assert "录入错误的更正期限已过" in sentence and "作为公布成绩错误更正" in sentence
