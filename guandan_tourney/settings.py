@@ -187,10 +187,12 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 
 if os.environ.get("REDIS_URL"):
     # Shared by every gunicorn worker: the standings cache, cached public pages and the login
-    # throttle counters then hold across processes. Needs the ``redis`` package.
+    # throttle counters then hold across processes. Needs the ``redis`` package. Nothing in it
+    # is the only copy: with Redis unreachable the pages compute what they need and say so in
+    # the log (tournaments/resilient_cache.py), and /healthz names the cache.
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "tournaments.resilient_cache.ResilientRedisCache",
             "LOCATION": os.environ["REDIS_URL"],
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "gt"),
             "TIMEOUT": env_int("CACHE_TIMEOUT", 300),

@@ -18,3 +18,14 @@ def _default_language():
     translation.deactivate()
     yield
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def _no_known_outage():
+    """Every test starts with no cache or throttle store known to be down (the breakers of
+    ``tournaments.resilient_cache`` are per process)."""
+    from tournaments.resilient_cache import reset_breakers
+
+    reset_breakers()
+    yield
+    reset_breakers()

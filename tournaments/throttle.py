@@ -25,8 +25,11 @@ The limits (settings, env) and why:
   West, on the venue's network, still has the table's remaining attempts. (31⁶ ≈ 887 million
   codes: 50 guesses every 10 minutes for 12 hours is ~1 chance in 250,000.)
 
-If the store fails, the attempt is let through (fail open) and logged: a broken Redis must not
-lock every referee out on tournament day.
+If Redis fails, the attempt is counted in the database instead (logged once per outage; the
+Redis store then rests for a few seconds, ``tournaments.resilient_cache.Breaker``): a broken
+Redis must neither lock every referee out on tournament day nor let every guess through. If the
+database fails too, the attempt is refused as ``unavailable`` (nothing could be checked anyway:
+the login and the code check need the database) and logged as an error — never silently open.
 
 Wiring: ``guandan_tourney.middleware.LoginThrottleMiddleware`` (login POSTs, ours and the
 admin's) and ``scoring.views.tableside.tableside_confirm`` (pair codes).
@@ -98,24 +101,44 @@ return 0
 
 
 class RedisStore:
-    """Counters in Redis (``REDIS_URL``); a Lua script makes increment-and-expire one step."""
+    """Counters in Redis (``REDIS_URL``); a Lua script makes increment-and-expire one step.
+    After a failure it rests (raises at once) for a few seconds: the database counts then."""
 
     def __init__(self, url: str, prefix: str) -> None:
         import redis
 
         self.client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        self.url = url
         self.prefix = prefix
         self._hit = self.client.register_script(_HIT_LUA)
         self._refund = self.client.register_script(_REFUND_LUA)
 
+    def _call(self, run: Any) -> Any:
+        from tournaments.resilient_cache import breaker
+
+        rest = breaker(self.url, "throttle store")
+        if rest.is_open():
+            raise StoreUnavailable(rest.name)
+        try:
+            result = run()
+        except Exception as error:
+            rest.trip(error, "counting in the database instead")
+            raise
+        rest.succeeded()
+        return result
+
     def hit(self, key: str, window: int) -> int:
-        return int(self._hit(keys=[self.prefix + key], args=[window]))
+        return int(self._call(lambda: self._hit(keys=[self.prefix + key], args=[window])))
 
     def refund(self, key: str) -> None:
-        self._refund(keys=[self.prefix + key])
+        self._call(lambda: self._refund(keys=[self.prefix + key]))
 
     def clear(self, key: str) -> None:
-        self.client.delete(self.prefix + key)
+        self._call(lambda: self.client.delete(self.prefix + key))
+
+
+class StoreUnavailable(Exception):
+    """The Redis store is resting after a failure."""
 
 
 class DatabaseStore:
@@ -177,17 +200,26 @@ def store() -> Store:
         return _stores[("redis", url)]
 
 
+def stores() -> list[Store]:
+    """The configured store, then the database when that is Redis (the fallback)."""
+    first = store()
+    return [first] if isinstance(first, DatabaseStore) else [first, DatabaseStore()]
+
+
 # --------------------------------------------------------------------------------------------
 # Attempts
 
 
 @dataclass
 class Attempt:
-    """One guess, counted in ``counters`` (key, limit) before the secret is checked."""
+    """One guess, counted in ``counters`` (key, limit) before the secret is checked, in
+    ``backend`` (None: not counted). ``unavailable``: no store could count it (refused)."""
 
     counters: list[tuple[str, int]]
     window: int
     blocked: bool = False
+    unavailable: bool = False
+    backend: Store | None = None
     _counted: list[str] = field(default_factory=list)
     _kept: bool = False
 
@@ -199,44 +231,58 @@ class Attempt:
         """Give the reservation back unless ``keep`` was called (a success, a malformed form)."""
         if self._kept:
             return
-        _refund(self._counted)
+        _refund(self.backend, self._counted)
         self._counted = []
 
 
-def _refund(keys: list[str]) -> None:
+def _refund(backend: Store | None, keys: list[str]) -> None:
+    if backend is None or not keys:
+        return
     try:
-        backend = store()
         for key in keys:
             backend.refund(key)
-    except Exception as error:  # one line, no traceback: the database may simply be down
+    except Exception as error:  # one line, no traceback: the store may simply be down
         logger.warning("throttle store unavailable; reservation not returned: %s", error)
 
 
-def attempt(counters: list[tuple[str, int]], window: int) -> Attempt:
-    """Reserve one attempt in every counter; blocked (and nothing reserved) if any is full."""
-    result = Attempt(counters, window)
-    try:
-        backend = store()
-        for key, limit in counters:
-            count = backend.hit(key, window)
-            result._counted.append(key)
-            if count > limit:
-                result.blocked = True
-    except Exception as error:  # the store is down: fail open (see module docstring)
-        logger.warning("throttle store unavailable; not throttling: %s", error)
-        return Attempt(counters, window)
-    if result.blocked:
-        _refund(result._counted)
-        result._counted = []
-        result._kept = True
+def _count(backend: Store, counters: list[tuple[str, int]], window: int) -> Attempt:
+    result = Attempt(counters, window, backend=backend)
+    for key, limit in counters:
+        count = backend.hit(key, window)
+        result._counted.append(key)
+        if count > limit:
+            result.blocked = True
     return result
 
 
-def clear(key: str) -> None:
-    try:
-        store().clear(key)
-    except Exception as error:
-        logger.warning("throttle store unavailable; counter not reset: %s", error)
+def attempt(counters: list[tuple[str, int]], window: int) -> Attempt:
+    """Reserve one attempt in every counter; blocked (and nothing reserved) if any is full.
+    Redis failing, the database counts (module docstring); both failing, refused."""
+    for backend in stores():
+        try:
+            result = _count(backend, counters, window)
+        except Exception as error:
+            if isinstance(backend, DatabaseStore):
+                logger.error(
+                    "throttle store unavailable (database): refusing the attempt: %s", error
+                )
+                return Attempt(counters, window, blocked=True, unavailable=True, _kept=True)
+            continue  # Redis: logged by its breaker; the database counts instead
+        if result.blocked:
+            _refund(backend, result._counted)
+            result._counted = []
+            result._kept = True
+        return result
+    raise AssertionError("stores() always ends with the database")  # pragma: no cover
+
+
+def clear(key: str, backend: Store | None = None) -> None:
+    """Reset ``key`` in ``backend`` (default: every store it may be counted in)."""
+    for one in [backend] if backend is not None else stores():
+        try:
+            one.clear(key)
+        except Exception as error:
+            logger.warning("throttle store unavailable; counter not reset: %s", error)
 
 
 # --------------------------------------------------------------------------------------------
@@ -268,7 +314,7 @@ def login_failed(request: HttpRequest, username: str, reservation: Attempt) -> N
 def login_succeeded(request: HttpRequest, username: str, reservation: Attempt) -> None:
     """The right password: the attempt is returned and the (account, address) count reset."""
     reservation.settle()
-    clear(_key(LOGIN_SCOPE, username.casefold(), client_ip(request)))
+    clear(_key(LOGIN_SCOPE, username.casefold(), client_ip(request)), reservation.backend)
 
 
 # --------------------------------------------------------------------------------------------

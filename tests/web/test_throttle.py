@@ -316,11 +316,18 @@ def test_check_deploy_warns_without_a_shared_store() -> None:
     assert broken.returncode != 0 and "guandan.E002" in broken.stderr + broken.stdout
 
 
-def test_a_broken_store_fails_open_with_one_line_in_the_log(
+@pytest.mark.django_db
+def test_a_broken_store_falls_back_to_the_database_with_one_line_in_the_log(
     settings: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A dead Redis must not lock every referee out on tournament day (nor print a traceback)."""
+    """A dead Redis must not lock every referee out on tournament day (nor print a traceback),
+    and must not let every guess through either (issue 29 B): the database counts instead."""
     settings.THROTTLE_STORE, settings.THROTTLE_REDIS_URL = "redis", "redis://127.0.0.1:1/0"
-    assert not any(throttle.attempt([("test-dead-store", 1)], 60).blocked for _ in range(3))
+    assert [throttle.attempt([("test-dead-store", 1)], 60).blocked for _ in range(3)] == [
+        False,
+        True,
+        True,
+    ]
     assert "throttle store unavailable" in caplog.text
+    assert caplog.text.count("throttle store unavailable") == 1  # once per outage
     assert all(record.exc_info is None for record in caplog.records)
