@@ -37,6 +37,7 @@ from guandan_tourney.redirects import safe_next
 from pairing.forms import TableFilterForm
 from pairing.queries import round_progress, round_tables, table_names, table_states
 from pairing.stages import stage_finished
+from reports.pagecache import normalise_query
 from reports.stages import (
     bracket_rounds,
     group_rows,
@@ -74,12 +75,14 @@ def _is_anonymous_request(request: HttpRequest) -> bool:
 def public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """A public tournament page: loads ``tournament`` from ``slug``, caches anonymous GETs.
 
-    The cache key holds the path with its query, the language and the tournament's
-    ``results_version`` (bumped by every result, publication and registration).
+    The cache key holds the path with its query — reduced to the page's known parameters,
+    normalised (``reports.pagecache``) — the language and the tournament's ``results_version``
+    (bumped by every result, publication and registration).
     """
 
     @wraps(view)
     def wrapper(request: HttpRequest, slug: str, **kwargs: Any) -> HttpResponse:
+        normalise_query(request)
         tournament = get_object_or_404(Tournament, slug=slug)
         cacheable = request.method in ("GET", "HEAD") and _is_anonymous_request(request)
         if not cacheable:
