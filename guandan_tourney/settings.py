@@ -225,7 +225,7 @@ LOGIN_FAILURES_LIMIT = env_int("LOGIN_FAILURES_LIMIT", 5, minimum=1)
 LOGIN_FAILURES_PER_ACCOUNT_LIMIT = env_int("LOGIN_FAILURES_PER_ACCOUNT_LIMIT", 20, minimum=1)
 LOGIN_FAILURES_PER_CLIENT_LIMIT = env_int("LOGIN_FAILURES_PER_CLIENT_LIMIT", 100, minimum=1)
 LOGIN_FAILURES_WINDOW = env_int("LOGIN_FAILURES_WINDOW", 15 * 60, minimum=1)
-# Wrong pair codes per (table, address) and per table from anywhere.
+# Wrong pair codes per (table, device: a cookie and the address) and per table from anywhere.
 PAIR_CODE_FAILURES_LIMIT = env_int("PAIR_CODE_FAILURES_LIMIT", 10, minimum=1)
 PAIR_CODE_FAILURES_PER_TABLE_LIMIT = env_int("PAIR_CODE_FAILURES_PER_TABLE_LIMIT", 50, minimum=1)
 PAIR_CODE_FAILURES_WINDOW = env_int("PAIR_CODE_FAILURES_WINDOW", 10 * 60, minimum=1)
