@@ -1,5 +1,7 @@
 """Shared fixtures for the whole suite."""
 
+import os
+
 import pytest
 
 
@@ -29,3 +31,25 @@ def _no_known_outage():
     reset_breakers()
     yield
     reset_breakers()
+
+
+@pytest.fixture(scope="session")
+def live_server(request):
+    """pytest-django's live server; with production's manifest storage (the DEBUG=0 leg,
+    tests/production) its static files come from whitenoise in the app, from ``STATIC_ROOT``
+    as gunicorn serves them — Django's debug handler in front would look for the hashed names
+    in the source folders and answer 404."""
+    from django.conf import settings
+    from pytest_django.live_server_helper import LiveServer
+
+    addr = (
+        request.config.getvalue("liveserver")
+        or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS")
+        or "localhost"
+    )
+    server = LiveServer(addr, start=False)
+    if "Manifest" in settings.STORAGES["staticfiles"]["BACKEND"]:
+        server.thread.static_handler = lambda application: application
+    server.start()
+    yield server
+    server.stop()

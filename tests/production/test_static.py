@@ -1,0 +1,184 @@
+"""Production's static files (issue 29 finding D): with ``DEBUG=0`` and the manifest storage,
+``/sw.js`` answers (it was a 500: "Missing staticfiles manifest entry for ''", so the offline
+sheet never installed), the files it lists exist, the web manifest and its icons exist, and so
+does every static file any page names — its ``src``/``href`` to ``STATIC_URL`` and the
+``url(…)`` of the style sheets — fetched through the app as gunicorn serves them (whitenoise).
+
+And no page of the site answers 500 under production's settings (the URLconf walk)."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.urls import reverse
+
+from pairing import services as pairing_services
+from reports.fileio import import_tournament
+from scoring.views.offline import SHELL
+from tests.db.conftest import play_table
+from tests.web.team_event import build_team_event
+from tests.web.test_security import all_urls
+from tournaments.models import Round, Table, Team, Tournament
+
+STAGES = Path(__file__).parents[1] / "db" / "data" / "stages"
+
+
+def test_the_settings_are_production_s() -> None:
+    assert settings.DEBUG is False
+    assert "Manifest" in settings.STORAGES["staticfiles"]["BACKEND"]
+    assert (Path(settings.STATIC_ROOT) / "staticfiles.json").exists()
+
+
+def _fetch(client: Client, url: str) -> tuple[int, bytes, str]:
+    response = client.get(url)
+    try:
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+    finally:
+        response.close()
+    return response.status_code, body, response.get("Content-Type", "")
+
+
+def _static(url: str) -> bool:
+    return urlsplit(url).path.startswith(settings.STATIC_URL)
+
+
+class _Links(HTMLParser):
+    """Every ``src`` and ``href`` of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found += [value for name, value in attrs if name in ("src", "href") and value]
+
+
+def _named(page: str, body: bytes) -> set[str]:
+    parser = _Links()
+    parser.feed(body.decode("utf-8", "replace"))
+    absolute = [urljoin(page, url) for url in parser.found]
+    return {urlsplit(url).path for url in absolute if _static(url)}
+
+
+def _check_static(client: Client, urls: set[str]) -> dict[str, Any]:
+    """Fetch every static URL (and what style sheets and the manifest name in turn)."""
+    seen: dict[str, Any] = {}
+    todo = sorted(urls)
+    while todo:
+        url = todo.pop()
+        if url in seen:
+            continue
+        status, body, _ = _fetch(client, url)
+        seen[url] = (status, len(body))
+        if status != 200:
+            continue
+        if url.endswith(".css"):
+            for ref in re.findall(rb"url\(\s*['\"]?([^'\")]+)['\"]?\s*\)", body):
+                target = urljoin(url, ref.decode())
+                if not target.startswith("data:") and _static(target):
+                    todo.append(urlsplit(target).path)
+        if url.endswith(".webmanifest"):
+            for icon in json.loads(body)["icons"]:
+                todo.append(urlsplit(urljoin(url, icon["src"])).path)
+    return seen
+
+
+@pytest.mark.django_db
+def test_the_service_worker_answers_and_its_files_exist() -> None:
+    client = Client()
+    status, body, kind = _fetch(client, "/sw.js")
+    assert status == 200, body[:500]
+    assert kind.startswith("application/javascript")
+    text = body.decode()
+    shell = json.loads(re.search(r"var SHELL = (\[.*?\]);", text).group(1))
+    assert len(shell) == len(SHELL)
+    # Hashed names: a new deploy is a new cache, and the old files are not served stale.
+    assert all(re.search(r"\.[0-9a-f]{12}\.", url) for url in shell), shell
+    assert f'var STATIC_PREFIX = "{settings.STATIC_URL}"' in text
+    fetched = _check_static(client, set(shell))
+    assert all(status == 200 and size > 0 for status, size in fetched.values()), fetched
+
+
+@pytest.fixture
+def events(played: Round, cast: dict[str, Any]) -> list[tuple[Tournament, Table]]:
+    """A Swiss event with a round played, a team event with one, a knockout stage event."""
+    teams = build_team_event(cast["organizer"], cast["chief"], [cast["referee"]])
+    rnd = pairing_services.publish_round(
+        pairing_services.generate_round(teams, cast["organizer"]), cast["organizer"]
+    )
+    for table in Table.objects.filter(round=rnd, is_bye=False).order_by("number")[:2]:
+        play_table(table, ["NS2", "EW1"], cast["referee"], cast["chief"])
+    stages = import_tournament(
+        json.loads((STAGES / "knockout.json").read_text(encoding="utf-8")), slug="ko"
+    )
+    out = []
+    for tournament in (played.tournament, teams, stages):
+        table = (
+            Table.objects.filter(round__tournament=tournament, is_bye=False)
+            .order_by("-round__number", "number")
+            .first()
+        )
+        out.append((tournament, table))
+    return out
+
+
+def _pages(tournament: Tournament, table: Table) -> list[str]:
+    slug = tournament.slug
+    urls = [url for name, url in all_urls(slug, table.entry_token) if not name.startswith("admin")]
+    rnd = table.round
+    urls += [
+        reverse("public:round", args=[slug, rnd.number]),
+        reverse("referee:round_dashboard", args=[slug, rnd.number]),
+        reverse("referee:table", args=[slug, rnd.number, table.number]),
+        reverse("tableside:tableside", args=[table.entry_token]),
+        reverse("public:projector", args=[slug]) + "?show=standings",
+        "/admin/",
+    ]
+    pair = tournament.pairs.order_by("number").first()
+    if pair is not None:
+        urls.append(reverse("public:pair", args=[slug, pair.number]))
+    team = Team.objects.filter(tournament=tournament).first()
+    if team is not None:
+        urls += [
+            reverse("public:team", args=[slug, team.code]),
+            reverse("tournaments:lineup", args=[slug, team.code]),
+        ]
+    return urls
+
+
+def test_every_page_answers_and_every_static_file_it_names_exists(
+    events: list[tuple[Tournament, Table]], cast: dict[str, Any]
+) -> None:
+    failures: list[tuple[str, str, int]] = []
+    named: set[str] = set()
+    pages = 0
+    for role in ("anonymous", "organizer", "chief", "referee"):
+        client = Client(raise_request_exception=False)
+        if role != "anonymous":
+            client.force_login(cast[role])
+        for tournament, table in events:
+            for url in _pages(tournament, table):
+                status, body, kind = _fetch(client, url)
+                if status >= 500:
+                    failures.append((role, url, status))
+                if status == 200 and kind.startswith("text/html"):
+                    pages += 1
+                    named |= _named(url, body)
+    assert not failures, failures
+    assert pages > 100, pages
+    # The pages name the sheet's style, scripts and the manifest at least.
+    assert {Path(url).suffix for url in named} >= {".css", ".js", ".webmanifest"}, named
+    fetched = _check_static(Client(), named)
+    missing = {url: got for url, got in fetched.items() if got[0] != 200 or got[1] == 0}
+    assert not missing, missing
+    # Every name is the hashed one the manifest storage wrote (a long cache is then safe).
+    unhashed = [u for u in named if not re.search(r"\.[0-9a-f]{12}\.\w+$", u)]
+    assert not unhashed, unhashed
