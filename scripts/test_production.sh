@@ -9,6 +9,7 @@
 #                                    no page >= 500
 #   tests/browser/test_offline_production.py  the offline sheet's worker installs (Chromium)
 #   tests/browser/test_offline_sheet.py  the offline sheet's flows (issue 16) on production's files
+#   tests/browser/test_shared_phone.py   logging out on a shared phone leaves nothing offline
 # Arguments are passed to pytest. `make test-production` runs it; `make test` and .ci/run too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,5 +31,6 @@ export SECURE_SSL_REDIRECT=0
 started=$(date +%s)
 $PY manage.py collectstatic --noinput -v0
 $PY -m pytest -p no:cacheprovider -q tests/production \
-  tests/browser/test_offline_production.py tests/browser/test_offline_sheet.py "$@"
+  tests/browser/test_offline_production.py tests/browser/test_offline_sheet.py \
+  tests/browser/test_shared_phone.py "$@"
 echo "DEBUG=0 leg: $(( $(date +%s) - started )) s"
