@@ -18,17 +18,10 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from django.conf import settings
 from django.test import Client
-from django.urls import reverse
 
-from pairing import services as pairing_services
-from reports.fileio import import_tournament
 from scoring.views.offline import SHELL
-from tests.db.conftest import play_table
-from tests.web.team_event import build_team_event
-from tests.web.test_security import all_urls
-from tournaments.models import Round, Table, Team, Tournament
-
-STAGES = Path(__file__).parents[1] / "db" / "data" / "stages"
+from tests.support.site import events_of_every_kind, site_pages
+from tournaments.models import Round
 
 
 def test_the_settings_are_production_s() -> None:
@@ -107,56 +100,11 @@ def test_the_service_worker_answers_and_its_files_exist() -> None:
     assert all(status == 200 and size > 0 for status, size in fetched.values()), fetched
 
 
-@pytest.fixture
-def events(played: Round, cast: dict[str, Any]) -> list[tuple[Tournament, Table]]:
-    """A Swiss event with a round played, a team event with one, a knockout stage event."""
-    teams = build_team_event(cast["organizer"], cast["chief"], [cast["referee"]])
-    rnd = pairing_services.publish_round(
-        pairing_services.generate_round(teams, cast["organizer"]), cast["organizer"]
-    )
-    for table in Table.objects.filter(round=rnd, is_bye=False).order_by("number")[:2]:
-        play_table(table, ["NS2", "EW1"], cast["referee"], cast["chief"])
-    stages = import_tournament(
-        json.loads((STAGES / "knockout.json").read_text(encoding="utf-8")), slug="ko"
-    )
-    out = []
-    for tournament in (played.tournament, teams, stages):
-        table = (
-            Table.objects.filter(round__tournament=tournament, is_bye=False)
-            .order_by("-round__number", "number")
-            .first()
-        )
-        out.append((tournament, table))
-    return out
-
-
-def _pages(tournament: Tournament, table: Table) -> list[str]:
-    slug = tournament.slug
-    urls = [url for name, url in all_urls(slug, table.entry_token) if not name.startswith("admin")]
-    rnd = table.round
-    urls += [
-        reverse("public:round", args=[slug, rnd.number]),
-        reverse("referee:round_dashboard", args=[slug, rnd.number]),
-        reverse("referee:table", args=[slug, rnd.number, table.number]),
-        reverse("tableside:tableside", args=[table.entry_token]),
-        reverse("public:projector", args=[slug]) + "?show=standings",
-        "/admin/",
-    ]
-    pair = tournament.pairs.order_by("number").first()
-    if pair is not None:
-        urls.append(reverse("public:pair", args=[slug, pair.number]))
-    team = Team.objects.filter(tournament=tournament).first()
-    if team is not None:
-        urls += [
-            reverse("public:team", args=[slug, team.code]),
-            reverse("tournaments:lineup", args=[slug, team.code]),
-        ]
-    return urls
-
-
+@pytest.mark.django_db
 def test_every_page_answers_and_every_static_file_it_names_exists(
-    events: list[tuple[Tournament, Table]], cast: dict[str, Any]
+    played: Round, cast: dict[str, Any]
 ) -> None:
+    events = events_of_every_kind(played, cast)
     failures: list[tuple[str, str, int]] = []
     named: set[str] = set()
     pages = 0
@@ -165,7 +113,7 @@ def test_every_page_answers_and_every_static_file_it_names_exists(
         if role != "anonymous":
             client.force_login(cast[role])
         for tournament, table in events:
-            for url in _pages(tournament, table):
+            for url in site_pages(tournament, table):
                 status, body, kind = _fetch(client, url)
                 if status >= 500:
                     failures.append((role, url, status))

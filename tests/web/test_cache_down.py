@@ -13,7 +13,6 @@ import importlib.util
 import logging
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 from unittest import mock
@@ -22,16 +21,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from pairing import services as pairing_services
-from reports.fileio import import_tournament
-from tests.db.conftest import play_table
-from tests.web.team_event import build_team_event
-from tests.web.test_security import all_urls
+from tests.support.site import events_of_every_kind, site_pages
 from tournaments import throttle
-from tournaments.models import Pair, Round, Table, Team, Tournament
+from tournaments.models import Round
 
 DEAD_REDIS = "redis://127.0.0.1:1/0"
-STAGES = Path(__file__).parents[1] / "db" / "data" / "stages"
 
 
 def production_settings(**env: str) -> ModuleType:
@@ -67,88 +61,23 @@ def _get_all(client: Client, urls: list[str]) -> list[tuple[str, int]]:
     return failures
 
 
-def _tournament_urls(tournament: Tournament, table: Table) -> list[str]:
-    """Every named page of the site (the URLconf walk) for ``tournament``, and the pages that
-    walk cannot guess: real pair, round, table and team numbers, the documents, query strings."""
-    slug = tournament.slug
-    urls = [url for name, url in all_urls(slug, table.entry_token) if not name.startswith("admin")]
-    rnd = table.round
-    pair = Pair.objects.filter(tournament=tournament).order_by("number").first()
-    player = pair.players.first() if pair else None
-    urls += [
-        reverse("public:standings", args=[slug]) + "?after=1",
-        reverse("public:standings", args=[slug]) + "?page=2",
-        reverse("public:round", args=[slug, rnd.number]),
-        reverse("public:find", args=[slug]) + "?q=1",
-        reverse("referee:round_dashboard", args=[slug, rnd.number]),
-        reverse("referee:table", args=[slug, rnd.number, table.number]),
-        reverse("reports:document", args=[slug, "standings"]),
-        reverse("reports:document", args=[slug, "pairings"]) + f"?round={rnd.number}",
-        reverse("reports:document", args=[slug, "scoresheets"]) + f"?round={rnd.number}",
-        reverse("reports:export", args=[slug]),
-        reverse("tableside:tableside", args=[table.entry_token]),
-        "/sw.js",
-    ]
-    if pair is not None:
-        urls.append(reverse("public:pair", args=[slug, pair.number]))
-    if player is not None:
-        urls.append(reverse("public:find", args=[slug]) + f"?q={player.name}")
-        urls.append(reverse("public:find", args=[slug]) + "?q=zhao")  # the pinyin index
-    for team in Team.objects.filter(tournament=tournament)[:2]:
-        urls.append(reverse("public:team", args=[slug, team.code]))
-    return urls
-
-
 @pytest.mark.django_db
 def test_every_page_answers_with_the_cache_unreachable(
     played: Round, cast: dict[str, Any], dead_cache: None, caplog: pytest.LogCaptureFixture
 ) -> None:
-    table = Table.objects.filter(round=played, is_bye=False).order_by("number").first()
-    urls = _tournament_urls(played.tournament, table)
+    """Every page of a Swiss, a team and a knockout event (public pages, standings, a pair's
+    page, find — the pinyin index —, projector, rounds, teams, bracket, the referee's round
+    and table, the standings PDF, the Excel export …), for each role."""
     failures = []
-    for role in ("anonymous", "organizer", "chief", "referee"):
-        client = Client(raise_request_exception=False)
-        if role != "anonymous":
-            client.force_login(cast[role])
-        failures += [(role, *f) for f in _get_all(client, urls)]
-    assert not failures, failures
-    assert "cache unavailable" in caplog.text
-
-
-@pytest.mark.django_db
-def test_team_and_stage_pages_answer_with_the_cache_unreachable(
-    cast: dict[str, Any], dead_cache: None
-) -> None:
-    teams = build_team_event(cast["organizer"], cast["chief"], [cast["referee"]])
-    rnd = pairing_services.publish_round(
-        pairing_services.generate_round(teams, cast["organizer"]), cast["organizer"]
-    )
-    for table in Table.objects.filter(round=rnd, is_bye=False).order_by("number")[:4]:
-        play_table(table, ["NS2", "EW1"], cast["referee"], cast["chief"])
-    import json
-
-    stages = import_tournament(
-        json.loads((STAGES / "knockout.json").read_text(encoding="utf-8")), slug="ko"
-    )
-    failures = []
-    for tournament in (teams, stages):
-        table = (
-            Table.objects.filter(round__tournament=tournament, is_bye=False)
-            .order_by("round__number", "number")
-            .first()
-        )
-        urls = _tournament_urls(tournament, table)
-        urls += [
-            reverse("public:bracket", args=[tournament.slug]),
-            reverse("public:placings", args=[tournament.slug]),
-            reverse("reports:stage_document", args=[tournament.slug, "bracket"]),
-        ]
-        for role in ("anonymous", "organizer"):
+    for tournament, table in events_of_every_kind(played, cast):
+        urls = site_pages(tournament, table)
+        for role in ("anonymous", "organizer", "chief", "referee"):
             client = Client(raise_request_exception=False)
             if role != "anonymous":
                 client.force_login(cast[role])
             failures += [(tournament.slug, role, *f) for f in _get_all(client, urls)]
     assert not failures, failures
+    assert "cache unavailable" in caplog.text
 
 
 @pytest.mark.django_db

@@ -71,6 +71,26 @@ def test_the_find_box_still_finds(played: Round) -> None:
     assert name in content
 
 
+@pytest.mark.django_db
+def test_a_cached_public_page_holds_no_csrf_token_and_sets_no_cookie(played: Round) -> None:
+    """What the cache hands every visitor is the same for all: no token, no cookie."""
+    slug = played.tournament.slug
+    for name, args in (
+        ("detail", []),
+        ("find", []),
+        ("standings", []),
+        ("pair", [1]),
+        ("projector", []),
+        ("rounds", []),
+        ("round", [played.number]),
+    ):
+        for _ in range(2):  # rendered, then from the cache
+            response = Client().get(reverse(f"public:{name}", args=[slug, *args]))
+            assert response.status_code == 200, name
+            assert b"csrfmiddlewaretoken" not in response.content, name
+            assert not response.cookies, (name, response.cookies)
+
+
 def test_every_cached_public_page_lists_its_parameters() -> None:
     """A public page added later must say which parameters it reads, or its query is kept raw
     (the old behaviour) — never silently dropped."""
