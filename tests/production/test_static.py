@@ -20,7 +20,7 @@ from django.conf import settings
 from django.test import Client
 
 from scoring.views.offline import SHELL
-from tests.support.site import events_of_every_kind, site_pages
+from tests.support.walk import events_of_every_kind, site_pages
 from tournaments.models import Round
 
 

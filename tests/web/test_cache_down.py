@@ -21,7 +21,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.support.site import events_of_every_kind, site_pages
+from tests.support.walk import events_of_every_kind, site_pages
 from tournaments import throttle
 from tournaments.models import Round
 
