@@ -144,7 +144,7 @@ def measure_import(data: dict[str, Any], slug: str) -> tuple[ImportResult, Any]:
     from django.db import transaction
 
     from reports.fileformat import parse_tournament
-    from reports.fileio import _choose_slug, _write
+    from reports.fileio import choose_slug, write_tournament
 
     gc.collect()
     cpu = time.process_time()
@@ -152,7 +152,7 @@ def measure_import(data: dict[str, Any], slug: str) -> tuple[ImportResult, Any]:
     spec = parse_tournament(data)
     validated = time.perf_counter()
     with transaction.atomic():
-        tournament = _write(spec, _choose_slug(spec.name, slug), None)
+        tournament = write_tournament(spec, choose_slug(spec.name, slug), None)
     written = time.perf_counter()
     cpu = time.process_time() - cpu
     tables = sum(len(r.tables) for r in spec.rounds)

@@ -11,7 +11,8 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from rules.stages import BRACKET_SEEDINGS, GROUP_SEEDINGS, MAX_STAGES, stage_keys
+from rules.kinds import KINDS
+from rules.stages import MAX_STAGES, stage_keys
 from tournaments.bounds import BoundedIntegerField
 from tournaments.models import Pair
 
@@ -69,12 +70,7 @@ class StageForm(forms.Form):
     kind = forms.ChoiceField(
         label=_("阶段类型"),
         required=False,
-        choices=(
-            ("", "—"),
-            ("swiss", _("瑞士移位")),
-            ("round_robin", _("小组循环赛")),
-            ("knockout", _("淘汰赛")),
-        ),
+        choices=(("", "—"), *((kind.name, _(kind.label)) for kind in KINDS.values())),
     )
     rounds = BoundedIntegerField(label=_("轮数（瑞士移位）"), min_value=1, required=False)
     groups = BoundedIntegerField(label=_("小组数"), min_value=1, required=False)
@@ -150,8 +146,7 @@ class StageForm(forms.Form):
             value = data.get(key)
             if key == "kind" or value in (None, "", False):
                 continue
-            seedings = GROUP_SEEDINGS if kind == "round_robin" else BRACKET_SEEDINGS
-            if key == "seeding" and value not in seedings:
+            if key == "seeding" and value not in KINDS[kind].seedings:
                 continue  # a group seeding for a knockout or the other way round: the default
             out[key] = value
         return out

@@ -40,7 +40,8 @@ place m + 1 (5 for the quarter-finals, 9 for the round of 16 …), listed by see
 a stage with ``until`` stops when that many are left (``knockout_over``; ``survivors`` orders
 them for the next stage); a stage with a repechage after round r halves its field every round
 (``halving_round``), and round r's losers and bye play the repechage in round r + 1
-(``repechage_round``, by lot) so that ``until`` × 2^j go on (``rules.stages.repechage_for``).
+(``repechage_round``, by lot) so that ``until`` × 2^j go on
+(``rules.kinds.knockout.repechage_for``).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ import random
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from rules.stages import RepechagePlan, halving_fields, repechage_for, repechage_plan
+from rules.kinds.knockout import RepechagePlan, halving_fields, repechage_for, repechage_plan
 
 from .groups import Entrant
 

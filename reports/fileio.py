@@ -72,8 +72,9 @@ def _unique_codes(count: int) -> list[str]:
     return list(codes)
 
 
-def _choose_slug(name: str, slug: str | None) -> str:
-    """The requested slug (refused if taken or malformed), else one made from the name."""
+def choose_slug(name: str, slug: str | None) -> str:
+    """The requested slug (refused if taken or malformed), else one made from the name (the
+    benchmark times ``write_tournament`` with it)."""
     if slug is not None:
         if not _SLUG.match(slug) or len(slug) > SLUG_MAX:
             raise TournamentFileError([FileProblem("bad_slug", {"slug": slug})])
@@ -109,10 +110,12 @@ def import_tournament(data: Any, slug: str | None = None, user: Any = None) -> T
     """
     spec = parse_tournament(data)
     with transaction.atomic():
-        return _write(spec, _choose_slug(spec.name, slug), user)
+        return write_tournament(spec, choose_slug(spec.name, slug), user)
 
 
-def _write(spec: TournamentSpec, slug: str, user: Any) -> Tournament:
+def write_tournament(spec: TournamentSpec, slug: str, user: Any) -> Tournament:
+    """Write a validated file as a new tournament; inside the caller's transaction
+    (``import_tournament``)."""
     now = timezone.now()
     actor = user if getattr(user, "is_authenticated", False) else None
     tournament = Tournament.objects.create(
@@ -452,8 +455,8 @@ def tournament_spec(tournament: Tournament) -> TournamentSpec:
             start_ns, start_ew, end_kind, end_side, tokens=tokens.get(pk, ())
         )
         games = None
-        stage = rules.stage(stage_of[round_id])
-        if stage.kind == "knockout" and stage.games > 1:
+        stage = stage_of[round_id]
+        if rules.plays_series(stage) and rules.stage(stage).games > 1:
             games = tuple(_game_spec(game) for game in split_games(facts, game_rows.get(pk, [])))
             if (
                 not facts.tokens

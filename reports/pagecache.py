@@ -1,7 +1,7 @@
 """What a public page's cache entry is keyed by: the page's own query parameters, normalised
 (issue 29 finding K).
 
-The public pages are cached for anonymous visitors (``reports.views.public.public_page``) under
+The public pages are cached for anonymous visitors (``reports.views.public.common.public_page``) under
 a key holding the path and query. Keyed on the raw query string, every distinct ``?x=…`` made
 the page render again and stored another copy (~108 KB for the standings) — a cheap way to fill
 the cache and keep the workers busy. So before the page is rendered its query is reduced to the

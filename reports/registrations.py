@@ -36,7 +36,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from rules.errors import GuandanError
+from rules.text import normalise_name, text_problem
 from tournaments.bounds import INT_MAX, parse_int
+from tournaments.messages import sentence
 
 from .rows import RegistrationLine, TeamRegistrationLine
 from .xlsxcheck import Limits, WorkbookRefused, check_workbook
@@ -602,8 +604,13 @@ def _check_number(
 def _check_text(
     problems: list[Problem], row_number: int, column: str, value: Any, limit: int, required: bool
 ) -> str:
-    """The cell's text, its problems added: empty when ``required``, longer than ``limit``."""
+    """The cell's text, its problems added: empty when ``required``, longer than ``limit``, a
+    NUL, control, invisible or bidi-control character (``rules.text``); NFKC-normalised."""
     text = _text(value)
+    if problem := text_problem(text):
+        problems.append(Problem(row_number, column, sentence(problem)))
+        return text
+    text = normalise_name(text)
     if required and not text:
         problems.append(Problem(row_number, column, _("为空")))
     elif len(text) > limit:

@@ -15,14 +15,9 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
+from pairing.kinds.knockout import knockout_places, knockout_seeds
 from pairing.knockout import stage_shape
-from pairing.stages import (
-    final_placings,
-    knockout_places,
-    knockout_seeds,
-    stage_finished,
-    stage_ranking,
-)
+from pairing.stages import final_placings, stage_finished, stage_ranking
 from reports.fileformat import standings_payload
 from reports.pdf.lists import Column, Section
 from reports.pdf.stages import KnockoutSheet, PrintedMatch, PrintedRound
@@ -59,8 +54,14 @@ def _match(match: KnockoutMatch, repechage: bool = False) -> dict[str, Any]:
 
 
 def knockout_stages(tournament: Tournament) -> list[int]:
-    """The numbers of the event's knockout stages (初赛, 复赛, 决赛 … one each)."""
-    return [n for n, s in enumerate(tournament.rules.stage_list, start=1) if s.kind == "knockout"]
+    """The numbers of the event's knockout stages (初赛, 复赛, 决赛 … one each): every stage whose
+    kind is a bracket (``StageKind.has_bracket``)."""
+    return [n for n, s in enumerate(tournament.rules.stage_list, start=1) if s.type.has_bracket]
+
+
+def group_stages(tournament: Tournament) -> list[int]:
+    """The numbers of the event's group stages (``StageKind.has_groups``)."""
+    return [n for n, s in enumerate(tournament.rules.stage_list, start=1) if s.type.has_groups]
 
 
 def knockout_stage(tournament: Tournament, wanted: int | None = None) -> int | None:
@@ -294,31 +295,20 @@ class PathStep:
 
 def pair_path(tournament: Tournament, number: int) -> list[PathStep]:
     """The pair's path through the stages (RULES.md §8): each stage it played with its place
-    (Swiss rank, group and place) or its knockout matches. Empty for a one-stage event."""
+    (a group stage: its group and place; a bracket: its matches; any other: its rank in the
+    stage, a Swiss stage's). Empty for a one-stage event."""
     rules = tournament.rules
     if not rules.stages:
         return []
-    visible = (Round.Status.PUBLISHED, Round.Status.FINISHED)
     played = set(
-        Round.objects.filter(tournament=tournament, status__in=visible).values_list(
-            "stage", flat=True
-        )
+        Round.objects.counted().filter(tournament=tournament).values_list("stage", flat=True)
     )
     steps: list[PathStep] = []
     for stage, spec in enumerate(rules.stage_list, start=1):
         if stage not in played:
             break
         label = stage_kind_label(spec.kind)
-        if spec.kind == "swiss":
-            ranked, _q = stage_ranking(tournament, stage)
-            detail = (
-                _("第 %(rank)s 名") % {"rank": ranked.index(number) + 1}
-                if number in ranked and stage_finished(tournament, stage)
-                else _("进行中")
-            )
-            steps.append(PathStep(stage, spec.kind, label, detail))
-            continue
-        if spec.kind == "round_robin":
+        if spec.type.has_groups:
             for name, rows in group_rows(tournament, stage):
                 for row in rows:
                     if row.pair == number:
@@ -330,14 +320,23 @@ def pair_path(tournament: Tournament, number: int) -> list[PathStep]:
                             detail += " · " + _("出线")
                         steps.append(PathStep(stage, spec.kind, label, detail))
             continue
-        mine = tuple(
-            match
-            for rnd in bracket_rounds(tournament, stage, visible)
-            for match in rnd.matches
-            if number in (match.a.number, match.b.number if match.b else None)
+        if spec.type.has_bracket:
+            mine = tuple(
+                match
+                for rnd in bracket_rounds(tournament, stage, Round.COUNTED)
+                for match in rnd.matches
+                if number in (match.a.number, match.b.number if match.b else None)
+            )
+            if mine:
+                steps.append(PathStep(stage, spec.kind, label, "", mine))
+            continue
+        ranked, _q = stage_ranking(tournament, stage)
+        detail = (
+            _("第 %(rank)s 名") % {"rank": ranked.index(number) + 1}
+            if number in ranked and stage_finished(tournament, stage)
+            else _("进行中")
         )
-        if mine:
-            steps.append(PathStep(stage, spec.kind, label, "", mine))
+        steps.append(PathStep(stage, spec.kind, label, detail))
     return steps
 
 
@@ -456,26 +455,25 @@ def stage_sheets(tournament: Tournament) -> list[tuple[str, list[str], list[list
     if not tournament.rules.stages:
         return []
     sheets: list[tuple[str, list[str], list[list[Any]]]] = []
-    for stage, spec in enumerate(tournament.rules.stage_list, start=1):
-        if spec.kind == "round_robin":
-            headers = ["小组", "名次", "编号", "姓名", "场分", "级差分", "胜", "平", "负", "出线"]
-            rows = [
-                [
-                    name,
-                    r.place,
-                    r.pair,
-                    r.name,
-                    r.row.cf,
-                    r.row.jcf,
-                    r.row.wins,
-                    r.row.draws,
-                    r.row.losses,
-                    "出线" if r.qualifies else "",
-                ]
-                for name, group in group_rows(tournament, stage)
-                for r in group
+    for stage in group_stages(tournament):
+        headers = ["小组", "名次", "编号", "姓名", "场分", "级差分", "胜", "平", "负", "出线"]
+        rows = [
+            [
+                name,
+                r.place,
+                r.pair,
+                r.name,
+                r.row.cf,
+                r.row.jcf,
+                r.row.wins,
+                r.row.draws,
+                r.row.losses,
+                "出线" if r.qualifies else "",
             ]
-            sheets.append((f"第{stage}阶段小组", headers, rows))
+            for name, group in group_rows(tournament, stage)
+            for r in group
+        ]
+        sheets.append((f"第{stage}阶段小组", headers, rows))
     knockouts = knockout_stages(tournament)
     for stage_k in knockouts:
         # One sheet a knockout stage (初赛, 复赛, 决赛 …), the repechage round among them.

@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import Problem, RuleSetError
 from .levels import LOWEST, PAST_ACE
-from .limits import SEED_MAX
+from .limits import SCORE_MAX, SEED_MAX, number_problem
 from .stages import Stage, default_stage, parse_stages
 
 EVENTS = ("pairs", "teams")
@@ -96,6 +96,14 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _bad_number(value: Any, row: int | None = None, minimum: int = -SCORE_MAX) -> dict[str, Any]:
+    """The parameters of ``bad_number`` (``rules.limits.number_problem`` refused ``value``)."""
+    params: dict[str, Any] = {"value": repr(value)[:40], "min": minimum, "max": SCORE_MAX}
+    if row is not None:
+        params["row"] = row
+    return params
+
+
 def _plain(number: float) -> float | int:
     """Keep whole numbers as ints so files and JSON read naturally (2, not 2.0)."""
     return int(number) if float(number).is_integer() else number
@@ -154,6 +162,9 @@ def validate_scale_table(table: Any) -> tuple[Scale | None, list[Problem]]:
             problems.append(Problem("scale", "scale_row_malformed", {"row": index + 1}))
             continue
         rows.append((row[0], row[1], row[2]))
+        for value in row[1:]:
+            if number_problem(value) is not None:
+                problems.append(Problem("scale", "bad_number", _bad_number(value, index + 1)))
     if problems:
         return None, problems
     for index, (jc, ahead, behind) in enumerate(rows):
@@ -269,18 +280,20 @@ class RuleSet:
         """Stage ``number`` (1-based)."""
         return self.stage_list[number - 1]
 
-    def is_knockout(self, number: int) -> bool:
-        """Whether stage ``number`` is a knockout (best-of-n games, RULES.md §8)."""
-        return bool(self.stages) and self.stage(number).kind == "knockout"
+    def plays_series(self, number: int) -> bool:
+        """Whether stage ``number``'s matches are best-of-n series scored game by game (a
+        knockout, RULES.md §8: ``StageKind.series``)."""
+        return bool(self.stages) and self.stage(number).type.series
 
     def for_stage(self, number: int) -> RuleSet:
         """The rules a table of stage ``number`` is scored by: the stage's own round format,
         deals per round and tie rule (a knockout breaks a level tie by the extra deal unless it
-        says otherwise, RULES.md §2), everything else the tournament's."""
+        says otherwise, RULES.md §2: ``StageKind.default_tie``), everything else the
+        tournament's."""
         if not self.stages:
             return self
         stage = self.stage(number)
-        tie = stage.tie or ("extra_deal" if stage.kind == "knockout" else self.tie)
+        tie = stage.tie or stage.type.default_tie or self.tie
         return replace(
             self,
             round_format=stage.round_format or self.round_format,
@@ -410,6 +423,8 @@ class RuleSet:
             values = {k: raw_mp.get(k, getattr(match_points, k)) for k in ("win", "draw", "loss")}
             if not all(_is_number(v) for v in values.values()):
                 problems.append(Problem("match_points", "match_points_malformed"))
+            elif bad := [v for v in values.values() if number_problem(v) is not None]:
+                problems.append(Problem("match_points", "bad_number", _bad_number(bad[0])))
             elif not values["win"] >= values["draw"] >= values["loss"]:
                 problems.append(Problem("match_points", "match_points_order", values))
             else:
@@ -427,6 +442,9 @@ class RuleSet:
             values = {k: raw.get(k, getattr(default, k)) for k in ("cf", "jcf")}
             if not all(_is_number(v) and v >= 0 for v in values.values()):
                 problems.append(Problem(key, "award_malformed"))
+                return None
+            if bad := [v for v in values.values() if number_problem(v, minimum=0) is not None]:
+                problems.append(Problem(key, "bad_number", _bad_number(bad[0], minimum=0)))
                 return None
             return Award(**values)
 

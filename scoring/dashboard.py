@@ -132,18 +132,17 @@ def round_problems(rnd: Round, rules: RuleSet, overview: RoundOverview) -> dict[
         "pk", "entry_status", *FACT_COLUMNS
     )
     tokens = tokens_by_table(TableEvent.objects.filter(table__round=rnd))
-    # RULES.md §8: a table is scored by its stage's rules; a knockout table game by game.
-    stage = rules.stage(rnd.stage) if rules.stages else None
-    knockout = stage is not None and stage.kind == "knockout"
-    games = games_by_table(Game.objects.filter(table__round=rnd)) if knockout else {}
+    # RULES.md §8: a table is scored by its stage's rules; a series (a knockout) game by game.
+    series = rules.plays_series(rnd.stage)
+    best_of = rules.stage(rnd.stage).games if series else 1
+    games = games_by_table(Game.objects.filter(table__round=rnd)) if series else {}
     rules = rules.for_stage(rnd.stage)
     problems: dict[int, str] = {}
     for pk, entry_status, *columns in rows:
         facts = MatchFacts.from_columns(*columns, tokens=tokens.get(pk, ()))
-        if knockout:
-            assert stage is not None
+        if series:
             problem = is_match_problem(
-                entry_status, split_games(facts, games.get(pk, [])), rules, stage.games
+                entry_status, split_games(facts, games.get(pk, [])), rules, best_of
             )
         else:
             problem = is_problem(entry_status, facts, rules)

@@ -43,12 +43,12 @@ def stage_finished_at(rnd: Round) -> datetime | None:
     if not own or any(status != Round.Status.FINISHED or not at for status, at in own):
         return None
     tournament = rnd.tournament
-    stage = tournament.rules.stage(rnd.stage)
+    planned = tournament.rules.stage(rnd.stage).planned_rounds
     over = (
         any(ends for stage_number, _s, _f, ends in rows if stage_number == rnd.stage)
         or any(stage_number > rnd.stage for stage_number, _s, _f, _e in rows)
         or tournament.status == Tournament.Status.FINISHED
-        or (stage.kind == "swiss" and stage.rounds is not None and len(own) >= stage.rounds)
+        or (planned is not None and len(own) >= planned)
     )
     return max(at for _status, at in own) if over else None
 

@@ -28,7 +28,7 @@ from rules.events import Side
 from rules.levels import LOWEST
 from rules.ruleset import RuleSet
 from scoring.engine import End, MatchResult, Start, score_match
-from scoring.series import Series, decide_series
+from scoring.series import Series, decide_games
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from django.db.models import QuerySet
@@ -200,28 +200,13 @@ def table_games(table: Table, tokens: Sequence[str] | None = None) -> tuple[Matc
     return split_games(table_facts(table, tokens), rows)  # type: ignore[arg-type]
 
 
-def game_over(result: MatchResult, rules: RuleSet) -> bool:
-    """A game ended by its own facts: 过A, an end, the extra deal, or its deals all played
-    (``deals``/``timed_deals``; ``rules``: the game's, ``MatchFacts.rules``). A timed game ends
-    only when the referee closes it (or calls time on equal levels and the extra deal is
-    played)."""
-    return result.finished or (
-        rules.max_deals is not None and result.deals_played >= rules.max_deals
-    )
-
-
 def score_games(games: Sequence[MatchFacts], rules: RuleSet, best_of: int, closed: bool) -> Series:
     """Score a knockout match game by game with the one engine and decide it
-    (``scoring.series``). Every game but the last is scored complete (raising the engine's
-    ``RuleError`` if it is not); the last is complete when ``closed`` (the sheet was submitted:
-    then it must be) or when it is over by its own facts (``game_over``)."""
+    (``scoring.series.decide_games``). Every game but the last is scored complete (raising the
+    engine's ``RuleError`` if it is not); the last is complete when ``closed`` (the sheet was
+    submitted: then it must be), else provisional and over only by its own facts
+    (``scoring.series.game_over``)."""
     results = [score_table(game, rules, complete=True) for game in games[:-1]]
-    last_complete = True
     if games:
-        if closed:
-            results.append(score_table(games[-1], rules, complete=True))
-        else:
-            last = score_table(games[-1], rules)
-            last_complete = game_over(last, games[-1].rules(rules))
-            results.append(last)
-    return decide_series(results, best_of, last_complete)
+        results.append(score_table(games[-1], rules, complete=closed))
+    return decide_games(results, games[-1].rules(rules) if games else rules, best_of, closed)

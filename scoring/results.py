@@ -24,14 +24,14 @@ from tournaments.models import Pair, Round, Table, Team, Tournament
 
 from .models import Penalty, TableEvent
 
-COUNTED_ROUNDS = (Round.Status.PUBLISHED, Round.Status.FINISHED)
+# The statuses of the rounds that count, as ``scoring.services`` still names them: ask
+# ``Round.objects.counted()`` / ``Table.objects.counted()`` instead.
+COUNTED_ROUNDS = Round.COUNTED
 
 
 def latest_round_number(tournament: Tournament) -> int:
     """The last published or finished round (0 before any)."""
-    numbers = Round.objects.filter(tournament=tournament, status__in=COUNTED_ROUNDS).order_by(
-        "-number"
-    )
+    numbers = Round.objects.counted().filter(tournament=tournament).order_by("-number")
     return numbers.values_list("number", flat=True).first() or 0
 
 
@@ -47,10 +47,8 @@ class ScoredTable(NamedTuple):
 
 
 def _confirmed_tables(tournament_id: int) -> QuerySet[Table]:
-    return Table.objects.filter(
-        round__tournament_id=tournament_id,
-        round__status__in=COUNTED_ROUNDS,
-        entry_status=Table.EntryStatus.CONFIRMED,
+    return Table.objects.counted().filter(
+        round__tournament_id=tournament_id, entry_status=Table.EntryStatus.CONFIRMED
     )
 
 
@@ -70,7 +68,7 @@ def scored_tables(
     if pks is not None:
         tables = tables.filter(pk__in=list(pks))
     scored_knockout: list[ScoredTable] = []
-    knockouts = [k for k, stage in enumerate(rules.stage_list, 1) if stage.kind == "knockout"]
+    knockouts = [k for k, stage in enumerate(rules.stage_list, 1) if not stage.type.gives_points]
     if knockouts:
         # RULES.md §8: a knockout decides places, not standings points; its tables (and their
         # games) are read by ``scoring.stage_results``. Counted here as tables with no outcome.
@@ -191,9 +189,7 @@ def team_byes(
 ) -> dict[int, int]:
     """``{round number: team number}`` of the team byes of the published and finished rounds
     (up to ``after_round``): a bye counts once its round is published."""
-    rounds = Round.objects.filter(
-        tournament_id=tournament_id, status__in=COUNTED_ROUNDS, bye_team__isnull=False
-    )
+    rounds = Round.objects.counted().filter(tournament_id=tournament_id, bye_team__isnull=False)
     if after_round is not None:
         rounds = rounds.filter(number__lte=after_round)
     number_of = field.number_of_pk

@@ -13,7 +13,10 @@ A game's winner (RULES.md §2, §8):
 A game with equal levels and no extra deal yet is not decided: the extra deal is still to be
 played (``scoring.engine.extra_deal_allowed``).
 
-The match is won by the first side to win ``best_of // 2 + 1`` games; no game may follow.
+The match is won by the first side to win ``best_of // 2 + 1`` games; no game may follow. Every
+game but the last is over (it was followed by another); the last is over when the sheet is
+closed or by its own facts (``game_over``): ``decide_games``, for the services' stored games
+(``scoring.facts.score_games``) and the tournament file's (``reports.tournament_file``) alike.
 """
 
 from __future__ import annotations
@@ -78,6 +81,16 @@ class Series:
         return len(self.games) + 1
 
 
+def game_over(result: MatchResult, rules: RuleSet) -> bool:
+    """A game ended by its own facts: 过A, an end, the extra deal, or its deals all played
+    (``deals``/``timed_deals``; ``rules``: the game's, ``MatchFacts.rules``). A timed game ends
+    only when the referee closes it (or calls time on equal levels and the extra deal is
+    played)."""
+    return result.finished or (
+        rules.max_deals is not None and result.deals_played >= rules.max_deals
+    )
+
+
 def decide_series(games: Sequence[MatchResult], best_of: int, last_complete: bool) -> Series:
     """The match from its games in order (each scored complete but the last; ``last_complete``
     says whether the last game is over — scored complete, or closed by the referee).
@@ -95,6 +108,44 @@ def decide_series(games: Sequence[MatchResult], best_of: int, last_complete: boo
         over = result.finished or number < last or last_complete
         winners.append(game_winner(result) if over else None)
     return Series(best_of, tuple(games), tuple(winners))
+
+
+def decide_games(
+    results: Sequence[MatchResult], rules: RuleSet, best_of: int, closed: bool
+) -> Series:
+    """The match from its games' results in order, every game scored complete but the last
+    (complete too when ``closed``: the sheet was submitted). The last game is over when closed
+    or by its own facts (``game_over``; ``rules``: the last game's). Raises as
+    ``decide_series``."""
+    over = closed or (bool(results) and game_over(results[-1], rules))
+    return decide_series(results, best_of, over)
+
+
+def score_game(
+    events: Sequence[Event | str],
+    rules: RuleSet,
+    start: Start | None,
+    end: End | None,
+    *,
+    complete: bool,
+) -> tuple[MatchResult, int | None]:
+    """One game of a knockout match as the tournament file gives it, by the one engine:
+    ``(result, time call)``. A complete game that its levels leave undecided may end with the
+    extra deal played when time was called on equal levels (``time_call_of_closed_game``: the
+    file has no mark for the call); then it is scored at the time (``RuleSet.at_time``) and the
+    time call is the number of deals before it (None otherwise). Raises the engine's
+    ``ScoringError``."""
+    result = score_match(events, rules, start=start, end=end, complete=complete)
+    if not complete or game_winner(result) is not None:
+        return result, None
+    try:
+        time_deals = time_call_of_closed_game(events, rules, start, end)
+    except ScoringError:  # the deals before the last do not score: no time call to read
+        return result, None
+    if time_deals is None:
+        return result, None
+    at_time = rules.at_time(time_deals)
+    return score_match(events, at_time, start=start, end=end, complete=True), time_deals
 
 
 def time_call_of_closed_game(

@@ -27,7 +27,7 @@ from scoring.facts import (
     split_games,
     tokens_by_table,
 )
-from scoring.results import COUNTED_ROUNDS, standings_criteria
+from scoring.results import standings_criteria
 from scoring.series import Series
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
 from tournaments.models import Game, Round, Table, Tournament
@@ -83,14 +83,14 @@ def _stage_outcomes(
             *FACT_COLUMNS,
         )
     )
-    counted = [r for r in rows if r[2] in COUNTED_ROUNDS and (r[5] or r[3] == "confirmed")]
+    counted = [r for r in rows if r[2] in Round.COUNTED and (r[5] or r[3] == "confirmed")]
     tokens = tokens_by_table(TableEvent.objects.filter(table_id__in=[r[0] for r in counted]))
     outcomes: list[tuple[str, Outcome]] = []
     meetings: list[tuple[str, int, int]] = []
     for pk, number, status, entry, group, is_bye, ns, ew, *columns in rows:
         if not is_bye:
             meetings.append((group, ns, ew))
-        if status not in COUNTED_ROUNDS or not (is_bye or entry == "confirmed"):
+        if status not in Round.COUNTED or not (is_bye or entry == "confirmed"):
             continue
         r = within[number]
         if is_bye:

@@ -5,8 +5,8 @@
 # which changes what is served: the manifest storage's hashed static names after collectstatic,
 # whitenoise serving them, secure cookies. /sw.js answered 500 there while every test passed.
 # This leg collects the static files into a fresh STATIC_ROOT and runs, with DEBUG=0:
-#   tests/production                 /sw.js, the web manifest, every static file any page names,
-#                                    no page >= 500
+#   tests/web/test_production_static.py  /sw.js, the web manifest, every static file any page
+#                                    names, no page >= 500
 #   tests/browser/test_offline_production.py  the offline sheet's worker installs (Chromium)
 #   tests/browser/test_offline_sheet.py  the offline sheet's flows (issue 16) on production's files
 #   tests/browser/test_shared_phone.py   logging out on a shared phone leaves nothing offline
@@ -30,7 +30,7 @@ export SECURE_SSL_REDIRECT=0
 
 started=$(date +%s)
 $PY manage.py collectstatic --noinput -v0
-$PY -m pytest -p no:cacheprovider -q tests/production \
+$PY -m pytest -p no:cacheprovider -q tests/web/test_production_static.py \
   tests/browser/test_offline_production.py tests/browser/test_offline_sheet.py \
   tests/browser/test_shared_phone.py "$@"
 echo "DEBUG=0 leg: $(( $(date +%s) - started )) s"

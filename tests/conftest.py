@@ -36,9 +36,9 @@ def _no_known_outage():
 @pytest.fixture(scope="session")
 def live_server(request):
     """pytest-django's live server; with production's manifest storage (the DEBUG=0 leg,
-    tests/production) its static files come from whitenoise in the app, from ``STATIC_ROOT``
-    as gunicorn serves them — Django's debug handler in front would look for the hashed names
-    in the source folders and answer 404."""
+    scripts/test_production.sh) its static files come from whitenoise in the app, from
+    ``STATIC_ROOT`` as gunicorn serves them — Django's debug handler in front would look for
+    the hashed names in the source folders and answer 404."""
     from django.conf import settings
     from pytest_django.live_server_helper import LiveServer
 

@@ -10,6 +10,7 @@ PDF and Excel documents, the command line). Two registers:
   whatever the interface language, so they give the msgid itself.
 
 The Chinese texts are written once, here; ``gettext_noop`` only marks them for ``makemessages``.
+(A stage kind's name is its ``label`` in the stage-kind registry, ``rules.kinds``, marked there.)
 
 May touch: the pure ``rules`` core; no database, no other app (it sits in the ``tournaments``
 layer so that ``scoring``, ``pairing`` and ``reports`` can all use it).
@@ -26,6 +27,7 @@ from django.utils.translation import gettext as _
 
 from rules.errors import RuleError
 from rules.events import PARTNER_PLACE_UPGRADE, Event, EventKind, parse_event
+from rules.kinds import KINDS
 from rules.levels import level_label
 from rules.ruleset import CRITERION_KEYS
 
@@ -303,16 +305,11 @@ def printed_criterion(key: str) -> str:
 # --------------------------------------------------------------------------------------------
 # Stages (RULES.md §8)
 
-STAGE_KINDS = {
-    "swiss": gettext_noop("瑞士移位"),
-    "round_robin": gettext_noop("小组循环赛"),
-    "knockout": gettext_noop("淘汰赛"),
-}
-
 
 def stage_kind_label(kind: str) -> str:
-    """瑞士移位 / 小组循环赛 / 淘汰赛, in the interface language."""
-    return _(STAGE_KINDS[kind]) if kind in STAGE_KINDS else kind
+    """瑞士移位 / 小组循环赛 / 淘汰赛, in the interface language: the kind's ``label``
+    (``rules.kinds``)."""
+    return _(KINDS[kind].label) if kind in KINDS else kind
 
 
 def knockout_round_label(
@@ -576,7 +573,13 @@ def _audit_sentence(action: str, before: Any, after: Any) -> str:
             if action == "grant_role"
             else _("取消 %(user)s 的%(role)s角色")
         )
-        return template % {"user": data.get("user"), "role": _role(data.get("role"))}
+        role = data.get("role") or (b or {}).get("role")
+        text = template % {"user": data.get("user"), "role": _role(role)}
+        if a.get("deactivated"):  # its last role anywhere (issue 29)
+            text += " · " + _("账号已停用")
+        if a.get("reactivated"):
+            text += " · " + _("账号已重新启用")
+        return text
     if action == "edit_pair":
         return _("%(before)s → %(after)s") % {"before": _pair_words(b), "after": _pair_words(a)}
     if action == "generate_round" and a.get("matches") is not None:  # a team round

@@ -8,7 +8,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -17,15 +17,15 @@ from django.utils.translation import gettext as _
 from rules.ruleset import RuleSet
 from scoring.facts import MatchFacts, table_facts, table_games
 from scoring.models import TableEvent
-from scoring.once import once, recall_table, remember_table
+from scoring.once import once, recall_table, remember_table, table_scope
 from scoring.services import TableAt
 from scoring.sheet import Sheet, build_match_sheet, build_sheet, sheet_state
 from scoring.views.offline import rules_version
 from tournaments.errors import ConflictError, ForbiddenError, ServiceError
-from tournaments.models import Player, Round, Table, Tournament
+from tournaments.models import Player, Round, Table, TableQuerySet, Tournament
 
 
-def tables_qs() -> QuerySet[Table]:
+def tables_qs() -> TableQuerySet:
     return Table.objects.select_related("round__tournament", "ns", "ew").prefetch_related(
         Prefetch("ns__players", queryset=Player.objects.order_by("position")),
         Prefetch("ew__players", queryset=Player.objects.order_by("position")),
@@ -34,24 +34,18 @@ def tables_qs() -> QuerySet[Table]:
 
 def load_round(tournament: Tournament, number: int) -> Round:
     """A round referees may see: published or finished (a draft is the organizers' business)."""
-    return get_object_or_404(
-        Round,
-        tournament=tournament,
-        number=number,
-        status__in=(Round.Status.PUBLISHED, Round.Status.FINISHED),
-    )
+    return get_object_or_404(Round.objects.counted(), tournament=tournament, number=number)
 
 
 def load_table(tournament: Tournament, number: int, table_number: int) -> Table:
     """A match table of a round referees may see, with its round, pairs, players and events
     (the table and its round in one query)."""
     return get_object_or_404(
-        tables_qs().prefetch_related(
-            Prefetch("events", queryset=TableEvent.objects.order_by("position"))
-        ),
+        tables_qs()
+        .counted()
+        .prefetch_related(Prefetch("events", queryset=TableEvent.objects.order_by("position"))),
         round__tournament=tournament,
         round__number=number,
-        round__status__in=(Round.Status.PUBLISHED, Round.Status.FINISHED),
         number=table_number,
         is_bye=False,
     )
@@ -65,7 +59,7 @@ def sheet_of(
     rows), for the chief referee's correction of an earlier game."""
     stage = table.round.stage
     staged = rules.for_stage(stage)
-    if rules.is_knockout(stage):
+    if rules.plays_series(stage):
         games = table_games(table)
         if game is not None:
             games = games[:game]
@@ -77,7 +71,7 @@ def _sheet_and_facts(table: Table, rules: RuleSet) -> tuple[Sheet, MatchFacts]:
     """The table's sheet (``sheet_of``) and the facts it shows: the table's, or a knockout
     match's current game (what the page's script puts its waiting taps after)."""
     stage = table.round.stage
-    if rules.is_knockout(stage):
+    if rules.plays_series(stage):
         games = table_games(table)
         sheet = build_match_sheet(games, rules.for_stage(stage), rules.stage(stage).games)
         return sheet, _current_game(games, table)
@@ -111,10 +105,14 @@ def form_errors(request: HttpRequest, form: forms.Form) -> None:
             messages.error(request, error)
 
 
-def once_table(request: HttpRequest, action: str, write: Callable[[], Table]) -> Table:
-    """Run a table write at most once per the form's one-time key (hidden field ``once``,
-    generated when the page was rendered): a repeat gets the first result, not a second row."""
-    return once(request.POST.get("once") or None, action, write, remember_table, recall_table)
+def once_table(
+    request: HttpRequest, action: str, table: Table | TableAt, write: Callable[[], Table]
+) -> Table:
+    """Run a write on ``table`` at most once per the form's one-time key (hidden field
+    ``once``, generated when the page was rendered), scoped to the table: a repeat gets the
+    first result, not a second row; a post without a key is refused."""
+    key = request.POST.get("once") or None
+    return once(key, action, write, remember_table, recall_table, scope=table_scope(table))
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,7 +192,7 @@ def live_sheet(
     answers give it, where to post taps, and the rules as data for this tournament."""
     tournament = table.round.tournament
     rules = tournament.rules
-    knockout = rules.is_knockout(table.round.stage)
+    knockout = rules.plays_series(table.round.stage)
     # A knockout table's facts are its current game's (``_sheet_and_facts``).
     facts = _current_game(table_games(table), table) if knockout else table_facts(table)
     return {

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from tests.db.conftest import build_tournament, next_round
+from tests.support.tournament import build_tournament, next_round
 
 pytestmark = pytest.mark.skipif(
     "Manifest" not in settings.STORAGES["staticfiles"]["BACKEND"],

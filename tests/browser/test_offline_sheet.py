@@ -20,8 +20,8 @@ from playwright.sync_api import expect
 
 from reports.fileio import import_tournament
 from scoring.models import TableEvent
-from tests.browser.conftest import PHONE
-from tests.db.conftest import build_tournament, next_round
+from tests.support.browser import PHONE
+from tests.support.tournament import build_tournament, next_round
 from tournaments.models import Table
 from tournaments.services import grant_role
 

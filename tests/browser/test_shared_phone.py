@@ -18,7 +18,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from scoring.models import TableEvent
-from tests.db.conftest import build_tournament, next_round
+from tests.support.tournament import build_tournament, next_round
 from tournaments.models import Table
 
 PAGES = "gt-sheet-pages"

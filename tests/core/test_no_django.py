@@ -12,6 +12,7 @@ def test_pure_core_loads_no_django():
         "import sys\n"
         "import rules.ruleset, rules.progression, rules.limits\n"
         "import scoring.engine, scoring.standings, scoring.criteria, scoring.ranking\n"
+        "import scoring.standings_input, scoring.standings_state\n"
         "import scoring.rules_data\n"
         "import scoring.teams, scoring.corrections\n"
         "import pairing.swiss, pairing.swiss_problem, pairing.swiss_fast, pairing.swiss_exact\n"

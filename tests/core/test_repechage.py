@@ -22,8 +22,8 @@ from pairing.knockout import (
     survivors,
 )
 from rules.errors import RuleSetError
+from rules.kinds.knockout import halving_fields, repechage_plan
 from rules.ruleset import RuleSet
-from rules.stages import halving_fields, repechage_plan
 
 RELAXED = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

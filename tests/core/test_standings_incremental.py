@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import standings
+from scoring import standings_input, standings_state
 from scoring.standings import (
     HEAD_TO_HEAD,
     STANDING_ROW_FIELDS,
@@ -204,7 +204,7 @@ def test_outcomes_read_a_block_at_a_time_give_the_same_standings(monkeypatch, bl
     # (each block alone in order: 3 starts the second block of the rotation's first cut).
     outcomes = _rounds()
     given = compute_standings(PAIRS, outcomes, [], "regulation", 5, 2)
-    monkeypatch.setattr(standings, "_BLOCK", block)
+    monkeypatch.setattr(standings_input, "OUTCOME_BLOCK", block)
     assert compute_standings(PAIRS, outcomes, [], "regulation", 5, 2) == given
     rotated = outcomes[5:] + outcomes[:5]  # round 2, then round 1
     assert compute_standings(PAIRS, rotated, [], "regulation", 5, 2) == given
@@ -230,7 +230,7 @@ def test_the_first_error_is_that_of_the_rounds_in_order_whatever_the_order_given
 ):
     # Rounds are read as they come; when a round turns up after a later one and some outcome
     # is bad, the error is still the first one of round 1 (then 2, ...), not the first met.
-    monkeypatch.setattr(standings, "_BLOCK", block)
+    monkeypatch.setattr(standings_input, "OUTCOME_BLOCK", block)
     late = Outcome(1, 99, 11, "played", "win", 2, 14, 1, 0)
     early = Outcome(2, 98, 12, "played", "win", 2, 14, 1, 0)
     outcomes = [*_rounds(), early, *match(3, 11, 12), late]  # round 2 is read before `late`
@@ -356,7 +356,7 @@ def test_rows_made_a_block_at_a_time_are_the_rows_of_the_columns(monkeypatch):
     columns = state.columns()
     want = [StandingRow(*values) for values in zip(*columns, strict=True)]
     for block in (1, 2, 3, len(PAIRS), 4096):  # blocks that split the rows, and one that does not
-        monkeypatch.setattr(standings, "_ROW_BLOCK", block)
+        monkeypatch.setattr(standings_state, "ROW_BLOCK", block)
         assert list(state.rows()) == want
 
 

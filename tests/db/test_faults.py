@@ -39,8 +39,9 @@ from pairing import services as pairing_services
 from reports.fileformat import TournamentFileError, load_json
 from reports.fileio import import_tournament
 from scoring.models import Penalty, TableEvent
-from tests.db.conftest import NS_WINS, enter_tokens
-from tests.golden import EXAMPLES
+from scoring.once import new_once_key
+from tests.support.golden import EXAMPLES
+from tests.support.tournament import NS_WINS, enter_tokens
 from tournaments.models import AuditEntry, Pair, Player, Round, Seat, Table, Tournament
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,11 +129,11 @@ CHILD_ENTRY = """
 from tournaments.models import Table
 from scoring import services
 from django.contrib.auth import get_user_model
-real_cas = services._cas
+real_cas = services.cas
 def cas_then_pause(locked, **fields):
     real_cas(locked, **fields)   # event inserted and version bumped, not committed
     pause_here()
-services._cas = cas_then_pause
+services.cas = cas_then_pause
 table = Table.objects.get(pk=int(sys.argv[2]))
 user = get_user_model().objects.get(username="referee")
 services.enter_event(table, "NS3", user, table.version)
@@ -421,6 +422,7 @@ def test_workers_killed_during_table_side_entry_lose_and_double_nothing(
                         "token": NS_WINS[len(stored)],
                         "version": str(version),
                         "csrfmiddlewaretoken": csrf,
+                        "once": new_once_key(),  # the reloaded page's form key
                     },
                     cookies=f"csrftoken={csrf}; {south_session}",
                 )

@@ -1,9 +1,9 @@
 """The whole site, for the tests that walk it (issue 29): a tournament of each kind, and every
-page of one — the URLconf walk (``tests.web.test_security.all_urls``) with real numbers, the
+page of one — the URLconf walk (``tests.support.urls.all_urls``) with real numbers, the
 documents and query strings the walk cannot guess.
 
 Used by tests/web/test_cache_down.py (every page with the cache down) and
-tests/production/test_static.py (every page and the static files it names, with DEBUG=0)."""
+tests/web/test_production_static.py (every page and the static files it names, with DEBUG=0)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from django.urls import reverse
 
 from pairing import services as pairing_services
 from reports.fileio import import_tournament
-from tests.db.conftest import play_table
-from tests.web.team_event import build_team_event
-from tests.web.test_security import all_urls
+from tests.support.team_event import build_team_event
+from tests.support.tournament import play_table
+from tests.support.urls import all_urls
 from tournaments.models import Pair, Round, Table, Team, Tournament
 
 STAGES = Path(__file__).parents[1] / "db" / "data" / "stages"

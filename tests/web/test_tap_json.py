@@ -17,11 +17,17 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import TableEvent
-from tests.db.conftest import enter_tokens, next_round
-from tests.web.test_referee_pages import client_for, first_table, make_cast, make_tournament
-from tests.web.test_referee_pages import table_url as desk_url
-from tests.web.test_tableside_pages import identified
-from tests.web.test_tap_queries import tables_read, tokens_of
+from tests.support.pages import (
+    client_for,
+    first_table,
+    identified,
+    make_cast,
+    make_tournament,
+    tables_read,
+    tokens_of,
+)
+from tests.support.pages import table_url as desk_url
+from tests.support.tournament import enter_tokens, next_round
 from tournaments.models import Table
 
 JSON = {"HTTP_ACCEPT": "application/json"}

@@ -22,17 +22,20 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
+from scoring.once import new_once_key
 from scoring.views import tableside as tableside_views
-from tests.db.conftest import next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     EIGHT,
     first_table,
     fresh,
+    identified,
+    link,
     make_cast,
     make_tournament,
     page_messages,
+    tap,
 )
-from tests.web.test_tableside_pages import identified, link, tap
+from tests.support.tournament import next_round
 from tournaments import throttle
 from tournaments.models import Table
 
@@ -50,12 +53,14 @@ def _submitted(table: Table) -> None:
     south = identified(table, "NS", Client(REMOTE_ADDR="10.0.0.5"))
     for token in EIGHT:
         tap(south, table, token)
-    south.post(link(table, "submit"), {"version": fresh(table).version})
+    south.post(link(table, "submit"), {"once": new_once_key(), "version": fresh(table).version})
 
 
 def _guess(client: Client, table: Table, code: str) -> Any:
     return client.post(
-        link(table, "confirm"), {"version": fresh(table).version, "code": code}, follow=True
+        link(table, "confirm"),
+        {"once": new_once_key(), "version": fresh(table).version, "code": code},
+        follow=True,
     )
 
 
@@ -335,7 +340,7 @@ def test_concurrent_wrong_codes_get_no_more_than_the_limit_checked(
 
     def guess() -> None:
         Client(REMOTE_ADDR="198.51.100.1").post(
-            link(table, "confirm"), {"version": version, "code": wrong}
+            link(table, "confirm"), {"once": new_once_key(), "version": version, "code": wrong}
         )
 
     _storm(30, guess)

@@ -44,7 +44,7 @@ def play_table(
     ``enter_only`` or partial, mark it entered and have ``confirmer`` confirm it."""
     tournament = table.round.tournament
     rules = tournament.rules.for_stage(table.round.stage)  # the stage's format, deals, tie
-    if tournament.rules.is_knockout(table.round.stage):
+    if tournament.rules.plays_series(table.round.stage):
         return play_knockout_table(table, rng, enterer, confirmer, seed=seed)
     ns, ew = table.ns.number, table.ew.number
     chance = strength(_skill(ns, seed), _skill(ew, seed))

@@ -22,7 +22,7 @@ from django.core.management.base import CommandParser
 from django.utils.translation import gettext
 
 from pairing import services as pairing_services
-from pairing.stages import is_repechage_round
+from pairing.kinds.knockout import is_repechage_round
 from tournaments.errors import ServiceError
 from tournaments.models import Table
 

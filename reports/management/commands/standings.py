@@ -61,10 +61,10 @@ class Command(PlainCommand):
             stages = tournament.rules.stage_list
             if stage > len(stages):
                 raise CommandError(sentence("bad_stage", {"stage": stage, "stages": len(stages)}))
-            kind = stages[stage - 1].kind
-            if kind == "knockout":
+            kind = stages[stage - 1].type
+            if kind.has_bracket:  # it places its entrants: ``bracket`` prints them
                 raise CommandError(sentence("stage_is_knockout", {"stage": stage}))
-            if kind == "round_robin":
+            if kind.has_groups:
                 self.groups(tournament, stage, options["as_json"])
                 return
             after = (

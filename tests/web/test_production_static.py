@@ -4,7 +4,14 @@ sheet never installed), the files it lists exist, the web manifest and its icons
 does every static file any page names — its ``src``/``href`` to ``STATIC_URL`` and the
 ``url(…)`` of the style sheets — fetched through the app as gunicorn serves them (whitenoise).
 
-And no page of the site answers 500 under production's settings (the URLconf walk)."""
+And no page of the site answers 500 under production's settings (the URLconf walk).
+
+The DEBUG=0 leg (``scripts/test_production.sh``: ``make test-production``, part of ``make test``
+and CI) runs this module with ``DEBUG=0``, a real ``SECRET_KEY``, the manifest storage (hashed
+static names) after ``collectstatic`` into a fresh ``STATIC_ROOT``, and static files served by
+whitenoise through the app, as gunicorn serves them (the live server of ``tests/conftest.py``
+does not put Django's debug static handler in front). ``/sw.js`` answered 500 there while every
+test passed with ``DEBUG=1``. In the ordinary suite (``DEBUG=1``) it is skipped."""
 
 from __future__ import annotations
 
@@ -22,6 +29,11 @@ from django.test import Client
 from scoring.views.offline import SHELL
 from tests.support.walk import events_of_every_kind, site_pages
 from tournaments.models import Round
+
+pytestmark = pytest.mark.skipif(
+    "Manifest" not in settings.STORAGES["staticfiles"]["BACKEND"],
+    reason="DEBUG=0 leg only: scripts/test_production.sh runs it",
+)
 
 
 def test_the_settings_are_production_s() -> None:

@@ -5,5 +5,5 @@ the repository)."""
 
 from pathlib import Path
 
-EXAMPLES = Path(__file__).resolve().parent / "examples"
-SHARED_EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples-next"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SHARED_EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples-next"
