@@ -1,8 +1,8 @@
 """What a public page's cache entry is keyed by: the page's own query parameters, normalised
 (issue 29 finding K).
 
-The public pages are cached for anonymous visitors (``reports.views.public.common.public_page``) under
-a key holding the path and query. Keyed on the raw query string, every distinct ``?x=…`` made
+The public pages are cached for anonymous visitors (``reports.views.public.common.public_page``)
+under a key holding the path and query. Keyed on the raw query string, every distinct ``?x=…`` made
 the page render again and stored another copy (~108 KB for the standings) — a cheap way to fill
 the cache and keep the workers busy. So before the page is rendered its query is reduced to the
 parameters that page reads (``PARAMETERS``, by URL name), each normalised to the value the page
@@ -68,8 +68,8 @@ def _one_of(*choices: str) -> Normaliser:
     return lambda value: value if value in choices else None
 
 
-# The parameters each public page reads (``request.GET`` in reports/views/public.py and the
-# forms it binds), by URL name.
+# The parameters each public page reads (``request.GET`` in reports/views/public/ and the forms
+# they bind), by URL name.
 PARAMETERS: Mapping[str, Mapping[str, Normaliser]] = {
     "detail": {},
     "find": {"q": _text},
