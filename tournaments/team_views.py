@@ -182,6 +182,7 @@ def team_status(request: HttpRequest, tournament: Tournament, code: str) -> Http
 
 
 @require_http_methods(["GET", "POST"])
+@throttle.remembers_device
 def lineup(request: HttpRequest, slug: str, code: str) -> HttpResponse:
     """出场名单 of a team for the next round: which two pairs play, one NS at 甲 (table
     2m − 1), the other EW at 甲1 (table 2m). The organizer or chief referee sets it from their
@@ -256,7 +257,7 @@ def _set(
         attempt = throttle.pair_code_attempt(request, f"team-{team.pk}")
         try:
             if attempt.blocked:
-                form.add_error(None, _("密码错误次数过多，请稍后再试或联系裁判。"))
+                form.add_error(None, throttle.refusal(attempt))
                 return False
             try:
                 set_lineup(team, number, ns, ew, captain_code=form.cleaned_data["captain_code"])

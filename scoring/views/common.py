@@ -171,6 +171,17 @@ def tap_json(
     return sheet_answer(table, key=key)
 
 
+def outbox_name(request: HttpRequest, table: Table) -> str:
+    """Where the page keeps its waiting taps in the phone's ``localStorage`` (``gt-outbox:`` and
+    this): the table, by the page (the desk or the table-side link) and, when logged in, the
+    user — whose outboxes logging out removes (static/js/logout.js), and whose taps another
+    user on the same phone never sends. Never the page's address: the link's is its secret."""
+    match = getattr(request, "resolver_match", None)
+    page = "link" if match is not None and match.namespace == "tableside" else "desk"
+    user = f"u{request.user.pk}:" if request.user.is_authenticated else ""
+    return f"{user}{page}:t{table.pk}"
+
+
 def live_sheet(
     request: HttpRequest,
     table: Table,
@@ -189,7 +200,7 @@ def live_sheet(
         "event_url": event_url,
         "rules_url": reverse("offline:sheet_rules", args=[tournament.slug])
         + f"?stage={table.round.stage}&v={rules_version(rules.for_stage(table.round.stage))}",
-        "store": request.path,
+        "store": outbox_name(request, table),
         # A best-of-n match (the next game from 2 : 2, the match's winner) is not replayed by the
         # page: its waiting taps queue and sync, shown without levels until the server answers
         # (docs/offline.md).

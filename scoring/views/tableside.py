@@ -98,7 +98,9 @@ def _tableside(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
             return _gone(request, gone.table)
         return view(request, table)
 
-    return never_cache(wrapper)
+    # The phone's device cookie: its wrong pair codes slow it, not the venue's other phones
+    # behind the same address (tournaments/throttle.py).
+    return never_cache(throttle.remembers_device(wrapper))
 
 
 def _pair_key(token: str) -> str:
@@ -191,7 +193,7 @@ def tableside_identify(request: HttpRequest, table: Table) -> HttpResponse:
     is kept in this browser's session for this table. Wrong codes count as at confirmation."""
     attempt = throttle.pair_code_attempt(request, table.pk)
     if attempt.blocked:
-        messages.error(request, _("密码错误次数过多，请稍后再试或联系裁判。"))
+        messages.error(request, throttle.refusal(attempt))
         return redirect("tableside:tableside", table.entry_token)
     try:
         return _identify(request, table, attempt)
@@ -330,7 +332,7 @@ def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
     tries. A repeated confirmation (the same one-time key) gets the first answer."""
     attempt = throttle.pair_code_attempt(request, table.pk)
     if attempt.blocked:
-        messages.error(request, _("密码错误次数过多，请稍后再试或联系裁判。"))
+        messages.error(request, throttle.refusal(attempt))
         return redirect("tableside:tableside", table.entry_token)
 
     def confirm(t: Table, f: Any) -> None:

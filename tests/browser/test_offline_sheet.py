@@ -205,7 +205,8 @@ def test_a_conflict_with_a_second_phone_stops_the_sync_and_loses_nothing(
     assert local.count() == 2 and "东西上游，对家末游" in local.nth(0).inner_text()
     assert _tokens(table) == ["NS2", "EW3"]  # nothing of A's was written over B's
     stored = phone_a.evaluate(
-        "JSON.parse(localStorage.getItem('gt-outbox:' + location.pathname)).pending.length"
+        "JSON.parse(localStorage.getItem("
+        "'gt-outbox:' + document.getElementById('live-sheet').dataset.store)).pending.length"
     )
     assert stored == 2  # and nothing of A's was dropped
     screenshot(phone_a, "offline-3-conflict", full_page=False)

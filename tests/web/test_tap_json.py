@@ -173,6 +173,21 @@ def test_the_sheet_page_names_the_rules_and_the_outbox(cast: dict[str, Any], tab
     assert "immutable" not in stale["Cache-Control"]
 
 
+def test_the_outbox_is_named_by_table_and_user_never_by_the_link(
+    cast: dict[str, Any], table: Table
+) -> None:
+    """Issue 29 D: the outbox's name in ``localStorage`` was the page's path — for the
+    table-side link its secret token; and a referee's taps were found by the next user."""
+    desk = client_for(cast["referee"]).get(desk_url(table, "")).context["live"]["store"]
+    assert desk == f"u{cast['referee'].pk}:desk:t{table.pk}"
+    chief = client_for(cast["chief"]).get(desk_url(table, "")).context["live"]["store"]
+    assert chief != desk  # another user on the same phone: another outbox
+    side = identified(table, "NS").get(reverse("tableside:tableside", args=[table.entry_token]))
+    store = side.context["live"]["store"]
+    assert store == f"link:t{table.pk}" and table.entry_token not in store
+    assert table.entry_token not in side.content.decode().split('data-store="')[1].split('"')[0]
+
+
 def test_the_rules_the_page_gets_are_its_stages_own(cast: dict[str, Any]) -> None:
     """A stage that plays 6 deals in an event of 8: the offline sheet must count to 6."""
     from tournaments.services import update_settings

@@ -70,8 +70,9 @@ KNOCKOUT_TAP = 17  # the referee tap's 16 and the table's game rows (game 2 of a
 REFEREE_CONFIRM = 18  # tournament, session, user, roles; the key's six statements;
 # SAVEPOINT, table (locked), events (the tokens and who entered them, once), UPDATE version,
 # INSERT sign-off, INSERT audit, UPDATE results version, RELEASE
-TABLESIDE_CONFIRM = 24  # the key's six statements; the link's table with players ×2 and events
-# (the view's); wrong-code counters ×2; SAVEPOINT, table (locked, by the link), referee sign-off
+TABLESIDE_CONFIRM = 25  # the key's six statements; the link's table with players ×2 and events
+# (the view's); this phone's wait after a wrong code (issue 29: the backoff), wrong-code counters
+# ×2; SAVEPOINT, table (locked, by the link), referee sign-off
 # (read-only?), events (once), the last submission (who submitted), UPDATE version, INSERT
 # sign-off, INSERT audit, UPDATE results version, RELEASE; the counters given back ×2
 
