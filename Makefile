@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup run test lint test-only bench loadtest browsers clean
+.PHONY: setup run test test-production lint test-only bench loadtest browsers clean
 
 setup: $(STAMP)
 
@@ -38,6 +38,12 @@ XDIST ?= -n auto --dist loadgroup
 test: setup browsers lint
 	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
+	bash scripts/test_production.sh
+
+# The DEBUG=0 leg (~40 s): production's settings, collectstatic and the manifest storage; /sw.js,
+# the web manifest, every static file a page names, the offline sheet in Chromium.
+test-production: setup browsers
+	bash scripts/test_production.sh $(PYTEST_ARGS)
 
 bench: setup
 	DEBUG=$${DEBUG:-1} $(PY) -m benchmarks.run

@@ -443,7 +443,10 @@ def _post(
     pkind: str,
     need_version: bool = True,
 ) -> tuple[int, str]:
-    """POST a form, expect the redirect back (PRG), and load the page it leads to."""
+    """POST a form, expect the redirect back (PRG), and load the page it leads to. The form
+    carries a fresh one-time key, as every form of the pages does (a post without one is
+    refused since issue 29)."""
+    form = {"once": secrets.token_urlsafe(18), **form}
     status, _, _ = rec.call(client, kind, "POST", path, form)
     if status != 302:
         raise Refused(f"{kind}: HTTP {status}")

@@ -4,8 +4,9 @@
   memory cache per gunicorn worker, so each worker keeps its own standings cache and cached
   pages. The throttle counters still hold across workers (they go to the database, one write per
   attempt), but Redis (``REDIS_URL``) is the intended production store (docs/deploy.md).
-- ``guandan.E002``: the throttle store is Redis and Redis does not answer: every login and
-  pair-code attempt would then be let through unthrottled (the throttle fails open).
+- ``guandan.E002``: the throttle store is Redis and Redis does not answer: the counters would
+  then go to the database (one write per attempt) and every page would be computed without its
+  cache — it works, but not as configured.
 - ``guandan.E003``: production (``DEBUG`` off) without ``SECRET_KEY`` or ``ALLOWED_HOSTS``
   (``settings.SERVING_PROBLEMS``); the server refuses to start for the same reason
   (``require_serving_settings``, called by ``wsgi.py`` and ``asgi.py``).

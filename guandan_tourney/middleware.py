@@ -1,11 +1,13 @@
 """Operational middleware: a health check, a clear page when the database is down, login throttling.
 
 May touch: the database only through ``SELECT 1`` in the health check; the cache through
-``tournaments.throttle``. No domain logic here.
+its ping (``tournaments.resilient_cache``) and ``tournaments.throttle``. No domain logic here.
 
-- ``HealthCheckMiddleware``: ``GET /healthz`` → ``200 ok`` or ``503 database unavailable``, for
-  the reverse proxy, systemd and the load test. It runs first, so neither ALLOWED_HOSTS nor the
-  https redirect nor the session gets in the way of a probe from localhost.
+- ``HealthCheckMiddleware``: ``GET /healthz`` → ``200 ok``, ``200 degraded`` (the cache is
+  down: pages are computed without it) or ``503 database unavailable``, then one line each for
+  the database and the cache (naming it), for the reverse proxy, systemd and the load test. It
+  runs first, so neither ALLOWED_HOSTS nor the https redirect nor the session gets in the way of
+  a probe from localhost.
 - ``DatabaseUnavailableMiddleware``: a view (or its template) that fails because the database
   cannot be reached or is overloaded gets a translated 503 page with ``Retry-After`` instead of
   a 500 and a stack trace. The worker stays up (no crash loop: Django connects per request, and
@@ -52,7 +54,11 @@ RETRY_AFTER_SECONDS = 10
 
 
 class HealthCheckMiddleware:
-    """``/healthz``: one ``SELECT 1``; 200 when the database answers, 503 otherwise."""
+    """``/healthz``: the database (one ``SELECT 1``) and the cache, each on its own line.
+
+    The first line is ``ok`` (200), ``degraded`` (200: the cache is down, the pages are computed
+    without it) or ``database unavailable`` (503: nothing works without it); then
+    ``database: ok|unavailable`` and ``cache: ok|unavailable (<which cache>…)``."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -60,16 +66,29 @@ class HealthCheckMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path != HEALTH_PATH:
             return self.get_response(request)
+        from tournaments.resilient_cache import cache_health
+
         try:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
                 cursor.fetchone()
         except DatabaseError as error:
             logger.warning("health check: database unavailable: %s", error)
-            response = HttpResponse("database unavailable\n", status=503, content_type="text/plain")
-            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+            database = "database: unavailable"
         else:
-            response = HttpResponse("ok\n", content_type="text/plain")
+            database = "database: ok"
+        cache_ok, cache_name = cache_health()
+        cache_line = (
+            f"cache: ok ({cache_name})" if cache_ok else f"cache: unavailable ({cache_name})"
+        )
+        if database != "database: ok":
+            head, status = "database unavailable", 503
+        else:
+            head, status = ("ok" if cache_ok else "degraded"), 200
+        body = f"{head}\n{database}\n{cache_line}\n"
+        response = HttpResponse(body, status=status, content_type="text/plain")
+        if status == 503:
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         response["Cache-Control"] = "no-store"
         return response
 
@@ -292,6 +311,8 @@ class LoginThrottleMiddleware:
             return self.get_response(request)
         username = str(request.POST.get("username", ""))[:150]
         reservation = throttle.login_attempt(request, username)
+        if reservation.unavailable:  # no store could count it: the database is down too
+            return database_unavailable_response()
         if reservation.blocked:
             logger.info("login throttled for %r", username)
             return _too_many_attempts(request)

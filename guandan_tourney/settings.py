@@ -187,10 +187,12 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 
 if os.environ.get("REDIS_URL"):
     # Shared by every gunicorn worker: the standings cache, cached public pages and the login
-    # throttle counters then hold across processes. Needs the ``redis`` package.
+    # throttle counters then hold across processes. Needs the ``redis`` package. Nothing in it
+    # is the only copy: with Redis unreachable the pages compute what they need and say so in
+    # the log (tournaments/resilient_cache.py), and /healthz names the cache.
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "tournaments.resilient_cache.ResilientRedisCache",
             "LOCATION": os.environ["REDIS_URL"],
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "gt"),
             "TIMEOUT": env_int("CACHE_TIMEOUT", 300),
@@ -223,7 +225,7 @@ LOGIN_FAILURES_LIMIT = env_int("LOGIN_FAILURES_LIMIT", 5, minimum=1)
 LOGIN_FAILURES_PER_ACCOUNT_LIMIT = env_int("LOGIN_FAILURES_PER_ACCOUNT_LIMIT", 20, minimum=1)
 LOGIN_FAILURES_PER_CLIENT_LIMIT = env_int("LOGIN_FAILURES_PER_CLIENT_LIMIT", 100, minimum=1)
 LOGIN_FAILURES_WINDOW = env_int("LOGIN_FAILURES_WINDOW", 15 * 60, minimum=1)
-# Wrong pair codes per (table, address) and per table from anywhere.
+# Wrong pair codes per (table, device: a cookie and the address) and per table from anywhere.
 PAIR_CODE_FAILURES_LIMIT = env_int("PAIR_CODE_FAILURES_LIMIT", 10, minimum=1)
 PAIR_CODE_FAILURES_PER_TABLE_LIMIT = env_int("PAIR_CODE_FAILURES_PER_TABLE_LIMIT", 50, minimum=1)
 PAIR_CODE_FAILURES_WINDOW = env_int("PAIR_CODE_FAILURES_WINDOW", 10 * 60, minimum=1)

@@ -33,13 +33,13 @@ from pairing.stages import stage_entrants, stage_finished
 from scoring.cache import cached_standings
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Table, Tournament
-from tournaments.permissions import Role, organizer_required, role_required, roles_of
+from tournaments.permissions import Action, action_required, may, organizer_required
 from tournaments.queries import live_table_of, names_by_pair, pairs_with_players
 from tournaments.services import update_settings
 from tournaments.wording import stage_kind_label
 
 TABLES_PER_PAGE = 100
-round_staff_required = role_required(Role.ORGANIZER, Role.CHIEF_REFEREE)
+round_staff_required = action_required(Action.ROUND_CONTROL)
 
 
 def _message(error: Exception) -> str:
@@ -78,7 +78,8 @@ def control(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "can_generate": can_generate,
             "active_pairs": active,
             "planned": tournament.rules.rounds,
-            "is_organizer": Role.ORGANIZER in roles_of(request.user, tournament),
+            # The stages are settings: the organizers' (``pairing:stages``).
+            "is_organizer": may(request.user, tournament, Action.REGISTRATION),
         },
     )
 

@@ -122,16 +122,18 @@ def pair_slips(tournament: Tournament, base_url: str | None = None) -> list[Pair
     opponents in the round being played."""
     base = site_url() if base_url is None else base_url.rstrip("/")
     find = reverse(FIND_URL_NAME, args=[tournament.slug])
-    infos = sorted(pair_infos(tournament).values(), key=lambda info: info.number)
+    infos = sorted(pair_infos(tournament).items(), key=lambda item: item[1].number)
+    tokens = dict(Pair.objects.filter(tournament=tournament).values_list("pk", "checkin_token"))
     return [
         PairSlip(
             tournament.name,
             info,
             f"{base}{find}?q={info.number}",
-            # 签到: the desk scans the slip (``tournaments:checkin_scan``, issue 15 part A).
-            base + reverse(CHECKIN_URL_NAME, args=[tournament.slug, info.code]),
+            # 签到: the desk scans the slip (``tournaments:checkin_scan``, issue 15 part A) — the
+            # pair's check-in token, never its code (issue 29).
+            base + reverse(CHECKIN_URL_NAME, args=[tournament.slug, tokens[pk]]),
         )
-        for info in infos
+        for pk, info in infos
     ]
 
 

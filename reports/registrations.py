@@ -5,7 +5,9 @@ Two steps, so that nothing is imported unless the whole sheet is valid:
 1. ``parse_registrations(data, taken)`` reads the uploaded bytes (no database) and returns the
    lines, or raises ``RegistrationError`` listing *every* problem by row and column
    ("第7行 牌手2 为空"). Oversized, corrupt or non-Excel files are refused with one message;
-   the archive is inspected before openpyxl expands it, so a "zip bomb" is refused too.
+   the archive and its XML are checked as a stream before openpyxl opens it
+   (``reports.xlsxcheck``: declared sizes, rows, columns, cells, no DOCTYPE), so a "zip bomb"
+   or a sheet declaring a million blank rows is refused in well under a second.
 2. ``import_registrations(tournament, lines, user)`` registers the pairs through
    ``tournaments.services`` (``add_unit``, ``register_pair``) inside one transaction: a refusal
    of any line rolls every line back.
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import io
 import time
-import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -35,9 +36,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from rules.errors import GuandanError
+from rules.text import normalise_name, text_problem
 from tournaments.bounds import INT_MAX, parse_int
+from tournaments.messages import sentence
 
 from .rows import RegistrationLine, TeamRegistrationLine
+from .xlsxcheck import Limits, WorkbookRefused, check_workbook
 
 MAX_BYTES = 5 * 1024 * 1024  # an upload; a registration sheet of 5,000 pairs is ~300 KB
 MAX_UNPACKED = 60 * 1024 * 1024  # the xlsx archive expanded
@@ -47,6 +51,29 @@ MAX_ROWS = 5000  # pairs (non-blank lines) in one import
 # web worker for long (issue 11 finding 10).
 MAX_ROWS_READ = 20_000
 MAX_SECONDS = 3.0
+# Before openpyxl opens the file, its XML is read with these limits (``reports.xlsxcheck``):
+# the sizes above, rows read as above (plus the header), columns (a sheet's dimension or a cell
+# beyond them makes openpyxl pad every row), cells, XML elements in all parts (~0.3 s of
+# parsing), two seconds.
+MAX_COLUMNS = 200
+MAX_CELLS = 200_000
+MAX_ELEMENTS = 500_000
+CHECK_SECONDS = 2.0
+
+
+def limits() -> Limits:
+    """The limits as they are set now (read when used: the tests change them)."""
+    return Limits(
+        max_bytes=MAX_BYTES,
+        max_unpacked=MAX_UNPACKED,
+        max_rows=MAX_ROWS_READ + 1,
+        max_columns=MAX_COLUMNS,
+        max_cells=MAX_CELLS,
+        max_elements=MAX_ELEMENTS,
+        seconds=CHECK_SECONDS,
+    )
+
+
 MAX_NAME = 100  # Player.name / Unit.name max_length
 MAX_CONTACT = 100
 UNIT_CODE_LENGTH = 32
@@ -132,29 +159,16 @@ def _refuse(message: str) -> RegistrationError:
     return RegistrationError([Problem(None, "", message)])
 
 
-def _open(data: bytes) -> Any:
-    """The workbook, or a ``RegistrationError`` for a file that is no usable xlsx."""
+def _open(data: bytes, sheet: str) -> Any:
+    """The workbook, or a ``RegistrationError`` for a file that is no usable xlsx or more than a
+    registration sheet can be — checked from its XML stream before openpyxl opens it
+    (``reports.xlsxcheck``: ``load_workbook`` alone may parse a whole sheet)."""
     from openpyxl import load_workbook
 
-    if len(data) > MAX_BYTES:
-        raise _refuse(
-            _("文件过大（%(size)s MB），报名表不能超过 %(max)s MB")
-            % {"size": f"{len(data) / 1024 / 1024:.1f}", "max": MAX_BYTES // 1024 // 1024}
-        )
-    if not data:
-        raise _refuse(_("文件是空的"))
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            unpacked = sum(info.file_size for info in archive.infolist())
-            names = set(archive.namelist())
-    except zipfile.BadZipFile:
-        raise _refuse(
-            _("无法读取该文件：请上传 Excel 工作簿（.xlsx），旧版 .xls 请先另存为 .xlsx")
-        ) from None
-    if unpacked > MAX_UNPACKED:
-        raise _refuse(_("文件内容过大，无法导入"))
-    if "xl/workbook.xml" not in names:
-        raise _refuse(_("无法读取该文件：不是 Excel 工作簿（.xlsx）"))
+        check_workbook(data, limits(), sheet)
+    except WorkbookRefused as refused:
+        raise _refuse(refused.message) from None
     try:
         return load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception:  # openpyxl raises many kinds of error on a damaged file
@@ -260,7 +274,7 @@ def parse_appended(
     append: bool = False,
 ) -> tuple[list[RegistrationLine], int]:
     """``parse_registrations`` and the number of lines skipped as already registered."""
-    book = _open(data)
+    book = _open(data, SHEET_NAME)
     try:
         return _parse(book, taken, registered, append)
     except RegistrationError:
@@ -590,8 +604,13 @@ def _check_number(
 def _check_text(
     problems: list[Problem], row_number: int, column: str, value: Any, limit: int, required: bool
 ) -> str:
-    """The cell's text, its problems added: empty when ``required``, longer than ``limit``."""
+    """The cell's text, its problems added: empty when ``required``, longer than ``limit``, a
+    NUL, control, invisible or bidi-control character (``rules.text``); NFKC-normalised."""
     text = _text(value)
+    if problem := text_problem(text):
+        problems.append(Problem(row_number, column, sentence(problem)))
+        return text
+    text = normalise_name(text)
     if required and not text:
         problems.append(Problem(row_number, column, _("为空")))
     elif len(text) > limit:
@@ -655,7 +674,7 @@ def parse_team_registrations(
     """Check the whole team sheet and return its lines; raise ``RegistrationError`` with every
     problem otherwise. ``taken``: team codes already used in the tournament; ``names``: team
     names already registered."""
-    return _read(_open(data), lambda book: _parse_teams(book, taken, names))
+    return _read(_open(data, TEAM_SHEET_NAME), lambda book: _parse_teams(book, taken, names))
 
 
 def _parse_teams(

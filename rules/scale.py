@@ -12,6 +12,7 @@ from numbers import Real
 from typing import Any
 
 from .errors import Problem
+from .limits import SCORE_MAX, number_problem
 
 
 def is_number(value: Any) -> bool:
@@ -20,6 +21,14 @@ def is_number(value: Any) -> bool:
 
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def bad_number(value: Any, row: int | None = None, minimum: int = -SCORE_MAX) -> dict[str, Any]:
+    """The parameters of ``bad_number`` (``rules.limits.number_problem`` refused ``value``)."""
+    params: dict[str, Any] = {"value": repr(value)[:40], "min": minimum, "max": SCORE_MAX}
+    if row is not None:
+        params["row"] = row
+    return params
 
 
 def plain(number: float) -> float | int:
@@ -80,6 +89,9 @@ def validate_scale_table(table: Any) -> tuple[Scale | None, list[Problem]]:
             problems.append(Problem("scale", "scale_row_malformed", {"row": index + 1}))
             continue
         rows.append((row[0], row[1], row[2]))
+        for value in row[1:]:
+            if number_problem(value) is not None:
+                problems.append(Problem("scale", "bad_number", bad_number(value, index + 1)))
     if problems:
         return None, problems
     for index, (jc, ahead, behind) in enumerate(rows):

@@ -27,7 +27,8 @@ from typing import Any
 
 from .errors import Problem
 from .levels import ACE, LOWEST
-from .scale import Scale, is_int, is_number, plain
+from .limits import SCORE_MAX, number_problem
+from .scale import Scale, bad_number, is_int, is_number, plain
 
 ROUND_FORMATS = ("deals", "game", "timed", "timed_deals", "deal_points")
 TIMED_FORMATS = ("timed", "timed_deals")  # 计时制 / 计时计副制: the referee closes the match
@@ -443,6 +444,9 @@ class OverrideReader:
         if not all(is_number(v) for v in values.values()):
             self.problems.append(Problem(self.at("match_points"), "match_points_malformed"))
             return None
+        if bad := [v for v in values.values() if number_problem(v) is not None]:
+            self.problems.append(Problem(self.at("match_points"), "bad_number", bad_number(bad[0])))
+            return None
         if not values["win"] >= values["draw"] >= values["loss"]:
             self.problems.append(Problem(self.at("match_points"), "match_points_order", values))
             return None
@@ -461,6 +465,9 @@ class OverrideReader:
         if not all(is_number(v) and v >= 0 for v in values.values()):
             self.problems.append(Problem(self.at(key), "award_malformed"))
             return None
+        if bad := [v for v in values.values() if number_problem(v, minimum=0) is not None]:
+            self.problems.append(Problem(self.at(key), "bad_number", bad_number(bad[0], minimum=0)))
+            return None
         if "absent" not in raw:
             return Award(values["cf"], values["jcf"])
         given = raw["absent"]
@@ -471,6 +478,11 @@ class OverrideReader:
         if not is_number(absent_cf) or not is_number(absent_jcf) or absent_jcf < 0:
             self.problems.append(Problem(self.at(key), "award_absent_malformed"))
             return None
+        for value, minimum in ((absent_cf, -SCORE_MAX), (absent_jcf, 0)):
+            if number_problem(value, minimum=minimum) is not None:
+                params = bad_number(value, minimum=minimum)
+                self.problems.append(Problem(self.at(key), "bad_number", params))
+                return None
         if absent_cf > values["cf"] or absent_jcf > values["jcf"]:
             params = {
                 "absent": f"{plain(absent_cf)}/{plain(absent_jcf)}",

@@ -12,6 +12,8 @@ round), the registered pairs and the settings. A confirmation in round 9 changes
 version only, so the standings after rounds 1–8 keep their entries. In front of that sits a
 pointer keyed by ``Tournament.results_version`` (bumped by every result-changing service), so
 a request whose version has been seen reads one small key and the entry, with no query.
+Every key starts with ``SCHEMA``, the shape of what the entries hold: entries an older deploy
+wrote are never read.
 
 Recomputation. After a change, one process recomputes (a cache lock: ``cache.add`` of a key
 per tournament and round, with a timeout; the configured cache — Redis when ``REDIS_URL`` is
@@ -57,6 +59,7 @@ from django.utils import timezone
 
 from rules.ruleset import RuleSet
 from scoring.models import Penalty
+from scoring.ranking import Ranking
 from scoring.results import (
     ScoredTable,
     TeamField,
@@ -71,6 +74,7 @@ from scoring.results import (
 from scoring.standings import (
     Deduction,
     Outcome,
+    RoundFigures,
     StandingRow,
     StandingsSetup,
     StandingsState,
@@ -87,6 +91,34 @@ STANDINGS_CACHE_SECONDS = 24 * 3600
 STANDINGS_LOCK_SECONDS = 60
 # How often a reader waiting for another process's recomputation looks for its result.
 STANDINGS_POLL_SECONDS = 0.05
+
+
+def layout_schema(layout: int, *kinds: type) -> str:
+    """A short name for what the entries hold: ``layout`` and, for each of ``kinds`` (the
+    dataclasses and named tuples that are stored), where it lives (a pickle names the class's
+    module: a class moved to another module would not load) and its fields (names and annotated
+    types)."""
+    shapes = [
+        [f"{kind.__module__}.{kind.__qualname__}"]
+        + [(f.name, str(f.type)) for f in dataclasses.fields(kind)]
+        if dataclasses.is_dataclass(kind)
+        else [f"{kind.__module__}.{kind.__qualname__}", *getattr(kind, "_fields", ())]
+        for kind in kinds
+    ]
+    digest = hashlib.sha256(repr((layout, shapes)).encode()).hexdigest()[:8]
+    return f"{layout}.{digest}"
+
+
+# The schema of every entry this cache keeps, part of its every key (``SCHEMA``): a deploy that
+# changes what an entry holds — a field of ``StandingRow`` (the compact columns), of
+# ``Outcome`` (the kept scored tables) or of the frozen state and its parts — reads none of the
+# entries an older deploy wrote (they would not load, or would load wrong); they are missed and
+# expire. ``LAYOUT`` counts the changes the fields do not show (how the columns, the kept
+# tables or the pointers are laid out): bump it with such a change.
+LAYOUT = 3
+SCHEMA = layout_schema(
+    LAYOUT, StandingRow, Outcome, StandingsState, StandingsSetup, RoundFigures, Ranking
+)
 
 # --------------------------------------------------------------------------------------------
 # The standings rows, compactly cached
@@ -232,7 +264,7 @@ class StandingsSource:
 
     @property
     def key(self) -> str:
-        return f"standings:{self.scope}:{self.version}"
+        return f"standings:{SCHEMA}:{self.scope}:{self.version}"
 
 
 def round_versions(tournament_id: int, up_to: int) -> list[tuple[int, int, int, int, int]]:
@@ -359,14 +391,8 @@ def _keep(pointer: str, key: str, value: Any) -> None:
     _remember(pointer, key, value)
 
 
-# The layout of a kept ``StandingsState``: a state pickled by code with another layout is
-# never read (it would not load, or would load wrong), whatever cache outlived a deploy. 3: the
-# classes' modules moved (``scoring.standings_state``/``standings_input``), which a pickle names.
-_STATE_LAYOUT = 3
-
-
 def _state_pointer(source: StandingsSource, number: int) -> str:
-    return f"standings-state:{_STATE_LAYOUT}:{source.view}:{number}"
+    return f"standings-state:{SCHEMA}:{source.view}:{number}"
 
 
 def _state_key(source: StandingsSource, number: int) -> str:
@@ -399,7 +425,7 @@ def round_outcomes(
     tournament and round), so after a confirmation only the tables whose version changed are
     read and scored. ``scored``: the round's tables just scored (the cold start), kept as
     they are. Also returns how many confirmed tables (byes included) the round has."""
-    pointer = f"standings-tables:{source.home}:{number}"
+    pointer = f"standings-tables:{SCHEMA}:{source.home}:{number}"
     tables: dict[int, _KeptTable]
     if scored is None:
         versions = confirmed_table_versions(source.tournament_id, number)
@@ -543,7 +569,7 @@ def _store(source: StandingsSource, standings: CompactStandings) -> None:
     replace (one entry per tournament and round stays, besides the ones being replaced)."""
     cache.set(source.key, (standings.columns, standings.as_of), STANDINGS_CACHE_SECONDS)
     standings.key = source.key
-    latest = f"standings-latest:{source.scope}"
+    latest = f"standings-latest:{SCHEMA}:{source.scope}"
     replaced = cache.get(latest)
     cache.set(latest, source.key, STANDINGS_CACHE_SECONDS)
     if replaced is not None and replaced != source.key:
@@ -565,7 +591,7 @@ def recompute(source: StandingsSource, provisional: bool = False) -> CompactStan
     """The standings of ``source``, computed by at most one process at a time per tournament
     and round. Without the lock: the previous standings (not current) when ``provisional``
     and there are any, else wait for the holder's result."""
-    lock = f"standings-lock:{source.scope}"
+    lock = f"standings-lock:{SCHEMA}:{source.scope}"
     give_up = time.monotonic() + 2 * STANDINGS_LOCK_SECONDS
     while True:
         token = secrets.token_hex(8)
@@ -579,7 +605,7 @@ def recompute(source: StandingsSource, provisional: bool = False) -> CompactStan
             finally:
                 _release(lock, token)
         if provisional:
-            latest = cache.get(f"standings-latest:{source.scope}")
+            latest = cache.get(f"standings-latest:{SCHEMA}:{source.scope}")
             previous = _entry(latest, current=False) if latest is not None else None
             if previous is not None:
                 return previous
@@ -622,7 +648,9 @@ def cached_standings(
         ).get(pk=tournament.pk)
     after = "latest" if after_round is None else after_round
     view = ":teams" if teams else ""
-    pointer = f"standings-at:{tournament.pk}:{created.timestamp():.6f}{view}:{version}:{after}"
+    pointer = (
+        f"standings-at:{SCHEMA}:{tournament.pk}:{created.timestamp():.6f}{view}:{version}:{after}"
+    )
     key = cache.get(pointer)
     found = _entry(key) if key is not None else None
     if found is not None:

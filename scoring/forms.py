@@ -7,6 +7,7 @@ conflict message instead of overwriting somebody else's entry.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -149,9 +150,11 @@ class EndForm(VersionForm):
     )
     side = forms.ChoiceField(label=_("责任方"), choices=[("", "—"), *SIDE_CHOICES], required=False)
 
-    def __init__(self, *args: Any, passed_a: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, passed_a: bool = False, penalty_loss: bool = True, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
-        if passed_a:
+        if passed_a or not penalty_loss:  # ``penalty_loss``: this user may impose a 判负
             field = self.fields["kind"]
             field.choices = [(k, v) for k, v in field.choices if k != "penalty_loss"]
 
@@ -349,10 +352,18 @@ class PenaltyForm(forms.Form):
     next = forms.CharField(max_length=500, required=False, widget=forms.HiddenInput)
 
     def __init__(
-        self, *args: Any, pairs: Any = None, by_number: bool = False, **kwargs: Any
+        self,
+        *args: Any,
+        pairs: Any = None,
+        kinds: Sequence[str] | None = None,
+        by_number: bool = False,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.by_number = by_number
+        if kinds is not None:  # the kinds this user may impose (``record_kinds``)
+            field = self.fields["kind"]
+            field.choices = [(k, v) for k, v in field.choices if k in kinds]
         if isinstance(pairs, list | tuple):
             # Pairs already loaded (with their players): the choices are built from them, and
             # the queryset is only run to validate a posted form.

@@ -1,7 +1,12 @@
 """Two parties behind every result (RULES.md §7): at the table link the entering pair proves
 itself with its own code and the other pair confirms with its own; a logged-in user acting
 through the link is an enterer; once a referee has submitted the sheet the link is read-only.
-Every submission and confirmation is signed (``Signoff``: step, how, user or pair)."""
+Every submission and confirmation is signed (``Signoff``: step, how, user or pair).
+
+Staff never act as a pair (issue 29 point 1): an organizer or referee of the tournament, logged
+in, is refused when proving itself or confirming with a pair's code at the link
+(``refuse_staff_as_pair``) — a referee enters and confirms at the desk, as themselves. Pair
+codes never reach staff pages (the check-in QR carries the pair's check-in token)."""
 
 from __future__ import annotations
 
@@ -12,7 +17,8 @@ from typing import Any
 
 from scoring.facts import snapshot
 from tournaments.errors import ServiceError
-from tournaments.models import AuditEntry, Pair, Table
+from tournaments.models import AuditEntry, Pair, Table, Tournament
+from tournaments.permissions import CHECKIN_ROLES, has_role
 from tournaments.services import account, audit
 
 from .models import Signoff, TableEvent, Via
@@ -33,13 +39,23 @@ def pair_of_code(locked: Table, code: str) -> Pair:
     return found
 
 
-def pair_for_code(table: Table, code: str) -> Pair:
+def refuse_staff_as_pair(tournament: Tournament, user: Any) -> None:
+    """``staff_not_a_pair`` for a logged-in organizer, chief referee or referee of
+    ``tournament`` (everyone who staffs its desk, ``CHECKIN_ROLES``): they enter and confirm at
+    the referee desk as themselves, never with a pair's code at the table link."""
+    if account(user) is not None and has_role(user, tournament, *CHECKIN_ROLES):
+        raise ServiceError("staff_not_a_pair")
+
+
+def pair_for_code(table: Table, code: str, user: Any = None) -> Pair:
     """Which of the table's pairs is entering at the table link: the one whose code this is.
 
     The link's page asks for it once (the first code typed when the page is opened); the
-    views keep the answer in the session and pass it as ``pair`` to every table-side write."""
+    views keep the answer in the session and pass it as ``pair`` to every table-side write.
+    Refused for the tournament's staff (``refuse_staff_as_pair``)."""
     if table.is_bye:
         raise ServiceError("table_is_bye")
+    refuse_staff_as_pair(table.round.tournament, user)
     return pair_of_code(table, code)
 
 

@@ -40,6 +40,7 @@ from scoring.penalty_records import require_authority
 from scoring.services import TableAt, correct_result, enter_event, lock_table, set_end
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
+from tournaments.permissions import Action, Allowed
 from tournaments.services import account, audit, bump_results_version
 
 from .models import Penalty, Via
@@ -114,6 +115,40 @@ def suggest_escalation(pair: Pair, rnd: Round) -> Escalation | None:
     if ladder is not None:
         return ladder_escalation(ladder, offences_in_scope(rnd, ladder).filter(pair=pair).count())
     return escalation_from_counts(_counts(pair, rnd))
+
+
+def escalation_actions(kind: str, *, at_table: bool, confirmed: bool) -> tuple[Action, ...]:
+    """What confirming an escalation to ``kind`` needs (``apply_escalation``): the authority to
+    impose ``kind``; at a table a foul also ends the deal (an entry at the desk); a 判负 ends
+    the pair's table, which is a correction once the table is ``confirmed``; an event ladder's
+    level award (RULES.md §9) is an ``adjust:`` event at the pair's table (an entry)."""
+    needs = [Action(kind)]
+    if kind == Kind.PENALTY_LOSS:
+        needs.append(Action.CORRECT if confirmed else Action.ENTER_RESULT)
+    elif (kind == Kind.FOUL and at_table) or kind == Kind.LEVEL_AWARD:
+        needs.append(Action.ENTER_RESULT)
+    return tuple(needs)
+
+
+def escalations_allowed(
+    rnd: Round, rows: list[dict[str, Any]], may: Allowed
+) -> list[dict[str, Any]]:
+    """A round's suggestions (``scoring.dashboard.round_suggestions``), each saying whether
+    ``may``'s user may confirm it (``row["may"]``): ``escalation_actions`` with, for a 判负,
+    whether the pair's table is confirmed (one query per such suggestion)."""
+    for row in rows:
+        confirmed = False
+        if row["kind"] == Kind.PENALTY_LOSS:
+            confirmed = (
+                Table.objects.filter(
+                    round=rnd, is_bye=False, entry_status=Table.EntryStatus.CONFIRMED
+                )
+                .filter(Q(ns=row["pair"]) | Q(ew=row["pair"]))
+                .exists()
+            )
+        needs = escalation_actions(row["kind"], at_table=False, confirmed=confirmed)
+        row["may"] = all(may[action] for action in needs)
+    return rows
 
 
 def apply_escalation(
@@ -375,7 +410,3 @@ def apply_penalty_loss(
                 reason=reason,
             )
     return changed
-
-
-# The role each authority level of ``RuleSet.may_impose`` names (a chief referee also holds
-# ``Role.REFEREE``; an organizer is not a referee unless also listed as one).

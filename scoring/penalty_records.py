@@ -1,6 +1,7 @@
-"""Who may impose which penalty (RULES.md §3 "Who may impose what", ``RuleSet.may_impose``),
-checked in the services for every path; and withdrawing a penalty record — never deleting it —
-with a reason, audited."""
+"""Who may impose which penalty (RULES.md §3 "Who may impose what"), checked in the services
+for every path through the one map (``tournaments.permissions``: a penalty kind is an ``Action``
+whose roles are the tournament's setting, ``RuleSet.may_impose``); and withdrawing a penalty
+record — never deleting it — with a reason, audited."""
 
 from __future__ import annotations
 
@@ -8,38 +9,65 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from rules.events import Event, EventKind, Side
+from rules.errors import RuleError
+from rules.events import Event, EventKind, Side, parse_event
 from tournaments.errors import ForbiddenError, ServiceError
 from tournaments.models import AuditEntry, Pair, Table, Tournament
-from tournaments.permissions import CORRECTION_ROLES, Role, require_role
+from tournaments.permissions import PENALTY_ACTIONS, Action, Allowed, require
 from tournaments.services import account, audit, bump_results_version
 
 from .models import Penalty, Via
 
-AUTHORITY_ROLES = {
-    "referee": Role.REFEREE,
-    "chief_referee": Role.CHIEF_REFEREE,
-    "organizer": Role.ORGANIZER,
-}
 # A table event that is a penalty's score effect → the penalty kind it needs authority for.
 EVENT_PENALTY_KIND = {
-    EventKind.FOUL: "foul",
-    EventKind.LOSE: "deal_loss",
-    EventKind.ADJUST: "level_award",
+    EventKind.FOUL: Action.FOUL,
+    EventKind.LOSE: Action.DEAL_LOSS,
+    EventKind.ADJUST: Action.LEVEL_AWARD,
 }
+
+
+def event_action(token: str) -> Action | None:
+    """The penalty kind whose authority entering or removing the event ``token`` needs
+    (``foul:NS`` → ``Action.FOUL``), None for a deal (or a token that is no event)."""
+    try:
+        kind = parse_event(token).kind
+    except RuleError:
+        return None
+    return EVENT_PENALTY_KIND.get(kind)
 
 
 def require_authority(user: Any, tournament: Tournament, kind: str) -> None:
     """RULES.md §3 "Who may impose what": the tournament's ``RuleSet.may_impose(kind)`` names
     the role (by default warning/violation — any referee; foul, 本副判负, 判负, deductions,
-    level awards — the chief referee; disqualification — the organizers). ``user=None`` is the
-    system (an import, a command) and passes, as in ``require_role``."""
+    level awards — the chief referee; disqualification — the organizers), read through the
+    one map (``tournaments.permissions.require``). ``user=None`` is the system (an import, a
+    command) and passes, as in ``require_role``."""
     try:
-        authority = tournament.rules.may_impose(str(kind))
-    except KeyError:
-        raise ServiceError("bad_penalty", detail="kind") from None
-    require_role(user, tournament, AUTHORITY_ROLES[authority])
+        action = Action(str(kind))
+    except ValueError:
+        action = None
+    if action not in PENALTY_ACTIONS:
+        raise ServiceError("bad_penalty", detail="kind")
+    require(user, tournament, action)
+
+
+def record_kinds(may: Allowed) -> list[str]:
+    """The kinds of penalty record ``may``'s user may impose (the penalty form's choices)."""
+    return [kind for kind in Penalty.Kind.values if may[kind]]
+
+
+def penalty_events_label(may: Allowed) -> str:
+    """The heading of the table page's 犯规 / 本副判负 / 升级调整 forms: those ``may``'s user
+    may use ("" when none)."""
+    shown = tuple(may[a] for a in (Action.FOUL, Action.DEAL_LOSS, Action.LEVEL_AWARD))
+    if shown == (True, True, True):
+        return _("犯规 / 本副判负 / 升级调整")
+    if shown == (True, False, True):
+        return _("犯规 / 升级调整")
+    labels = (_("犯规"), _("本副判负"), _("升级调整"))
+    return " / ".join(label for label, show in zip(labels, shown, strict=True) if show)
 
 
 def check_event_authority(locked: Table, event: Event, user: Any, via: str) -> None:
@@ -99,7 +127,7 @@ def withdraw_penalty(penalty: Penalty, user: Any, reason: str) -> Penalty:
     foul's event or 判负's end stays on the table (change those on the table page)."""
     if not (reason or "").strip():
         raise ServiceError("reason_required")
-    require_role(user, penalty.tournament, *CORRECTION_ROLES)
+    require(user, penalty.tournament, Action.WITHDRAW_PENALTY)
     with transaction.atomic():
         Pair.objects.select_for_update().get(pk=penalty.pair_id)
         locked = Penalty.objects.select_related("pair", "round", "table").get(pk=penalty.pk)

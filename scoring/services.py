@@ -547,8 +547,22 @@ def _check_deadline(locked: Table, late: _Late, user: Any) -> dict[str, Any] | N
     entry records of an override (None within the deadline)."""
     deadlines = round_deadlines(locked.round)
     deadline = deadlines.of(late.error)
-    if not deadline.passed(timezone.now()):
-        return None
+    now = timezone.now()
+    if not deadline.passed(now):
+        if late.error is ErrorKind.ENTRY or not deadlines.entry.passed(now):
+            return None
+        # A published-result error declared once the round's entry deadline has passed: its
+        # own window (after the stage) is still open, but choosing that kind is no silent way
+        # round the entry deadline (issue 29 G) — the chief referee's decision, logged as such.
+        require_role(user, locked.round.tournament, *DEADLINE_OVERRIDE_ROLES)
+        assert deadlines.entry.until is not None
+        return {
+            "error": str(ErrorKind.ENTRY),
+            "declared": str(late.error),
+            "minutes": deadlines.entry.minutes,
+            "deadline": deadlines.entry.until.isoformat(),
+            "by": actor_name(user),
+        }
     if not late.override:
         params = too_late_params(deadlines, late.error)
         if late.error is ErrorKind.ENTRY:

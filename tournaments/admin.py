@@ -1,19 +1,14 @@
 """Django admin, in Chinese (labels come from the models): a superuser's window on the data,
-read-only for everything the services own (issue 11 finding 11, docs/deploy.md "The admin").
+read-only for every model — each is owned by a service (issue 11 finding 11, issue 29 point 6,
+docs/deploy.md "The admin").
 
-The services lock, validate, audit and bump the results version; the admin does none of that,
-so a change made here used to leave standings that the engine refuses (500s) and no trace.
-Therefore:
-
-- results — rounds, tables, seats, events, penalties, the audit log — are read-only
-  (``ReadOnlyAdmin`` below, ``scoring/admin.py``);
-- a tournament's ``settings``, ``status`` and results version are read-only (the organizer's
-  settings page validates, audits and refuses what round 1 has fixed); names, slug and the roles
-  stay editable, so a superuser can still hand a tournament to its first organizer;
-- pairs cannot be added, deleted or moved to another tournament here; their number, code and
-  status (withdraw / disqualify: the pair page, audited) are read-only, and once a pair has sat
-  at a table its players, unit and seeding are too (the organizer's pair page);
-- players are read-only (edited with their pair); a unit cannot move to another tournament.
+The services lock, validate, audit and bump the results version; the admin does none of that.
+A change made here used to leave standings that the engine refuses (500s) and no trace, and a
+team added here to a started team event with another event's pairs made every line-up page
+answer 500 (``round_lineups``). So nothing is added, changed or deleted here
+(``ReadOnlyAdmin``, ``scoring/admin.py`` too): settings, registrations, teams, roles and results
+are changed through the organizer's and referees' pages, where a superuser holds every role.
+The lists stay, searchable, with the table links left out (a secret).
 """
 
 from __future__ import annotations
@@ -21,14 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from .models import AuditEntry, Pair, Player, Round, Seat, Table, Team, Tournament, Unit
-
-
-def _seated(pair: Pair | None) -> bool:
-    return pair is not None and pair.pk is not None and Seat.objects.filter(pair=pair).exists()
 
 
 class PlayerInline(admin.TabularInline):
@@ -40,69 +30,12 @@ class PlayerInline(admin.TabularInline):
     def has_add_permission(self, request: Any, obj: Any = None) -> bool:
         return False
 
-    def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
-        if _seated(obj):
-            return ("name", "position", "contact")
-        return ("position",)
-
-
-@admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug", "status", "created_at")
-    list_filter = ("status",)
-    search_fields = ("name", "slug")
-    # Settings and status belong to the services (the settings page: validated, audited).
-    readonly_fields = ("settings", "status", "results_version", "created_at")
-    filter_horizontal = ("organizers", "chief_referees", "referees")
-    prepopulated_fields = {"slug": ("name",)}
-
-    def has_delete_permission(self, request: HttpRequest, obj: Tournament | None = None) -> bool:
-        # Deleting a tournament would take its append-only audit log with it (cascade): a
-        # tournament is archived with `backup` / `export_tournament`, never deleted from here.
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
         return False
-
-
-@admin.register(Unit)
-class UnitAdmin(admin.ModelAdmin):
-    list_display = ("code", "name", "tournament")
-    list_filter = ("tournament",)
-    search_fields = ("code", "name", "tournament__name")
-
-    def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
-        return ("tournament", "code") if obj is not None else ()
-
-    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
-
-
-@admin.register(Pair)
-class PairAdmin(admin.ModelAdmin):
-    list_display = ("number", "names", "unit", "status", "seeding", "tournament")
-    list_filter = ("tournament", "status")
-    search_fields = ("players__name", "unit__name", "unit__code", "tournament__name", "=number")
-    list_select_related = ("unit", "tournament")
-    inlines = [PlayerInline]
-
-    def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
-        fields = ("tournament", "number", "code", "status")
-        return (*fields, "unit", "seeding") if _seated(obj) else fields
-
-    def has_add_permission(self, request: Any) -> bool:
-        return False  # registration: the organizer's pairs page or the Excel import
-
-    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
-
-    def get_queryset(self, request):  # type: ignore[no-untyped-def]
-        return super().get_queryset(request).prefetch_related("players")
-
-    @admin.display(description=_("选手"))
-    def names(self, obj: Pair) -> str:
-        return obj.player_names
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    """View only, even for superusers."""
+    """View only, even for superusers: every model here is a service's (see above)."""
 
     def has_add_permission(self, request: Any, obj: Any = None) -> bool:
         return False
@@ -111,7 +44,41 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        # A tournament deleted here would take its append-only audit log with it (cascade): it
+        # is archived with `backup` / `export_tournament`.
         return False
+
+
+@admin.register(Tournament)
+class TournamentAdmin(ReadOnlyAdmin):
+    list_display = ("name", "slug", "status", "created_at")
+    list_filter = ("status",)
+    search_fields = ("name", "slug")
+
+
+@admin.register(Unit)
+class UnitAdmin(ReadOnlyAdmin):
+    list_display = ("code", "name", "tournament")
+    list_filter = ("tournament",)
+    search_fields = ("code", "name", "tournament__name")
+
+
+@admin.register(Pair)
+class PairAdmin(ReadOnlyAdmin):
+    list_display = ("number", "names", "unit", "status", "seeding", "tournament")
+    list_filter = ("tournament", "status")
+    search_fields = ("players__name", "unit__name", "unit__code", "tournament__name", "=number")
+    list_select_related = ("unit", "tournament")
+    inlines = [PlayerInline]
+    # The pair's secret code and its check-in token stay out of the page.
+    exclude = ("code", "checkin_token")
+
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        return super().get_queryset(request).prefetch_related("players")
+
+    @admin.display(description=_("选手"))
+    def names(self, obj: Pair) -> str:
+        return obj.player_names
 
 
 @admin.register(Player)
@@ -123,18 +90,11 @@ class PlayerAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):
+class TeamAdmin(ReadOnlyAdmin):
     list_display = ("code", "name", "unit", "status", "tournament")
     list_filter = ("status", "tournament")
     search_fields = ("code", "name", "pairs__players__name")
-    filter_horizontal = ("pairs",)
-
-    def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
-        if obj is None:
-            return ()
-        if Round.objects.filter(tournament_id=obj.tournament_id).exists():
-            return ("tournament", "pairs")  # team membership is fixed once play has begun
-        return ("tournament",)
+    exclude = ("captain_code",)  # the captain's secret
 
 
 @admin.register(Round)

@@ -9,6 +9,12 @@ Why: PostgreSQL's ``integer`` holds −2³¹ … 2³¹−1 and ``bigint`` −2�
 seedings, rounds, tables, deals, versions, ids in a file) is an ``integer``, so ``INT_MAX`` is
 the default ceiling; the tournament ``seed`` (a JSON number, fed to ``random.Random``) is kept
 within ``SEED_MAX`` so it round-trips through the file and every database.
+
+Numbers that are not whole (a scale's 级差分, a forfeit's award) and JSON texts are checked by the
+pure helpers of ``rules.limits``, re-exported here so there is one place to look:
+``number_problem`` (NaN, ±inf, 1e308, 5e-324 refused with a problem code), ``whole_problem``,
+and ``loads_bounded`` (``json.loads`` refusing NaN/Infinity and integers of more than
+``MAX_INT_DIGITS`` digits with ``BadNumber``, a ``RuleError`` with a code).
 """
 
 from __future__ import annotations
@@ -18,9 +24,33 @@ from typing import Any
 
 from django import forms
 
-from rules.limits import BIGINT_MAX, INT_MAX, INT_MIN, SEED_MAX
+from rules.limits import (
+    BIGINT_MAX,
+    INT_MAX,
+    INT_MIN,
+    MAX_INT_DIGITS,
+    SCORE_MAX,
+    SEED_MAX,
+    BadNumber,
+    loads_bounded,
+    number_problem,
+    whole_problem,
+)
 
-__all__ = ["BIGINT_MAX", "INT_MAX", "INT_MIN", "SEED_MAX", "BoundedIntegerField", "OutOfRange"]
+__all__ = [
+    "BIGINT_MAX",
+    "INT_MAX",
+    "INT_MIN",
+    "MAX_INT_DIGITS",
+    "SCORE_MAX",
+    "SEED_MAX",
+    "BadNumber",
+    "BoundedIntegerField",
+    "OutOfRange",
+    "loads_bounded",
+    "number_problem",
+    "whole_problem",
+]
 
 _WHOLE = re.compile(r"[+-]?[0-9]{1,30}")  # ASCII digits only ("²".isdigit() is True in Python)
 

@@ -4,8 +4,10 @@ that did not come.
 
 A check-in counts for one round: ``checkin_round(tournament)``, the round after the last one
 published (round 1 before the event). The slip's QR code encodes the check-in address
-``/t/<slug>/checkin/<pair code>/`` (``checkin_path``; docs/event-desk.md), which only staff can
-use: a player scanning their own slip meets the login page.
+``/t/<slug>/checkin/<check-in token>/`` (``checkin_path``; docs/event-desk.md), which only staff
+can use: a player scanning their own slip meets the login page. The token is the pair's
+``checkin_token``, never its code (issue 29): the desk's list, its QR images and the access
+logs of the phones that scan slips hold no secret a pair proves itself with.
 
 May touch: the ``tournaments`` models and the helpers of ``tournaments.services``.
 """
@@ -23,10 +25,11 @@ from .permissions import CHECKIN_ROLES, REGISTRATION_ROLES, require_role
 from .services import audit, lock_tournament
 
 
-def checkin_path(tournament: Tournament | str, code: str) -> str:
-    """The path a pair's check-in QR code opens (the host is ``PUBLIC_BASE_URL``'s)."""
+def checkin_path(tournament: Tournament | str, token: str) -> str:
+    """The path a pair's check-in QR code opens (the host is ``PUBLIC_BASE_URL``'s); ``token``
+    is the pair's ``checkin_token``."""
     slug = tournament if isinstance(tournament, str) else tournament.slug
-    return f"/t/{slug}/checkin/{code}/"
+    return f"/t/{slug}/checkin/{token}/"
 
 
 def checkin_round(tournament: Tournament) -> int:

@@ -26,8 +26,9 @@ from rules.ruleset import (
     RuleSet,
     preset_settings,
 )
+from rules.text import TextError, check_text, normalise_name
 from tournaments.bounds import SEED_MAX, BoundedIntegerField
-from tournaments.messages import describe_problem
+from tournaments.messages import describe_problem, sentence
 from tournaments.models import Unit
 from tournaments.settings_fields import (
     FIELD_OF_SETTING,
@@ -79,6 +80,22 @@ UPGRADES_NOTE = _(
     "弃权、轮空计0）。"
 )
 TIEBREAK_SLOTS = len(CRITERION_KEYS)
+
+
+class NameField(forms.CharField):
+    """A name (a player's, a team's, a unit's, a contact): refused with a sentence when it holds a
+    NUL, control, invisible or bidi-control character; NFKC-normalised, one space between words
+    (``rules.text``, the same as the registration services and the imports)."""
+
+    def clean(self, value: Any) -> Any:
+        text = super().clean(value)
+        if not text:
+            return text
+        try:
+            check_text(text)
+        except TextError as error:
+            raise forms.ValidationError(sentence(error.code), code=error.code) from None
+        return normalise_name(text)
 
 
 def _criterion_choices() -> list[tuple[str, str]]:
@@ -527,10 +544,10 @@ class UnitChoiceField(forms.ModelChoiceField):
 class PairForm(forms.Form):
     """A pair's two players, unit and seeding (the number is optional when adding)."""
 
-    player1 = forms.CharField(label=_("选手一"), max_length=100)
-    contact1 = forms.CharField(label=_("选手一联系方式"), max_length=100, required=False)
-    player2 = forms.CharField(label=_("选手二"), max_length=100)
-    contact2 = forms.CharField(label=_("选手二联系方式"), max_length=100, required=False)
+    player1 = NameField(label=_("选手一"), max_length=100)
+    contact1 = NameField(label=_("选手一联系方式"), max_length=100, required=False)
+    player2 = NameField(label=_("选手二"), max_length=100)
+    contact2 = NameField(label=_("选手二联系方式"), max_length=100, required=False)
     unit = UnitChoiceField(label=_("单位"), queryset=Unit.objects.none(), required=False)
     number = BoundedIntegerField(
         label=_("编号"), min_value=1, required=False, help_text=_("留空则自动取下一个编号。")
@@ -552,8 +569,8 @@ class PairForm(forms.Form):
 
 
 class UnitForm(forms.Form):
-    code = forms.CharField(label=_("单位代码"), max_length=32)
-    name = forms.CharField(label=_("单位名称"), max_length=100, required=False)
+    code = NameField(label=_("单位代码"), max_length=32)
+    name = NameField(label=_("单位名称"), max_length=100, required=False)
 
 
 class PairStatusForm(forms.Form):
@@ -571,7 +588,7 @@ class PairStatusForm(forms.Form):
 class TeamForm(forms.Form):
     """A team's name and unit (its pairs' players are edited as pairs)."""
 
-    name = forms.CharField(label=_("队名"), max_length=100)
+    name = NameField(label=_("队名"), max_length=100)
     unit = UnitChoiceField(label=_("单位"), queryset=Unit.objects.none(), required=False)
 
     def __init__(self, *args: Any, tournament: Any, **kwargs: Any) -> None:
@@ -583,12 +600,12 @@ class NewTeamForm(TeamForm):
     """A team added by hand (a late entry, or a small event without a sheet): the team sheet's
     columns — 牌手1+牌手2 its first pair, 牌手3+牌手4 its second, 牌手5+牌手6 an optional third."""
 
-    player1 = forms.CharField(label=_("牌手1"), max_length=100)
-    player2 = forms.CharField(label=_("牌手2"), max_length=100)
-    player3 = forms.CharField(label=_("牌手3"), max_length=100)
-    player4 = forms.CharField(label=_("牌手4"), max_length=100)
-    player5 = forms.CharField(label=_("牌手5"), max_length=100, required=False)
-    player6 = forms.CharField(label=_("牌手6"), max_length=100, required=False)
+    player1 = NameField(label=_("牌手1"), max_length=100)
+    player2 = NameField(label=_("牌手2"), max_length=100)
+    player3 = NameField(label=_("牌手3"), max_length=100)
+    player4 = NameField(label=_("牌手4"), max_length=100)
+    player5 = NameField(label=_("牌手5"), max_length=100, required=False)
+    player6 = NameField(label=_("牌手6"), max_length=100, required=False)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -663,7 +680,9 @@ class RoleForm(forms.Form):
 
     def clean_username(self) -> Any:
         name = self.cleaned_data["username"].strip()
-        user = get_user_model().objects.filter(username=name, is_active=True).first()
+        # A deactivated account too: its own organizer gives it a role again (the service
+        # decides who may, ``tournaments.accounts.may_manage``).
+        user = get_user_model().objects.filter(username=name).first()
         if user is None:
             raise forms.ValidationError(gettext("没有用户名为“%(name)s”的账户") % {"name": name})
         self.cleaned_data["user"] = user

@@ -30,11 +30,8 @@ from django.db.models import F
 
 from .errors import ForbiddenError, ServiceError
 from .models import LineUp, Pair, Round, Seat, Table, Team
-from .permissions import REGISTRATION_ROLES, ROUND_ROLES, require_role
+from .permissions import LINEUP_ROLES, REGISTRATION_ROLES, require_role
 from .services import account, audit, set_status
-
-# Who may set a line-up without the captain's code: those who make the draw.
-LINEUP_ROLES = ROUND_ROLES
 
 
 class Fielded(NamedTuple):

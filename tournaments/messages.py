@@ -36,6 +36,13 @@ MESSAGES: dict[str, Any] = {
     "malformed_json": _("文件不是有效的 JSON（第%(line)s行第%(column)s列：%(detail)s）"),
     "not_utf8": _("文件不是 UTF-8 编码（第%(position)s个字节）"),
     "not_finite": _("数值“%(value)s”无效（不是有限的数）"),
+    "number_too_long": _("数字“%(value)s”位数过多"),
+    # rules.text.check_text: names and text (issue 29 point 10)
+    "nul_character": _("文字中有空字符（NUL），请删除后重试"),
+    "lone_surrogate": _("文字中有无效的字符（单独的代理项），请删除后重试"),
+    "control_character": _("文字中有控制字符，请删除后重试"),
+    "invisible_character": _("文字中有不可见字符（如零宽空格），请删除后重试"),
+    "bidi_control": _("文字中有改变书写方向的控制字符，请删除后重试"),
     "too_deep": _("文件嵌套层数过多，不是锦标赛文件"),
     "not_an_object": _("这里应是一个 JSON 对象"),
     "invalid_file": _("文件有错误"),
@@ -57,6 +64,10 @@ MESSAGES: dict[str, Any] = {
     "unknown_preset": _("未知的预设“%(preset)s”"),
     "settings_locked": _("已有公布的轮次，不能再修改赛事设置"),
     "forbidden": _("您没有执行此操作的权限"),
+    "account_not_yours": _(
+        "账号“%(user)s”由其他赛事的组委会创建：只有创建者或与其共同组织赛事的组委会成员才能授予角色或重置密码"
+    ),
+    "account_inactive": _("账号“%(user)s”已停用，只有创建它的组委会才能重新启用"),
     "bad_role": _("未知角色“%(role)s”"),
     "wrong_tournament": _("数据不属于本赛事"),
     "duplicate_unit": _("单位代码“%(id)s”重复"),
@@ -161,6 +172,9 @@ MESSAGES: dict[str, Any] = {
     "table_ended": _("该桌比赛已结束（弃权或判负），请先撤销结束方式"),
     "no_events": _("该桌还没有记录"),
     "same_person": _("确认人不能是录入人（须由另一人确认）"),
+    "staff_not_a_pair": _(
+        "您以本赛事工作人员的账号登录：请在裁判台以本人身份录入和确认，不能用参赛对的对号密码"
+    ),
     "bad_pair_code": _("对号密码不正确"),
     "pair_code_required": _("请先输入您这一方的对号密码，再录入"),
     "table_link_read_only": _("裁判已提交本桌记分表，桌边链接只能查看"),
@@ -176,6 +190,7 @@ MESSAGES: dict[str, Any] = {
     "appeal_decided": _("该申诉已裁决"),
     "appeal_decision_required": _("请填写裁决内容和仲裁委员会成员"),
     "bad_fee": _("申诉费无效"),
+    "once_key_missing": _("表单缺少一次性校验码，没有保存：请刷新页面后重新提交"),
     "bad_once_key": _("表单已失效，请刷新页面后重试"),
     "no_table_for_pair": _("第%(pair)s对本轮没有对局，无法判负"),
     "reason_required": _("请填写更正原因"),
@@ -343,6 +358,10 @@ MESSAGES: dict[str, Any] = {
     "two_head_to_heads": _("“相互间胜负”与“两方相互间胜负”只能选一个"),
     "tie_first_to_level_untimed": _(
         "“先升到同一级者胜”只用于计时的赛制（计时制、计时计副制），这里的赛制是“%(format)s”"
+    ),
+    # rules.limits.number_problem: NaN, ±inf, 1e308, 5e-324 … (issue 29 point 7)
+    "bad_number": _(
+        "数值 %(value)s 无效：应为 %(min)s 到 %(max)s 之间、最多两位小数的数（级差分表第%(row)s行）"
     ),
     "unknown_criterion": _("未知的排名依据：%(keys)s"),
     "duplicate_criterion": _("排名依据重复"),

@@ -11,7 +11,19 @@ The roles, highest first:
 
 A chief referee counts as a referee (``referee_required`` lets them in); an organizer does *not*
 automatically count as a referee (the desk and the tables are different jobs) unless also listed
-as one. A superuser holds every role everywhere (the club's IT person setting things up).
+as one, nor a chief referee (the organizers do not outrank the chief referee at the tables: each
+action names the roles that may do it). A superuser holds every role everywhere (the club's IT
+person setting things up).
+
+**Who may do what: one map.** ``Action`` names everything a service guards and a page offers
+as a button or a form; ``ACTION_ROLES`` gives the roles of each, except the penalties, whose
+roles are the tournament's setting (RULES.md §3 "Who may impose what", ``RuleSet.may_impose``:
+by default warning and violation any referee, foul, 本副判负, 判负, deduction and level award
+the chief referee, disqualification the organizers). ``require(user, tournament, action)`` is
+what a service calls, ``may(...)`` what a page asks before it offers the button, and
+``allowed(user, tournament)`` the same answers for a template (``{% if may.foul %}``). So a page
+never offers what the service behind it refuses (``tests/web/test_authority_walk.py`` walks
+every role × every action on both). The ``*_ROLES`` tuples are the map's fixed entries by name.
 
 Guards, for function views whose URL has a ``slug`` (the tournament's) keyword argument::
 
@@ -54,16 +66,24 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     AnyUser = AbstractBaseUser | AnonymousUser
 
 __all__ = [
+    "ACTION_ROLES",
     "APPEAL_ROLES",
+    "AUDIT_ROLES",
     "CHECKIN_ROLES",
     "CORRECTION_ROLES",
     "DEADLINE_OVERRIDE_ROLES",
-    "DISQUALIFY_ROLES",
-    "PENALTY_ROLES",
+    "DESK_ROLES",
+    "LINEUP_ROLES",
+    "PENALTY_ACTIONS",
     "REGISTRATION_ROLES",
     "RESULT_ROLES",
     "ROUND_ROLES",
+    "Action",
+    "Allowed",
     "Role",
+    "action_required",
+    "action_roles",
+    "allowed",
     "can_create_tournaments",
     "chief_referee_required",
     "forget_roles",
@@ -71,8 +91,10 @@ __all__ = [
     "has_role",
     "is_chief_referee",
     "is_referee",
+    "may",
     "organizer_required",
     "referee_required",
+    "require",
     "require_role",
     "role_required",
     "roles_of",
@@ -91,19 +113,82 @@ class Role(enum.StrEnum):
 _ALL_ROLES = frozenset((Role.ORGANIZER, Role.CHIEF_REFEREE, Role.REFEREE))
 _CACHE_ATTR = "_tournament_roles_cache"
 
-# Who may do what at a tournament (the services check these; views may ask the same first).
-REGISTRATION_ROLES = (Role.ORGANIZER,)
-ROUND_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE)
-RESULT_ROLES = (Role.REFEREE, Role.CHIEF_REFEREE)
-PENALTY_ROLES = (Role.REFEREE, Role.CHIEF_REFEREE)
-CORRECTION_ROLES = (Role.CHIEF_REFEREE,)
-# RULES.md §7: after the correction deadline a result stands unless the chief referee overrides.
-DEADLINE_OVERRIDE_ROLES = (Role.CHIEF_REFEREE,)
-DISQUALIFY_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE)
-# 签到 at the desk: whoever staffs it.
-CHECKIN_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE, Role.REFEREE)
-# 申诉: lodged and decided by the chief referee or the organizers (the committee's secretary).
-APPEAL_ROLES = (Role.ORGANIZER, Role.CHIEF_REFEREE)
+
+class Action(enum.StrEnum):
+    """Something a service guards and a page offers (a button, a form, a choice in a form).
+
+    The first eight are the penalty kinds of RULES.md §3 (``Penalty.Kind`` and the keys of
+    ``RuleSet.penalty_authority``): who may impose them is the tournament's setting.
+    """
+
+    WARNING = "warning"  # 警告
+    VIOLATION = "violation"  # 违例
+    FOUL = "foul"  # 犯规 (the penalty record, and the ``foul:`` event ending the deal)
+    DEAL_LOSS = "deal_loss"  # 本副判负 (a ``lose:`` event)
+    PENALTY_LOSS = "penalty_loss"  # 判负 (the penalty record, and the table's end)
+    DEDUCTION = "deduction"  # 级差分扣分
+    LEVEL_AWARD = "level_award"  # 升级调整 (an ``adjust:`` event)
+    DISQUALIFICATION = "disqualification"  # 取消资格 (the penalty, and the pair's status)
+    ENTER_RESULT = "enter_result"  # taps, undo, lateness, ends, submit, time calls (the desk)
+    CONFIRM = "confirm"  # confirm a sheet (by a second person: the two-party rule)
+    CORRECT = "correct"  # change a confirmed result; the lateness start after a deal
+    OVERRIDE_DEADLINE = "override_deadline"  # correct after the deadline (RULES.md §7)
+    WITHDRAW_PENALTY = "withdraw_penalty"  # a penalty struck through with a reason
+    APPEAL = "appeal"  # 申诉: lodge and decide
+    ROUND_CONTROL = "round_control"  # generate, swap, publish, finish, start the clock, stages
+    LINEUP = "lineup"  # a team's line-up from a staff account (the captain has a code)
+    CHECK_IN = "check_in"  # 签到
+    REGISTRATION = "registration"  # settings, units, pairs (withdraw, reinstate), staff, files
+    VIEW_DESK = "view_desk"  # the referee desk's pages, read-only for an organizer
+    AUDIT_LOG = "audit_log"  # 操作日志
+
+
+# RULES.md §3 "Who may impose what": the roles come from ``tournament.rules.may_impose(kind)``.
+PENALTY_ACTIONS = frozenset(
+    (
+        Action.WARNING,
+        Action.VIOLATION,
+        Action.FOUL,
+        Action.DEAL_LOSS,
+        Action.PENALTY_LOSS,
+        Action.DEDUCTION,
+        Action.LEVEL_AWARD,
+        Action.DISQUALIFICATION,
+    )
+)
+# Everything else: the roles that may (any one of them).
+ACTION_ROLES: dict[Action, tuple[Role, ...]] = {
+    Action.ENTER_RESULT: (Role.REFEREE, Role.CHIEF_REFEREE),
+    Action.CONFIRM: (Role.REFEREE, Role.CHIEF_REFEREE),
+    Action.CORRECT: (Role.CHIEF_REFEREE,),
+    # RULES.md §7: after the correction deadline a result stands unless the chief referee
+    # overrides.
+    Action.OVERRIDE_DEADLINE: (Role.CHIEF_REFEREE,),
+    Action.WITHDRAW_PENALTY: (Role.CHIEF_REFEREE,),
+    # 申诉: lodged and decided by the chief referee or the organizers (the committee's
+    # secretary).
+    Action.APPEAL: (Role.ORGANIZER, Role.CHIEF_REFEREE),
+    Action.ROUND_CONTROL: (Role.ORGANIZER, Role.CHIEF_REFEREE),
+    Action.LINEUP: (Role.ORGANIZER, Role.CHIEF_REFEREE),
+    # 签到 at the desk: whoever staffs it.
+    Action.CHECK_IN: (Role.ORGANIZER, Role.CHIEF_REFEREE, Role.REFEREE),
+    Action.REGISTRATION: (Role.ORGANIZER,),
+    # Organizers may watch the tables; only referees enter.
+    Action.VIEW_DESK: (Role.REFEREE, Role.ORGANIZER),
+    Action.AUDIT_LOG: (Role.ORGANIZER, Role.CHIEF_REFEREE),
+}
+
+# The fixed entries by name, for the services' ``require_role`` and the views' decorators.
+REGISTRATION_ROLES = ACTION_ROLES[Action.REGISTRATION]
+ROUND_ROLES = ACTION_ROLES[Action.ROUND_CONTROL]
+RESULT_ROLES = ACTION_ROLES[Action.ENTER_RESULT]
+CORRECTION_ROLES = ACTION_ROLES[Action.CORRECT]
+DEADLINE_OVERRIDE_ROLES = ACTION_ROLES[Action.OVERRIDE_DEADLINE]
+CHECKIN_ROLES = ACTION_ROLES[Action.CHECK_IN]
+APPEAL_ROLES = ACTION_ROLES[Action.APPEAL]
+LINEUP_ROLES = ACTION_ROLES[Action.LINEUP]
+DESK_ROLES = ACTION_ROLES[Action.VIEW_DESK]
+AUDIT_ROLES = ACTION_ROLES[Action.AUDIT_LOG]
 # The site-level right to create tournaments (``manage.py organizer`` grants it).
 CREATE_PERMISSION = "tournaments.add_tournament"
 
@@ -183,6 +268,51 @@ def require_role(user: AnyUser | None, tournament: Tournament, *roles: Role | st
         raise ForbiddenError
 
 
+def action_roles(tournament: Tournament, action: Action | str) -> tuple[Role, ...]:
+    """The roles that may do ``action`` at ``tournament`` (any one of them): the map's entry,
+    or for a penalty the tournament's setting (``RuleSet.may_impose``, one role: a chief
+    referee holds ``Role.REFEREE`` too, an organizer holds no referee role unless listed as
+    one). ``ValueError`` for a name that is no action."""
+    action = Action(action)
+    if action in PENALTY_ACTIONS:
+        return (Role(tournament.rules.may_impose(action.value)),)
+    return ACTION_ROLES[action]
+
+
+def may(user: AnyUser | None, tournament: Tournament, action: Action | str) -> bool:
+    """Whether ``user`` may do ``action`` at ``tournament``: what a page asks before it offers
+    the button (``user=None``, the system, always may)."""
+    return user is None or has_role(user, tournament, *action_roles(tournament, action))
+
+
+def require(user: AnyUser | None, tournament: Tournament, action: Action | str) -> None:
+    """What a service calls: ``ForbiddenError`` unless ``may(user, tournament, action)``."""
+    require_role(user, tournament, *action_roles(tournament, action))
+
+
+class Allowed:
+    """``may`` for a template: ``{% if may.foul %}`` (each answer read once per page; one roles
+    query per user and tournament, remembered on the user)."""
+
+    def __init__(self, user: AnyUser | None, tournament: Tournament) -> None:
+        self.user = user
+        self.tournament = tournament
+        self._known: dict[Action, bool] = {}
+
+    def __getitem__(self, name: str) -> bool:
+        try:
+            action = Action(name)
+        except ValueError:
+            raise KeyError(name) from None
+        if action not in self._known:
+            self._known[action] = may(self.user, self.tournament, action)
+        return self._known[action]
+
+
+def allowed(user: AnyUser | None, tournament: Tournament) -> Allowed:
+    return Allowed(user, tournament)
+
+
 def forget_roles(user: Any) -> None:
     """Drop the roles cached on this user object (after a role was granted or revoked)."""
     if user is not None:
@@ -227,6 +357,16 @@ def role_required(*roles: Role | str) -> Callable[[Callable[..., HttpResponse]],
         return wrapper
 
     return decorator
+
+
+def action_required(
+    action: Action,
+) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """``role_required`` for a fixed action of the map (a penalty's roles are the tournament's:
+    its views let the desk in and the service decides)."""
+    if action in PENALTY_ACTIONS:
+        raise ValueError("a penalty's roles are a tournament setting: check them in the service")
+    return role_required(*ACTION_ROLES[action])
 
 
 organizer_required = role_required(Role.ORGANIZER)

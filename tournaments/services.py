@@ -24,13 +24,16 @@ from django.db.models import F, Max
 
 from rules.errors import RuleSetError
 from rules.ruleset import RuleSet, preset_settings
+from rules.text import TextError, check_text, normalise_name
 
+from .accounts import deactivate_if_idle, may_manage
 from .errors import ServiceError, from_rule_error
-from .models import AuditEntry, Pair, Player, Tournament, Unit
+from .models import AuditEntry, Pair, Player, StaffAccount, Tournament, Unit
 from .permissions import (
-    DISQUALIFY_ROLES,
     REGISTRATION_ROLES,
+    Action,
     Role,
+    action_roles,
     forget_roles,
     require_role,
 )
@@ -210,18 +213,36 @@ def update_settings(tournament: Tournament, settings: dict[str, Any], user: Any)
 
 
 def grant_role(tournament: Tournament, user: Any, role: str, granted_by: Any = None) -> None:
-    """Give ``user`` a role in this tournament (organizers grant; ``granted_by`` None = system)."""
+    """Give ``user`` a role in this tournament (organizers grant; ``granted_by`` None = system).
+
+    Accounts belong to their event's organizers (issue 29): a login another organizer made is
+    refused (``account_not_yours``) unless the two share an event (``accounts.may_manage``).
+    A deactivated account (its last role revoked) is activated again by the grant — only one
+    made by an organizer, and only by one who may manage it (``account_inactive``)."""
     if role not in ROLE_FIELDS:
         raise ServiceError("bad_role", role=role)
     require_role(granted_by, tournament, *REGISTRATION_ROLES)
     with transaction.atomic():
         locked = lock_tournament(tournament)
+        if not may_manage(granted_by, user):
+            raise ServiceError("account_not_yours", user=user.get_username())
+        after = {"user": user.get_username(), "role": role}
+        if not user.is_active:
+            made_here = StaffAccount.objects.filter(user_id=user.pk).exists()
+            if not made_here and granted_by is not None and not granted_by.is_superuser:
+                raise ServiceError("account_inactive", user=user.get_username())
+            user.is_active = True
+            user.save(update_fields=["is_active"])
+            after["reactivated"] = True
         getattr(locked, ROLE_FIELDS[Role(role)]).add(user)
         forget_roles(user)
-        audit(locked, "grant_role", granted_by, after={"user": user.get_username(), "role": role})
+        audit(locked, "grant_role", granted_by, after=after)
 
 
-def revoke_role(tournament: Tournament, user: Any, role: str, revoked_by: Any = None) -> None:
+def revoke_role(tournament: Tournament, user: Any, role: str, revoked_by: Any = None) -> bool:
+    """Take one role here from ``user``; an account left with no role anywhere (and no site
+    powers) is deactivated, so no idle account waits to be taken (issue 29). Returns whether
+    it was."""
     if role not in ROLE_FIELDS:
         raise ServiceError("bad_role", role=role)
     require_role(revoked_by, tournament, *REGISTRATION_ROLES)
@@ -229,7 +250,16 @@ def revoke_role(tournament: Tournament, user: Any, role: str, revoked_by: Any = 
         locked = lock_tournament(tournament)
         getattr(locked, ROLE_FIELDS[Role(role)]).remove(user)
         forget_roles(user)
-        audit(locked, "revoke_role", revoked_by, before={"user": user.get_username(), "role": role})
+        oneself = user.pk == getattr(revoked_by, "pk", None)
+        deactivated = not oneself and deactivate_if_idle(user)
+        audit(
+            locked,
+            "revoke_role",
+            revoked_by,
+            before={"user": user.get_username(), "role": role},
+            after={"user": user.get_username(), "deactivated": True} if deactivated else None,
+        )
+    return deactivated
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,7 +268,8 @@ def revoke_role(tournament: Tournament, user: Any, role: str, revoked_by: Any = 
 
 def add_unit(tournament: Tournament, code: str, name: str, user: Any = None) -> Unit:
     require_role(user, tournament, *REGISTRATION_ROLES)
-    code = (code or "").strip()
+    code = clean_name(code)
+    name = clean_name(name)
     if not code:
         raise ServiceError("unit_not_found", unit=code)
     with transaction.atomic():
@@ -261,12 +292,22 @@ def resolve_unit(tournament: Tournament, unit: Unit | str | None) -> Unit | None
     return found
 
 
+def clean_name(text: str | None) -> str:
+    """A name as stored (``rules.text``: NFKC, one space between words); ``ServiceError`` with
+    the code of a NUL, control, invisible or bidi-control character (issue 29 point 10)."""
+    try:
+        check_text(text or "")
+    except TextError as error:
+        raise ServiceError(error.code) from None
+    return normalise_name(text or "")
+
+
 def _player_rows(players: Sequence[str | dict[str, str]]) -> list[dict[str, str]]:
     rows = []
     for item in players:
         row = {"name": item, "contact": ""} if isinstance(item, str) else dict(item)
-        row["name"] = (row.get("name") or "").strip()
-        row["contact"] = (row.get("contact") or "").strip()
+        row["name"] = clean_name(row.get("name"))
+        row["contact"] = clean_name(row.get("contact"))
         rows.append(row)
     if len(rows) != 2 or not all(r["name"] for r in rows):
         raise ServiceError("bad_players")
@@ -427,8 +468,11 @@ def withdraw_pair(pair: Pair, user: Any = None, reason: str = "") -> Pair:
 
 
 def disqualify_pair(pair: Pair, user: Any = None, reason: str = "") -> Pair:
-    """取消资格 (RULES.md §3): plays no further rounds; its results so far stand."""
-    return _set_pair_status(pair, Pair.Status.DISQUALIFIED, user, reason, DISQUALIFY_ROLES)
+    """取消资格 (RULES.md §3): plays no further rounds; its results so far stand. Whoever may
+    impose a disqualification (the tournament's setting, by default the organizers), as for
+    the disqualification penalty (``scoring.penalties.record_penalty``)."""
+    roles = action_roles(pair.tournament, Action.DISQUALIFICATION)
+    return _set_pair_status(pair, Pair.Status.DISQUALIFIED, user, reason, roles)
 
 
 def reinstate_pair(pair: Pair, user: Any = None, reason: str = "") -> Pair:

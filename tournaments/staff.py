@@ -11,7 +11,9 @@ taking access away (issue 15 "Staff"). Players never need an account.
   an account that then holds nothing anywhere is deactivated, so its printed slip stops working.
 - ``reset_staff_password(tournament, member, user)``: a lost password replaced by a new
   generated one (a new login slip; the old password and the account's sessions stop working),
-  only for a referee or chief referee whose roles are all in tournaments this organizer runs.
+  only for a referee or chief referee whose roles are all in tournaments this organizer runs,
+  and never for an account another organizer made unless they share an event (issue 29,
+  ``tournaments.accounts``: accounts belong to their event's organizers).
 
 Refusals are ``ServiceError`` worded by ``tournaments.messages``; the role check is
 ``tournaments.permissions.require_role`` (organizers). May touch: the user model, the
@@ -29,6 +31,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
 
+from .accounts import deactivate_if_idle, has_site_powers, may_manage, record_creator
 from .errors import ServiceError
 from .models import TableAssignment, Tournament
 from .permissions import REGISTRATION_ROLES, Role, forget_roles, require_role
@@ -130,6 +133,7 @@ def create_staff_accounts(
             username = f"{prefix}{number:02d}"
             password = new_password()
             account = users.objects.create_user(username, password=password)
+            record_creator(account, user, locked)  # whose it is (issue 29)
             field.add(account)
             first = last = None
             if tables_each is not None and next_table + tables_each - 1 <= MAX_TABLE:
@@ -211,15 +215,7 @@ def remove_staff(tournament: Tournament, member: Any, user: Any) -> bool:
             getattr(locked, field).remove(member)
         TableAssignment.objects.filter(tournament=locked, user=member).delete()
         forget_roles(member)
-        elsewhere = (
-            member.organized_tournaments.exists()
-            or member.chief_refereed_tournaments.exists()
-            or member.refereed_tournaments.exists()
-        )
-        deactivate = not (elsewhere or _has_site_powers(member))
-        if deactivate and member.is_active:
-            member.is_active = False
-            member.save(update_fields=["is_active"])
+        deactivate = deactivate_if_idle(member)
         audit(
             locked,
             "revoke_role",
@@ -228,16 +224,6 @@ def remove_staff(tournament: Tournament, member: Any, user: Any) -> bool:
             after={"user": member.get_username(), "deactivated": deactivate},
         )
     return deactivate
-
-
-def _has_site_powers(member: Any) -> bool:
-    """An administrator, or an account given a site permission or group."""
-    return bool(
-        member.is_superuser
-        or member.is_staff
-        or member.user_permissions.exists()
-        or member.groups.exists()
-    )
 
 
 def reset_staff_password(tournament: Tournament, member: Any, user: Any) -> Login:
@@ -259,12 +245,14 @@ def reset_staff_password(tournament: Tournament, member: Any, user: Any) -> Logi
         ]
         if not roles:
             raise ServiceError("not_a_referee", user=member.get_username())
+        if not may_manage(user, member):  # another organizer's account (issue 29)
+            raise ServiceError("account_not_yours", user=member.get_username())
         staff_elsewhere = (
             Tournament.objects.filter(Q(referees=member) | Q(chief_referees=member))
             .exclude(organizers=user)
             .exists()
         )
-        privileged = member.organized_tournaments.exists() or _has_site_powers(member)
+        privileged = member.organized_tournaments.exists() or has_site_powers(member)
         if privileged or staff_elsewhere or not member.is_active:
             raise ServiceError("cannot_reset_password", user=member.get_username())
         password = new_password()

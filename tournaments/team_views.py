@@ -26,9 +26,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from tournaments import throttle
 from tournaments.errors import ForbiddenError, ServiceError
 from tournaments.forms import LineUpForm, NewTeamForm, TeamForm, TeamStatusForm
-from tournaments.lineups import LINEUP_ROLES, round_lineups, set_lineup, set_team_status
+from tournaments.lineups import round_lineups, set_lineup, set_team_status
 from tournaments.models import Round, Team, Tournament
-from tournaments.permissions import get_tournament, has_role, organizer_required
+from tournaments.permissions import Action, get_tournament, may, organizer_required
 from tournaments.queries import members_by_team
 
 TEAMS_PER_PAGE = 100
@@ -89,6 +89,7 @@ def teams(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def team_add(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """One team by hand: name, unit, two or three pairs (the team sheet's columns)."""
+    from tournaments.search import look_alike_warnings
     from tournaments.teams import register_team
 
     if tournament.rules.event != "teams":
@@ -110,6 +111,9 @@ def team_add(request: HttpRequest, tournament: Tournament) -> HttpResponse:
                 request,
                 _("队“%(team)s”已报名，队号 %(code)s") % {"team": team.name, "code": team.code},
             )
+            names = [name for pair in form.pairs() for name in pair]
+            for warning in look_alike_warnings(tournament, names):
+                messages.warning(request, warning)
             return redirect("tournaments:team_edit", tournament.slug, team.code)
     return render(
         request,
@@ -178,6 +182,7 @@ def team_status(request: HttpRequest, tournament: Tournament, code: str) -> Http
 
 
 @require_http_methods(["GET", "POST"])
+@throttle.remembers_device
 def lineup(request: HttpRequest, slug: str, code: str) -> HttpResponse:
     """出场名单 of a team for the next round: which two pairs play, one NS at 甲 (table
     2m − 1), the other EW at 甲1 (table 2m). The organizer or chief referee sets it from their
@@ -186,7 +191,7 @@ def lineup(request: HttpRequest, slug: str, code: str) -> HttpResponse:
     if tournament.rules.event != "teams":
         raise Http404
     team = _team(tournament, code)
-    staff = has_role(request.user, tournament, *LINEUP_ROLES)
+    staff = may(request.user, tournament, Action.LINEUP)
     number = lineup_round(tournament)
     pairs = [p for p in members_by_team(Team.objects.filter(pk=team.pk)).get(team.pk, [])]
     active = [p for p in pairs if p.is_active]
@@ -252,7 +257,7 @@ def _set(
         attempt = throttle.pair_code_attempt(request, f"team-{team.pk}")
         try:
             if attempt.blocked:
-                form.add_error(None, _("密码错误次数过多，请稍后再试或联系裁判。"))
+                form.add_error(None, throttle.refusal(attempt))
                 return False
             try:
                 set_lineup(team, number, ns, ew, captain_code=form.cleaned_data["captain_code"])

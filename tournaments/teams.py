@@ -27,6 +27,7 @@ from .services import (
     UNSET,
     audit,
     bump_results_version,
+    clean_name,
     lock_tournament,
     new_code,
     register_pair,
@@ -38,7 +39,7 @@ MIN_TEAM_PAIRS, MAX_TEAM_PAIRS = 2, 3  # RULES.md §6: 4–6 players
 
 
 def _team_name(name: str) -> str:
-    name = (name or "").strip()
+    name = clean_name(name)
     if not name:
         raise ServiceError("team_name_required")
     if len(name) > MAX_TEAM_NAME:

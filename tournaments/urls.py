@@ -43,5 +43,5 @@ urlpatterns = [
     path("t/<slug:slug>/manage/checkin/", views.checkin, name="checkin"),
     path("t/<slug:slug>/manage/checkin/withdraw/", views.checkin_withdraw, name="checkin_withdraw"),
     # What a pair's QR slip encodes (tournaments.checkin.checkin_path, docs/event-desk.md).
-    path("t/<slug:slug>/checkin/<str:code>/", views.checkin_scan, name="checkin_scan"),
+    path("t/<slug:slug>/checkin/<str:token>/", views.checkin_scan, name="checkin_scan"),
 ]

@@ -22,7 +22,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 from django_tables2 import RequestConfig
 
-from guandan_tourney.redirects import safe_next
 from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.forms import (
@@ -41,12 +40,18 @@ from tournaments.forms import (
 )
 from tournaments.models import Pair, Round, Tournament
 from tournaments.permissions import (
+    Action,
     Role,
+    action_required,
+    allowed,
     can_create_tournaments,
+    may,
     organizer_required,
     role_required,
 )
 from tournaments.queries import live_table_of, pairs_with_players
+from tournaments.redirects import safe_next
+from tournaments.search import look_alike_warnings
 from tournaments.tables import AuditTable
 
 
@@ -197,11 +202,13 @@ def pairs(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             except ServiceError as error:
                 form.add_error(None, _service_error_message(error))
             else:
+                names = [p["name"] for p in form.players()]
                 messages.success(
                     request,
-                    _("已报名：第%(n)s对 %(names)s")
-                    % {"n": pair.number, "names": "/".join(p["name"] for p in form.players())},
+                    _("已报名：第%(n)s对 %(names)s") % {"n": pair.number, "names": "/".join(names)},
                 )
+                for warning in look_alike_warnings(tournament, names):
+                    messages.warning(request, warning)
                 return redirect("tournaments:pairs", tournament.slug)
     query = (request.GET.get("q") or "").strip()[:50]
     listing = Pair.objects.filter(tournament=tournament).order_by("number")
@@ -288,6 +295,8 @@ def pair_edit(request: HttpRequest, tournament: Tournament, number: int) -> Http
             "pair": pair,
             "form": form,
             "status_form": PairStatusForm(),
+            # 取消资格: whoever may impose a disqualification (by default the organizers).
+            "may": allowed(request.user, tournament),
         },
     )
 
@@ -555,15 +564,22 @@ def staff_revoke(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             messages.error(request, _("不能取消自己的组委会角色"))
             return redirect("tournaments:staff", tournament.slug)
         try:
-            revoke_role(tournament, user, form.cleaned_data["role"], revoked_by=request.user)
+            deactivated = revoke_role(
+                tournament, user, form.cleaned_data["role"], revoked_by=request.user
+            )
         except ServiceError as error:
             messages.error(request, _service_error_message(error))
         else:
-            messages.success(request, _("已取消 %(user)s 的角色") % {"user": user.get_username()})
+            text = (
+                _("已取消 %(user)s 的角色；该账号已没有任何角色，已停用")
+                if deactivated
+                else _("已取消 %(user)s 的角色")
+            )
+            messages.success(request, text % {"user": user.get_username()})
     return redirect("tournaments:staff", tournament.slug)
 
 
-@role_required(Role.ORGANIZER, Role.CHIEF_REFEREE)
+@action_required(Action.AUDIT_LOG)
 @require_safe
 def audit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """操作日志: read-only, newest first, filter by action or round."""
@@ -598,7 +614,7 @@ def audit(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 CHECKIN_PER_PAGE = 200
 
 
-@role_required(Role.ORGANIZER, Role.REFEREE)
+@action_required(Action.CHECK_IN)
 def checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """签到: the active pairs, present or not, for the coming round; tap to mark present (or
     take it back); the QR code each pair's slip carries; withdraw the absent in one step."""
@@ -650,19 +666,20 @@ def checkin(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "draw_exists": Round.objects.filter(
                 tournament=tournament, number=round_number
             ).exists(),
-            "can_withdraw": Role.ORGANIZER in request.tournament_roles,
+            "can_withdraw": may(request.user, tournament, Action.REGISTRATION),
         },
     )
 
 
-@role_required(Role.ORGANIZER, Role.REFEREE)
-def checkin_scan(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
-    """What a pair's QR slip opens on a staff phone: the pair, and one button to check it in."""
+@action_required(Action.CHECK_IN)
+def checkin_scan(request: HttpRequest, tournament: Tournament, token: str) -> HttpResponse:
+    """What a pair's QR slip opens on a staff phone: the pair, and one button to check it in.
+    The address carries the pair's check-in token, never its code (issue 29)."""
     from tournaments.checkin import check_in, checked_in, checkin_round
 
     pair = get_object_or_404(
         pairs_with_players(Pair.objects.filter(tournament=tournament)),
-        code=(code or "").strip().upper()[:12],
+        checkin_token=(token or "").strip()[:24],
     )
     if request.method == "POST":
         try:
@@ -675,7 +692,7 @@ def checkin_scan(request: HttpRequest, tournament: Tournament, code: str) -> Htt
                 (_("第%(n)s对已签到") if created else _("第%(n)s对此前已签到"))
                 % {"n": pair.number},
             )
-        return redirect("tournaments:checkin_scan", tournament.slug, pair.code)
+        return redirect("tournaments:checkin_scan", tournament.slug, pair.checkin_token)
     round_number = checkin_round(tournament)
     return render(
         request,

@@ -561,7 +561,12 @@ def _override_words(data: dict[str, Any]) -> str:
     (``scoring.services._check_deadline``): who overrode, which deadline had passed."""
     until = timezone.localtime(datetime.fromisoformat(str(data["deadline"]))).strftime("%H:%M")
     params = {"by": data.get("by"), "minutes": data.get("minutes"), "time": until}
-    if data.get("error") == "published":
+    if data.get("declared") == "published":
+        template = _(
+            "录入错误的更正期限已过（一轮结束后%(minutes)s分钟，至 %(time)s），"
+            "由裁判长 %(by)s 作为公布成绩错误更正"
+        )
+    elif data.get("error") == "published":
         template = _(
             "更正期限已过（公布成绩错误：阶段结束后%(minutes)s分钟，至 %(time)s），"
             "由裁判长 %(by)s 决定更正"
@@ -613,7 +618,13 @@ def _audit_sentence(action: str, before: Any, after: Any) -> str:
             if action == "grant_role"
             else _("取消 %(user)s 的%(role)s角色")
         )
-        return template % {"user": data.get("user"), "role": _role(data.get("role"))}
+        role = data.get("role") or (b or {}).get("role")
+        text = template % {"user": data.get("user"), "role": _role(role)}
+        if a.get("deactivated"):  # its last role anywhere (issue 29)
+            text += " · " + _("账号已停用")
+        if a.get("reactivated"):
+            text += " · " + _("账号已重新启用")
+        return text
     if action == "edit_pair":
         return _("%(before)s → %(after)s") % {"before": _pair_words(b), "after": _pair_words(a)}
     if action == "generate_round" and a.get("matches") is not None:  # a team round

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.text import normalise_name
+
 from .problems import Problems
 from .specs import (
     MAX_PLAYER_NAME,
@@ -61,8 +63,12 @@ def read_pairs(
                     "players_not_two", f"{path}.players", {"count": len(raw_players)}, **where
                 )
             else:
+                # A player's name as the registration pages keep it (NFKC, one space between
+                # words: ``rules.text.normalise_name``); what cannot be stored is refused.
                 names = [
-                    problems.text(name, f"{path}.players[{k}]", MAX_PLAYER_NAME, **where)
+                    normalise_name(
+                        problems.text(name, f"{path}.players[{k}]", MAX_PLAYER_NAME, **where)
+                    )
                     for k, name in enumerate(raw_players)
                 ]
                 players = (names[0], names[1])

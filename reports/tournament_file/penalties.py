@@ -77,7 +77,9 @@ def read_penalties(
                 bounds = {"value": levels, "min": 1, "max": MAX_LEVELS}
                 problems.add("out_of_range", f"{path}.levels", bounds, **where)
         reason = raw.get("reason", "")
-        reason = problems.text(reason, f"{path}.reason", 10_000, required=False, **where)
+        reason = problems.text(
+            reason, f"{path}.reason", 10_000, required=False, multiline=True, **where
+        )
         referee = raw.get("referee", "")
         referee = problems.text(referee, f"{path}.referee", MAX_REFEREE, required=False, **where)
         if len(problems) == before:

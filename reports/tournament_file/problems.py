@@ -19,6 +19,7 @@ from typing import Any
 
 from rules.errors import GuandanError
 from rules.limits import INT_MAX
+from rules.text import text_problem
 
 
 @dataclass(frozen=True)
@@ -127,12 +128,24 @@ class Problems:
             self.add("wrong_type", path, {"expected": kind, "found": type_name(value)}, **where)
         return ok
 
-    def text(self, value: Any, path: str, limit: int, required: bool = True, **where: Any) -> str:
-        """A string of at most ``limit`` characters (not blank when ``required``); "" if not a
+    def text(
+        self,
+        value: Any,
+        path: str,
+        limit: int,
+        required: bool = True,
+        multiline: bool = False,
+        **where: Any,
+    ) -> str:
+        """A string of at most ``limit`` characters (not blank when ``required``) that can be
+        stored and shown as typed (``rules.text.text_problem``: no NUL, lone surrogate, control,
+        invisible or bidi-control character; line breaks only where ``multiline``); "" if not a
         string."""
         if not self.expect(value, "string", path, **where):
             return ""
-        if required and not value.strip():
+        if (code := text_problem(value, multiline=multiline)) is not None:
+            self.add(code, path, **where)
+        elif required and not value.strip():
             self.add("empty_text", path, **where)
         elif len(value) > limit:
             self.add("text_too_long", path, {"limit": limit, "length": len(value)}, **where)

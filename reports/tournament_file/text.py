@@ -1,55 +1,38 @@
 """The tournament file's text: JSON decoded strictly (``load_json``) and written canonically
 (``dumps``, as the golden files are).
 
-Pure: the standard library.
+Pure: the standard library and ``rules``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
+from rules.limits import BadNumber, loads_bounded
+
 from .problems import FileProblem, TournamentFileError
-
-
-class _NotFinite(ValueError):
-    """A number JSON cannot hold (``NaN``, ``Infinity``, beyond a float): ``load_json`` refuses
-    it."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):  # 1e400 overflows to infinity
-        raise _NotFinite(text)
-    return value
-
-
-def _no_constant(text: str) -> float:
-    raise _NotFinite(text)  # NaN, Infinity, -Infinity: not JSON (RFC 8259), json accepts them
 
 
 def load_json(text: str | bytes) -> Any:
     """Decode a file's text; malformed JSON becomes a ``TournamentFileError`` with the place.
 
-    Stricter than ``json.loads``: ``NaN``/``Infinity`` and numbers too large for a float are
-    refused (they could not be written back as JSON), and so is absurdly deep nesting.
+    Stricter than ``json.loads``: every number goes through the one bounded reader
+    (``rules.limits.loads_bounded``): ``NaN``/``Infinity``, numbers too large for a float and
+    integers of absurdly many digits are refused (they could not be written back as JSON, or
+    would hold a worker converting them), and so is absurdly deep nesting.
     """
     try:
-        return json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+        return loads_bounded(text)
     except UnicodeDecodeError as error:
         problem = FileProblem("not_utf8", {"position": error.start + 1})
         raise TournamentFileError([problem]) from None
     except json.JSONDecodeError as error:
         params = {"line": error.lineno, "column": error.colno, "detail": error.msg}
         raise TournamentFileError([FileProblem("malformed_json", params)]) from None
-    except _NotFinite as error:
-        raise TournamentFileError([FileProblem("not_finite", {"value": error.text})]) from None
+    except BadNumber as error:
+        raise TournamentFileError([FileProblem(error.code, {"value": error.text})]) from None
     except RecursionError:
         raise TournamentFileError([FileProblem("too_deep")]) from None
 

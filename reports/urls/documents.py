@@ -14,7 +14,7 @@ urlpatterns = [
     path(BASE + "registrations/template.xlsx", views.registration_template, name="template"),
     path(BASE + "registrations/import/", views.registration_import, name="import"),
     path(BASE + "staff/logins.pdf", views.login_slips, name="logins"),
-    path(BASE + "checkin/<str:code>.svg", views.checkin_qr, name="checkin_qr"),
+    path(BASE + "checkin/<int:number>.svg", views.checkin_qr, name="checkin_qr"),
     # the stages' paper: bracket (?paper=a3), groups (?stage=K), knockout-sheets (?round=N)
     path(BASE + "stages/<str:document>.pdf", views.stage_document, name="stage_document"),
     # scoresheets, pairings, standings, penalties: ?round=N, &filled=1, &final=1

@@ -22,8 +22,10 @@ from reports import collect, pdf, stages, xlsx
 from reports.registrations import MAX_BYTES, RegistrationError, import_sheet
 from scoring.once import new_once_key, once
 from tournaments.bounds import parse_int
+from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Team, Tournament
-from tournaments.permissions import Role, organizer_required, role_required
+from tournaments.permissions import Action, action_required, organizer_required
+from tournaments.search import look_alike_warnings
 
 DOCUMENTS = ("scoresheets", "pairings", "standings", "penalties", "slips")
 
@@ -196,12 +198,17 @@ def registration_import(request: HttpRequest, tournament: Tournament) -> HttpRes
                     write,
                     lambda n: {"count": n},
                     lambda first: int(first["count"]),
+                    scope=f"tournament={tournament.pk}",
                 )
             except RegistrationError as error:
                 problems = error.messages
+            except ServiceError as error:  # the one-time key: missing, or not this page's
+                problems = [error.message]
             else:
                 done = _("已导入 %(n)s 队") if teams else _("已导入 %(n)s 对")
                 messages.success(request, done % {"n": count})
+                for warning in look_alike_warnings(tournament):
+                    messages.warning(request, warning)
                 if started := _late_entry_round(tournament):
                     messages.info(
                         request,
@@ -297,15 +304,18 @@ def qr_svg(data: str, module: int = 8) -> str:
 
 
 @require_GET
-@role_required(Role.ORGANIZER, Role.REFEREE)
-def checkin_qr(request: HttpRequest, tournament: Tournament, code: str) -> HttpResponse:
-    """The QR code of a pair's check-in address (what its slip carries), as an SVG image."""
+@action_required(Action.CHECK_IN)
+def checkin_qr(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
+    """The QR code of pair ``number``'s check-in address (what its slip carries), as an SVG
+    image. Named by the pair's number: no secret in the address (issue 29); the image encodes
+    the pair's check-in token, never its code."""
     from tournaments.checkin import checkin_path
 
-    pair = Pair.objects.filter(tournament=tournament, code=(code or "").upper()[:12]).first()
+    number = parse_int(number, minimum=1) or 0  # beyond the column: no such pair
+    pair = Pair.objects.filter(tournament=tournament, number=number).first()
     if pair is None:
         raise Http404
-    url = _base_url(request).rstrip("/") + checkin_path(tournament, pair.code)
+    url = _base_url(request).rstrip("/") + checkin_path(tournament, pair.checkin_token)
     response = HttpResponse(qr_svg(url), content_type="image/svg+xml")
     response["Cache-Control"] = "private, no-store"
     return response

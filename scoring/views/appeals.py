@@ -17,11 +17,12 @@ from django.utils.translation import gettext as _
 from scoring.appeals import APPEAL_WINDOW, corrections_since, decide_appeal, lodge_appeal
 from scoring.forms import AppealDecisionForm, AppealForm
 from scoring.models import Appeal, Penalty
+from scoring.once import new_once_key, once
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Table, Tournament
-from tournaments.permissions import APPEAL_ROLES, is_chief_referee, role_required
+from tournaments.permissions import Action, action_required, may
 
-appeal_staff_required = role_required(*APPEAL_ROLES)
+appeal_staff_required = action_required(Action.APPEAL)
 
 
 @appeal_staff_required
@@ -32,14 +33,24 @@ def appeals(request: HttpRequest, tournament: Tournament) -> HttpResponse:
         data = form.cleaned_data
         try:
             pair, table, penalty = _subject(tournament, data)
-            appeal = lodge_appeal(
-                tournament,
-                pair,
-                data["text"],
-                request.user,
-                table=table,
-                penalty=penalty,
-                fee=data.get("fee") or 0,
+            # One-time key (issue 29): a repeated post lodges one appeal, and the key is about
+            # this pair and subject.
+            appeal = once(
+                request.POST.get("once") or None,
+                "appeal",
+                lambda: lodge_appeal(
+                    tournament,
+                    pair,
+                    data["text"],
+                    request.user,
+                    table=table,
+                    penalty=penalty,
+                    fee=data.get("fee") or 0,
+                ),
+                lambda lodged: {"appeal": lodged.pk},
+                lambda first: Appeal.objects.get(pk=first["appeal"]),
+                scope=f"pair={pair.pk}&table={table.pk if table else ''}"
+                f"&penalty={penalty.pk if penalty else ''}",
             )
         except ServiceError as error:
             form.add_error(None, error.message)
@@ -61,6 +72,7 @@ def appeals(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "form": form,
             "page": page,
             "window": int(APPEAL_WINDOW.total_seconds() // 60),
+            "once": new_once_key(),
         },
     )
 
@@ -123,6 +135,6 @@ def appeal(request: HttpRequest, tournament: Tournament, pk: int) -> HttpRespons
             "appeal": record,
             "form": form,
             "corrections": corrections_since(record),
-            "may_correct": is_chief_referee(request.user, tournament),
+            "may_correct": may(request.user, tournament, Action.CORRECT),
         },
     )

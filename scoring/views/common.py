@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from rules.ruleset import RuleSet
 from scoring.facts import MatchFacts, table_facts, table_games
 from scoring.models import TableEvent
-from scoring.once import once, recall_table, remember_table
+from scoring.once import once, recall_table, remember_table, table_scope
 from scoring.services import TableAt
 from scoring.sheet import Sheet, build_match_sheet, build_sheet, sheet_state
 from scoring.views.offline import rules_version
@@ -105,10 +105,14 @@ def form_errors(request: HttpRequest, form: forms.Form) -> None:
             messages.error(request, error)
 
 
-def once_table(request: HttpRequest, action: str, write: Callable[[], Table]) -> Table:
-    """Run a table write at most once per the form's one-time key (hidden field ``once``,
-    generated when the page was rendered): a repeat gets the first result, not a second row."""
-    return once(request.POST.get("once") or None, action, write, remember_table, recall_table)
+def once_table(
+    request: HttpRequest, action: str, table: Table | TableAt, write: Callable[[], Table]
+) -> Table:
+    """Run a write on ``table`` at most once per the form's one-time key (hidden field
+    ``once``, generated when the page was rendered), scoped to the table: a repeat gets the
+    first result, not a second row; a post without a key is refused."""
+    key = request.POST.get("once") or None
+    return once(key, action, write, remember_table, recall_table, scope=table_scope(table))
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,6 +171,17 @@ def tap_json(
     return sheet_answer(table, key=key)
 
 
+def outbox_name(request: HttpRequest, table: Table) -> str:
+    """Where the page keeps its waiting taps in the phone's ``localStorage`` (``gt-outbox:`` and
+    this): the table, by the page (the desk or the table-side link) and, when logged in, the
+    user — whose outboxes logging out removes (static/js/logout.js), and whose taps another
+    user on the same phone never sends. Never the page's address: the link's is its secret."""
+    match = getattr(request, "resolver_match", None)
+    page = "link" if match is not None and match.namespace == "tableside" else "desk"
+    user = f"u{request.user.pk}:" if request.user.is_authenticated else ""
+    return f"{user}{page}:t{table.pk}"
+
+
 def live_sheet(
     request: HttpRequest,
     table: Table,
@@ -185,7 +200,7 @@ def live_sheet(
         "event_url": event_url,
         "rules_url": reverse("offline:sheet_rules", args=[tournament.slug])
         + f"?stage={table.round.stage}&v={rules_version(rules.for_stage(table.round.stage))}",
-        "store": request.path,
+        "store": outbox_name(request, table),
         # A best-of-n match (the next game from 2 : 2, the match's winner) is not replayed by the
         # page: its waiting taps queue and sync, shown without levels until the server answers
         # (docs/offline.md).

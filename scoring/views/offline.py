@@ -18,6 +18,7 @@ import hashlib
 import json
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
@@ -86,7 +87,10 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     """The service worker script; never cached by HTTP (the browser checks it for updates)."""
     assets = [static(name) for name in SHELL]
     version = hashlib.sha256("\n".join(assets).encode()).hexdigest()[:12]
-    context = {"assets": json.dumps(assets), "version": version, "static_prefix": static("")}
+    # The prefix itself (``/static/``), not ``static("")``: the manifest storage of production
+    # (DEBUG=0) has no entry for "" and raised, so /sw.js answered 500 there (issue 29 D).
+    prefix = str(settings.STATIC_URL)
+    context = {"assets": json.dumps(assets), "version": version, "static_prefix": prefix}
     response = render(request, "scoring/sw.js", context, content_type="application/javascript")
     response["Service-Worker-Allowed"] = "/"
     patch_cache_control(response, no_cache=True, max_age=0)

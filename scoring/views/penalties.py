@@ -15,7 +15,6 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from guandan_tourney.redirects import safe_next
 from scoring.forms import (
     EscalationForm,
     PenaltyFilterForm,
@@ -26,16 +25,16 @@ from scoring.once import new_once_key, once, recall_penalty, remember_penalty
 from scoring.penalties import apply_escalation, record_penalty
 from scoring.penalty_records import withdraw_penalty
 from scoring.views.common import form_errors, load_round, service_message
-from scoring.views.referee import VIEW_ROLES, round_pairs
+from scoring.views.referee import round_pairs
 from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.models import Pair, Round, Table, Tournament
 from tournaments.permissions import (
-    chief_referee_required,
-    is_chief_referee,
-    referee_required,
-    role_required,
+    Action,
+    action_required,
+    allowed,
 )
+from tournaments.redirects import safe_next
 
 
 def _penalty_scope(
@@ -62,6 +61,14 @@ def _positive(value: Any) -> int:
     return number
 
 
+def _penalty_scope_key(
+    pair: Pair, kind: str, rnd: Round | None, table: Table | None, deal: int | None
+) -> str:
+    """The one-time key's scope of a penalty form: the pair, the kind, where and which deal."""
+    where = f"round={rnd.pk if rnd else ''}&table={table.pk if table else ''}"
+    return f"pair={pair.pk}&kind={kind}&{where}&deal={deal or ''}"
+
+
 def _scope_pairs(tournament: Tournament, rnd: Round | None, table: Table | None) -> Any:
     if table is not None:
         return Pair.objects.filter(pk__in=table.pair_ids).order_by("number")
@@ -71,9 +78,11 @@ def _scope_pairs(tournament: Tournament, rnd: Round | None, table: Table | None)
 
 
 @require_POST
-@referee_required
+@action_required(Action.VIEW_DESK)
 def penalty_new(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    """Record a penalty from the table page or the round page (RULES.md §3)."""
+    """Record a penalty from the table page or the round page (RULES.md §3). Open to the desk
+    (an organizer too): who may impose which kind is the tournament's setting, which the
+    service checks (by default a disqualification is the organizers')."""
     rnd, table = _penalty_scope(tournament, request.POST.get("round"), request.POST.get("table"))
     form = PenaltyForm(request.POST, pairs=_scope_pairs(tournament, rnd, table))
     fallback = reverse("penalties:penalties", args=[tournament.slug])
@@ -100,6 +109,9 @@ def penalty_new(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             ),
             remember_penalty,
             recall_penalty,
+            # What the form is about: a stale form re-posted for another pair or kind is that
+            # other penalty, not the first one's answer (issue 29).
+            scope=_penalty_scope_key(data["pair"], data["kind"], rnd, table, data["deal"]),
         )
     except ServiceError as error:
         service_message(request, error)
@@ -113,7 +125,7 @@ def penalty_new(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 
 @require_POST
-@referee_required
+@action_required(Action.VIEW_DESK)
 def penalty_escalate(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Confirm the suggested escalation (two warnings → 违例 …); at a table the score effect
     (a foul, a 判负) is applied too, compare-and-swap on the table's version."""
@@ -135,6 +147,7 @@ def penalty_escalate(request: HttpRequest, tournament: Tournament) -> HttpRespon
             ),
             remember_penalty,
             recall_penalty,
+            scope=_penalty_scope_key(pair, "escalation", rnd, table, None),
         )
     except ServiceError as error:
         service_message(request, error)
@@ -148,7 +161,7 @@ def penalty_escalate(request: HttpRequest, tournament: Tournament) -> HttpRespon
 
 
 @require_POST
-@chief_referee_required
+@action_required(Action.WITHDRAW_PENALTY)
 def penalty_withdraw(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """The chief referee withdraws a penalty with a reason (never deleted; struck through)."""
     fallback = reverse("penalties:penalties", args=[tournament.slug])
@@ -174,7 +187,7 @@ def penalty_withdraw(request: HttpRequest, tournament: Tournament) -> HttpRespon
 PENALTIES_PER_PAGE = 100
 
 
-@role_required(*VIEW_ROLES)
+@action_required(Action.VIEW_DESK)
 def penalties(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """Every penalty of the tournament, filtered by round, kind and pair."""
     filters = PenaltyFilterForm(request.GET or None)
@@ -203,7 +216,7 @@ def penalties(request: HttpRequest, tournament: Tournament) -> HttpResponse:
             "filters": filters,
             "page": page,
             "query": query.urlencode(),
-            "chief": is_chief_referee(request.user, tournament),
+            "may": allowed(request.user, tournament),
             "once": new_once_key(),
         },
     )

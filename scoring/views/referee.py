@@ -57,8 +57,9 @@ from scoring.forms import (
 )
 from scoring.matches import team_matches
 from scoring.models import Penalty, TableEvent, Via
-from scoring.once import new_once_key, once
-from scoring.penalties import record_foul
+from scoring.once import new_once_key, once, table_scope
+from scoring.penalties import escalation_actions, escalations_allowed, record_foul
+from scoring.penalty_records import event_action, penalty_events_label, record_kinds
 from scoring.services import (
     TableAt,
     call_time,
@@ -90,31 +91,18 @@ from tournaments.bounds import parse_int
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Player, Round, Table, Tournament
 from tournaments.permissions import (
-    ROUND_ROLES,
-    Role,
-    chief_referee_required,
-    has_role,
-    is_chief_referee,
-    is_referee,
-    referee_required,
-    role_required,
+    Action,
+    action_required,
+    allowed,
 )
 from tournaments.staff import assigned_range
 from tournaments.wording import event_text
 
-VIEW_ROLES = (Role.REFEREE, Role.ORGANIZER)  # organizers may watch; only referees enter
-# ``RuleSet.may_impose`` names the lowest role allowed (RULES.md §3 "Who may impose what");
-# the roles at or above it.
-AUTHORITY_ROLES = {
-    "referee": (Role.REFEREE, Role.CHIEF_REFEREE, Role.ORGANIZER),
-    "chief_referee": (Role.CHIEF_REFEREE, Role.ORGANIZER),
-    "organizer": (Role.ORGANIZER,),
-}
 FILTERS = ("all", "mine", "unconfirmed", "problem")
 TABLES_PER_PAGE = 100
 
 
-@role_required(*VIEW_ROLES)
+@action_required(Action.VIEW_DESK)
 def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     """The referee's start page: the rounds of the tournament, newest first."""
     rounds = list(
@@ -139,7 +127,7 @@ def dashboard(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     )
 
 
-@role_required(*VIEW_ROLES)
+@action_required(Action.VIEW_DESK)
 def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The round's tables with their pairs and status, ``TABLES_PER_PAGE`` a page.
 
@@ -226,7 +214,9 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
     if rules.event == "teams":  # the page's team matches, both tables each, combined
         numbers = {row["table"].match for row in rows if row["table"].match is not None}
         matches = team_matches(Table.objects.filter(round=rnd, match__in=numbers), rules)
-    may_start = has_role(request.user, tournament, *ROUND_ROLES)
+    may = allowed(request.user, tournament)
+    may_start = may[Action.ROUND_CONTROL]
+    kinds = record_kinds(may)
     return render(
         request,
         "scoring/round_dashboard.html",
@@ -245,11 +235,11 @@ def round_dashboard(request: HttpRequest, tournament: Tournament, number: int) -
             "total": total,
             "confirmed": confirmed,
             "percent": round(100 * confirmed / total) if total else 0,
-            "can_record": is_referee(request.user, tournament),
+            "can_record": bool(kinds),
             "once": new_once_key(),
-            "suggestions": round_suggestions(rnd),
+            "suggestions": escalations_allowed(rnd, round_suggestions(rnd), may) if kinds else [],
             "penalty_form": PenaltyForm(
-                pairs=Pair.objects.none(), by_number=True, auto_id="penalty_%s"
+                pairs=Pair.objects.none(), kinds=kinds, by_number=True, auto_id="penalty_%s"
             ),
             "stamp": desk_stamp(rnd),
             "jump_table": request.GET.get("table", ""),
@@ -276,7 +266,7 @@ def _clock_context(rnd: Round) -> dict[str, Any]:
     }
 
 
-@role_required(*VIEW_ROLES)
+@action_required(Action.VIEW_DESK)
 def round_state(request: HttpRequest, tournament: Tournament, number: int) -> JsonResponse:
     """What the desk polls (``static/js/desk.js``): a stamp that changes with any write to the
     round's tables, penalties or clock, and the clock. The desk reloads its list only when the
@@ -287,7 +277,7 @@ def round_state(request: HttpRequest, tournament: Tournament, number: int) -> Js
     return JsonResponse({"stamp": desk_stamp(rnd), "clock": clock.as_json()})
 
 
-@role_required(*VIEW_ROLES)
+@action_required(Action.VIEW_DESK)
 def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """The desk's "go to table" box: the table's sheet, or back to the desk with a message."""
     rnd = load_round(tournament, number)
@@ -304,7 +294,7 @@ def jump_to_table(request: HttpRequest, tournament: Tournament, number: int) -> 
 
 
 @require_POST
-@role_required(*ROUND_ROLES)
+@action_required(Action.ROUND_CONTROL)
 def round_start(request: HttpRequest, tournament: Tournament, number: int) -> HttpResponse:
     """开始本轮: the round clock starts now (lateness counts from it; timed formats count down
     ``minutes``)."""
@@ -368,32 +358,39 @@ def _table_urls(tournament: Tournament, table: Table) -> dict[str, str]:
     return urls
 
 
-@role_required(*VIEW_ROLES)
+@action_required(Action.VIEW_DESK)
 def table_page(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
     """A table's score sheet with the tap grid and every referee action."""
     obj = load_table(tournament, number, table)
     rules = tournament.rules
-    referee = is_referee(request.user, tournament)
-    chief = is_chief_referee(request.user, tournament)
+    # Who may do what (``tournaments.permissions``, the map the services read): the page
+    # offers a button only to whoever the service behind it lets through.
+    may = allowed(request.user, tournament)
+    referee = may[Action.ENTER_RESULT]
     # The chief referee corrects a confirmed best-of-n match game by game: ``?game=2``.
-    games = obj.games.count() + 1 if chief and obj.is_confirmed else 1
+    fixing = may[Action.CORRECT] and obj.is_confirmed
+    games = obj.games.count() + 1 if fixing else 1
     fix_game = parse_int(request.GET.get("game"), minimum=1, maximum=games) if games > 1 else None
     sheet = sheet_of(obj, rules, game=fix_game)
     changeable = referee and can_change(obj)
+    kinds = record_kinds(may)
     history = list(AuditEntry.objects.filter(table=obj).order_by("created_at", "pk"))
     penalties = list(
         Penalty.objects.filter(table=obj).select_related("pair").order_by("created_at", "pk")
     )
     pairs = [obj.ns, obj.ew]
     suggestions = []
-    if referee:
+    if kinds:
         due = escalations_due(obj.round, obj.pair_ids)
         for pair, side in zip(pairs, ("NS", "EW"), strict=True):
             if pair.pk in due:
-                suggestions.append({**suggestion_row(pair, due[pair.pk]), "side": side})
-    tokens = " ".join(event.token for event in obj.events.all())
+                row = suggestion_row(pair, due[pair.pk])
+                needs = escalation_actions(row["kind"], at_table=True, confirmed=obj.is_confirmed)
+                suggestions.append({**row, "side": side, "may": all(may[a] for a in needs)})
+    events = list(obj.events.all())
+    tokens = " ".join(event.token for event in events)
     # RULES.md §7: until when a confirmed result may be corrected.
     deadlines = round_deadlines(obj.round) if referee and obj.is_confirmed else None
     corrections = [entry for entry in history if entry.action == AuditEntry.Action.CORRECT]
@@ -402,12 +399,12 @@ def table_page(
         obj.entry_status, False, bool(sheet.rows or obj.end_kind), sheet, corrected=corrected
     )
     version = {"version": obj.version}
-    # 本副判负 (a ``lose:`` event) beside 犯规, for whoever the rules let impose it (by default
-    # the chief referee, seed 003).
-    may_lose = has_role(request.user, tournament, *AUTHORITY_ROLES[rules.may_impose("deal_loss")])
+    # Undoing a foul, a 本副判负 or a level award needs the authority to impose it (a time
+    # call not yet followed by its extra deal is taken back first, by anyone at the desk).
+    undo_needs = None if not events or sheet.extra_deal_next else event_action(events[-1].token)
     # Two-person rule: whoever entered, submitted or changed the sheet is not offered "confirm".
-    entered = enterer_ids(obj, (event.entered_by_id for event in obj.events.all()))
-    may_confirm = referee and request.user.pk not in entered
+    entered = enterer_ids(obj, (event.entered_by_id for event in events))
+    may_confirm = may[Action.CONFIRM] and request.user.pk not in entered
     # A team match (RULES.md §6): both tables and the combined result, beside the sheet.
     match = None
     if obj.match is not None:
@@ -427,11 +424,16 @@ def table_page(
             "sheet": sheet,
             "grid": tap_grid(obj.round.rules),
             "urls": _table_urls(tournament, obj),
-            "referee": referee,
-            "chief": chief,
+            "may": may,
             "changeable": changeable,
             "can_enter": changeable and not sheet.finished and not obj.end_kind,
-            "can_lose": may_lose,
+            "can_undo": bool(sheet.rows) and (undo_needs is None or may[undo_needs]),
+            # 犯规, 本副判负 and 升级调整 are penalties' score effects (RULES.md §3): each for
+            # whoever may impose it (by default the chief referee, seed 003).
+            "penalty_events": penalty_events_label(may),
+            # Setting or lifting a 判负 is for whoever may impose it.
+            "end_changeable": may[Action.PENALTY_LOSS]
+            or obj.end_kind != Table.EndKind.PENALTY_LOSS,
             # A timed knockout game ends when the referee says so (RULES.md §8): the button
             # closes it and opens the next game from 2 : 2; on equal levels, in any timed
             # stage, it is "到时：加打一副" (RULES.md §2, ``call_time``) and the extra deal
@@ -452,20 +454,23 @@ def table_page(
                 lateness=obj.round.rules.lateness,
             ),
             # Lateness is locked once a deal is entered; the chief referee may still change it.
-            "lateness_locked": bool(sheet.rows) and not chief,
+            "lateness_locked": bool(sheet.rows) and not may[Action.CORRECT],
             "lateness_suggestion": lateness_suggestion(clock, obj.round),
             **clock_context,
             "end_form": EndForm(
                 initial={**version, "kind": obj.end_kind, "side": obj.end_side},
                 auto_id="end_%s",
                 passed_a=bool(sheet.passed_a),
+                penalty_loss=may[Action.PENALTY_LOSS],
             ),
             "correction_form": CorrectionForm(initial=version, auto_id="correct_%s"),
             "correction_tokens": tokens,
             "last_correction": corrections[-1] if corrections else None,
             "correction_deadline": desk_line(deadlines) if deadlines is not None else None,
-            **_fix_context(request, obj, sheet, chief, deadlines, fix_game, games),
-            "penalty_form": PenaltyForm(pairs=pairs, auto_id="penalty_%s"),
+            **_fix_context(request, obj, sheet, fixing, deadlines, fix_game, games),
+            "penalty_form": PenaltyForm(pairs=pairs, kinds=kinds, auto_id="penalty_%s")
+            if kinds
+            else None,
             "level_choices": [(lv, level_label(lv)) for lv in range(2, PAST_ACE)],
             "once": new_once_key(),
             # Instant taps and the outbox (issue 16), wherever the referee may enter.
@@ -480,7 +485,7 @@ def _fix_context(
     request: HttpRequest,
     table: Table,
     sheet: Any,
-    chief: bool,
+    fixing: bool,
     deadlines: RoundDeadlines | None,
     game: int | None = None,
     games: int = 1,
@@ -492,7 +497,7 @@ def _fix_context(
     ``game``: the one the sheet shows). Every correction form names its error kind, each with
     its deadline (RULES.md §7), and once a deadline has passed offers the chief referee the
     override."""
-    if not (chief and table.is_confirmed) or deadlines is None:
+    if not fixing or deadlines is None:
         return {"fixing": False}
     now = timezone.now()
     kinds = [
@@ -582,7 +587,7 @@ def _table_action(
 
 
 @require_POST
-@referee_required
+@action_required(Action.ENTER_RESULT)
 def table_event(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
@@ -593,6 +598,7 @@ def table_event(
         return once_table(
             request,
             "table_event",
+            t,
             lambda: enter_event(
                 t, f.cleaned_data["event"], request.user, f.cleaned_data["version"], Via.REFEREE
             ),
@@ -605,7 +611,7 @@ def table_event(
 
 
 @require_POST
-@referee_required
+@action_required(Action.ENTER_RESULT)
 def table_foul(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
@@ -625,6 +631,7 @@ def table_foul(
             ),
             lambda done: {"table": done[0].pk, "penalty": done[1].pk},
             lambda first: (first["table"], first["penalty"]),
+            scope=f"{table_scope(t)}&side={f.cleaned_data['side']}",
         )
 
     return _table_action(
@@ -641,7 +648,7 @@ def _desk_write(
     for the actions with nothing of their own to add."""
 
     @require_POST
-    @referee_required
+    @action_required(Action.ENTER_RESULT)
     def view(request: HttpRequest, tournament: Tournament, number: int, table: int) -> HttpResponse:
         return _table_action(
             request,
@@ -656,11 +663,15 @@ def _desk_write(
     return view
 
 
-# 升级调整: a level award as an event of the match (RULES.md §3).
+# 升级调整: a level award as an event of the match (RULES.md §3); it creates an event, so it
+# is keyed like a tap.
 table_award = _desk_write(
     AwardForm,
-    lambda request, t, f: enter_event(
-        t, f.token, request.user, f.cleaned_data["version"], Via.REFEREE
+    lambda request, t, f: once_table(
+        request,
+        "table_award",
+        t,
+        lambda: enter_event(t, f.token, request.user, f.cleaned_data["version"], Via.REFEREE),
     ),
     gettext_lazy("已记录升级调整"),
 )
@@ -714,7 +725,7 @@ table_submit = _desk_write(
 
 
 @require_POST
-@referee_required
+@action_required(Action.CONFIRM)
 def table_confirm(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:
@@ -728,6 +739,7 @@ def table_confirm(
         lambda t, f: once_table(
             request,
             "table_confirm",
+            t,
             lambda: confirm_table(t, request.user, f.cleaned_data["version"]),
         ),
         _("成绩已确认"),
@@ -735,7 +747,7 @@ def table_confirm(
 
 
 @require_POST
-@chief_referee_required
+@action_required(Action.CORRECT)
 def table_correct(
     request: HttpRequest, tournament: Tournament, number: int, table: int
 ) -> HttpResponse:

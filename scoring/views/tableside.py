@@ -32,7 +32,7 @@ from scoring.forms import (
 )
 from scoring.models import Signoff, TableEvent, Via
 from scoring.once import new_once_key
-from scoring.parties import pair_for_code
+from scoring.parties import pair_for_code, refuse_staff_as_pair
 from scoring.services import (
     TableAt,
     confirm_table_by_pair_code,
@@ -98,7 +98,9 @@ def _tableside(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
             return _gone(request, gone.table)
         return view(request, table)
 
-    return never_cache(wrapper)
+    # The phone's device cookie: its wrong pair codes slow it, not the venue's other phones
+    # behind the same address (tournaments/throttle.py).
+    return never_cache(throttle.remembers_device(wrapper))
 
 
 def _pair_key(token: str) -> str:
@@ -137,6 +139,13 @@ def tableside(request: HttpRequest, table: Table) -> HttpResponse:
     ).exists()
     pair = _link_pair(request, table)
     open_ = table.entry_status == Table.EntryStatus.OPEN and not read_only and pair is not None
+    try:  # staff are sent to the desk (issue 29): the page offers no pair-code form to them
+        refuse_staff_as_pair(table.round.tournament, request.user)
+        staff_desk_url = ""
+    except ServiceError:
+        staff_desk_url = reverse(
+            "referee:table", args=[table.round.tournament.slug, table.round.number, table.number]
+        )
     return render(
         request,
         "scoring/tableside.html",
@@ -161,6 +170,7 @@ def tableside(request: HttpRequest, table: Table) -> HttpResponse:
             "link_pair": pair,
             "link_side": "" if pair is None else ("NS" if pair.pk == table.ns_id else "EW"),
             "locked": table.is_confirmed,
+            "staff_desk_url": staff_desk_url,
             "once": new_once_key(),
             "code_form": PairCodeForm(initial={"version": table.version}, auto_id="code_%s"),
             "identify_form": PairCodeForm(
@@ -183,7 +193,7 @@ def tableside_identify(request: HttpRequest, table: Table) -> HttpResponse:
     is kept in this browser's session for this table. Wrong codes count as at confirmation."""
     attempt = throttle.pair_code_attempt(request, table.pk)
     if attempt.blocked:
-        messages.error(request, _("密码错误次数过多，请稍后再试或联系裁判。"))
+        messages.error(request, throttle.refusal(attempt))
         return redirect("tableside:tableside", table.entry_token)
     try:
         return _identify(request, table, attempt)
@@ -197,7 +207,7 @@ def _identify(request: HttpRequest, table: Table, attempt: Any) -> HttpResponse:
         form_errors(request, form)
         return redirect("tableside:tableside", table.entry_token)
     try:
-        pair = pair_for_code(table, form.cleaned_data["code"])
+        pair = pair_for_code(table, form.cleaned_data["code"], request.user)
     except ServiceError as error:
         if error.code == "bad_pair_code":
             attempt.keep()  # a wrong guess stays counted
@@ -253,7 +263,7 @@ def _tableside_write(
         form = form_class(request.POST)
 
         def write(t: TableAt, f: Any) -> Any:
-            return once_table(request, action, lambda: call(request, token, t, f))
+            return once_table(request, action, t, lambda: call(request, token, t, f))
 
         if json and wants_json(request):
             return tap_json(request, form, TableAt.link(token), write)
@@ -322,14 +332,17 @@ def tableside_confirm(request: HttpRequest, table: Table) -> HttpResponse:
     tries. A repeated confirmation (the same one-time key) gets the first answer."""
     attempt = throttle.pair_code_attempt(request, table.pk)
     if attempt.blocked:
-        messages.error(request, _("密码错误次数过多，请稍后再试或联系裁判。"))
+        messages.error(request, throttle.refusal(attempt))
         return redirect("tableside:tableside", table.entry_token)
 
     def confirm(t: Table, f: Any) -> None:
+        # Staff confirm at the desk, as themselves (issue 29); refused before the code is read.
+        refuse_staff_as_pair(t.round.tournament, request.user)
         try:
             once_table(
                 request,
                 "tableside_confirm",
+                t,
                 lambda: confirm_table_by_pair_code(
                     t, f.cleaned_data["code"], f.cleaned_data["version"], user=_link_user(request)
                 ),

@@ -5,8 +5,9 @@
   "use strict";
   document.addEventListener("submit", function (event) {
     var form = event.target;
-    if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== "post") {
-      return;
+    if (event.defaultPrevented || !(form instanceof HTMLFormElement) ||
+        form.method.toLowerCase() !== "post") {
+      return; // another script kept it (a question declined, a form held): not sent
     }
     var question = form.getAttribute("data-confirm");
     if (question && !window.confirm(question)) {

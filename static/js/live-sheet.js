@@ -62,10 +62,29 @@
   // ------------------------------------------------------------------ the outbox (localStorage)
 
   function storeKey() {
+    // The table and, on a referee's page, the user (static/js/logout.js removes a user's
+    // outboxes); never the page's address, which for the table-side link is its secret.
     return "gt-outbox:" + cfg.store;
   }
 
+  function adoptLegacy() {
+    // Before issue 29 the outbox was kept under the page's path: move it to its new name.
+    try {
+      var legacy = "gt-outbox:" + window.location.pathname;
+      var kept = window.localStorage.getItem(legacy);
+      if (kept !== null && legacy !== storeKey()) {
+        if (window.localStorage.getItem(storeKey()) === null) {
+          window.localStorage.setItem(storeKey(), kept);
+        }
+        window.localStorage.removeItem(legacy);
+      }
+    } catch (e) {
+      /* storage blocked: nothing kept there either */
+    }
+  }
+
   function load() {
+    adoptLegacy();
     try {
       var stored = JSON.parse(window.localStorage.getItem(storeKey()) || "null");
       if (stored && stored.base && Array.isArray(stored.pending)) {
@@ -77,7 +96,16 @@
     return null;
   }
 
+  function loggingOut() {
+    // The user is logging out: their outbox and kept pages are being removed
+    // (static/js/logout.js), so nothing is kept or fetched again from here on.
+    return document.documentElement.hasAttribute("data-logging-out");
+  }
+
   function save() {
+    if (loggingOut()) {
+      return;
+    }
     try {
       window.localStorage.setItem(storeKey(), JSON.stringify(box));
     } catch (e) {
@@ -447,7 +475,8 @@
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!box || !(form instanceof HTMLFormElement) || form.hasAttribute("data-entry-form") ||
-        !form.closest(".entry") || (!box.pending.length && !sending)) {
+        form.hasAttribute("data-logout") || !form.closest(".entry") ||
+        (!box.pending.length && !sending)) {
       return;
     }
     event.preventDefault();
@@ -489,6 +518,9 @@
   });
 
   function refreshIfShapeChanged() {
+    if (loggingOut()) {
+      return;
+    }
     if (shape(box.base, box.entryStatus || cfg.entryStatus) === shape(page, cfg.entryStatus)) {
       return;
     }
@@ -591,18 +623,32 @@
       return;
     }
     navigator.serviceWorker.register(cfg.worker).then(function () {
-      if (navigator.serviceWorker.controller || !window.caches) {
+      if (navigator.serviceWorker.controller) {
         return;
       }
-      // The first visit was not yet served by the worker: keep this page for offline reloads.
-      fetch(window.location.href, { credentials: "same-origin" }).then(function (response) {
-        if (response.ok && !response.redirected) {
-          return window.caches.open("gt-sheet-pages").then(function (cache) {
-            return cache.put(window.location.href, response);
-          });
+      // The first visit was not yet served by the worker: it keeps this page for offline
+      // reloads (as it keeps every page: without the CSRF token and the account's name).
+      navigator.serviceWorker.ready.then(function (registration) {
+        if (registration.active) {
+          registration.active.postMessage({ keep: window.location.href });
         }
-      }).catch(function () {});
+      });
     }).catch(function () { /* no worker (plain http, old browser): online use is unchanged */ });
+  }
+
+  function fillCsrf() {
+    // A page the worker kept has no CSRF token in its forms (templates/scoring/sw.js): the
+    // cookie's secret, which Django accepts as the token, goes in when it is opened again.
+    var match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    if (!match) {
+      return;
+    }
+    var inputs = document.querySelectorAll("input[name=csrfmiddlewaretoken]");
+    for (var i = 0; i < inputs.length; i++) {
+      if (!inputs[i].value) {
+        inputs[i].value = decodeURIComponent(match[1]);
+      }
+    }
   }
 
   function start(first) {
@@ -611,6 +657,7 @@
     if (!node || !stateNode) {
       return;
     }
+    fillCsrf();
     var form = $("[data-entry-form]");
     var csrf = form ? $("input[name=csrfmiddlewaretoken]", form) : null;
     cfg = {

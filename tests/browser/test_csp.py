@@ -8,7 +8,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from tests.db.conftest import build_tournament, next_round
+from tests.support.tournament import build_tournament, next_round
 from tournaments.models import Table
 
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from scoring import services as scoring_services
 from scoring.models import TableEvent
-from tests.db.conftest import build_tournament, enter_tokens, next_round
+from tests.support.tournament import build_tournament, enter_tokens, next_round
 from tournaments.models import Round, Tournament
 
 EIGHT = ["NS3", "EW2", "NS2", "NS1", "EW3", "EW1", "NS3", "NS2"]

@@ -20,8 +20,8 @@ from playwright.sync_api import expect
 
 from reports.fileio import import_tournament
 from scoring.models import TableEvent
-from tests.browser.conftest import PHONE
-from tests.db.conftest import build_tournament, next_round
+from tests.support.browser import PHONE
+from tests.support.tournament import build_tournament, next_round
 from tournaments.models import Table
 from tournaments.services import grant_role
 
@@ -205,7 +205,8 @@ def test_a_conflict_with_a_second_phone_stops_the_sync_and_loses_nothing(
     assert local.count() == 2 and "东西上游，对家末游" in local.nth(0).inner_text()
     assert _tokens(table) == ["NS2", "EW3"]  # nothing of A's was written over B's
     stored = phone_a.evaluate(
-        "JSON.parse(localStorage.getItem('gt-outbox:' + location.pathname)).pending.length"
+        "JSON.parse(localStorage.getItem("
+        "'gt-outbox:' + document.getElementById('live-sheet').dataset.store)).pending.length"
     )
     assert stored == 2  # and nothing of A's was dropped
     screenshot(phone_a, "offline-3-conflict", full_page=False)

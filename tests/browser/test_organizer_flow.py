@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from pairing import services as pairing_services
-from tests.db.conftest import NS_WINS, build_tournament, play_table
+from tests.support.tournament import NS_WINS, build_tournament, play_table
 from tournaments.models import Round, Table
 
 

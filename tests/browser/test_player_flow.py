@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 
 from pairing import services as pairing_services
-from tests.db.conftest import NS_WINS, build_tournament, play_table
+from tests.support.tournament import NS_WINS, build_tournament, play_table
 from tournaments.models import Pair, Round, Table
 
 

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from pairing import services as pairing_services
-from tests.db.conftest import build_tournament
+from tests.support.tournament import build_tournament
 from tournaments.models import Table
 
 SIZES = [(1280, 720), (1920, 1080)]

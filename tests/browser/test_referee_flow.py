@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from scoring.models import TableEvent
-from tests.db.conftest import build_tournament, next_round
+from tests.support.tournament import build_tournament, next_round
 from tournaments.models import Table
 
 DEALS = ["NS3", "EW2", "NS2", "NS1", "EW3", "EW1", "NS3", "NS2"]

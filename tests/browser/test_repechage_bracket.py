@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from reports.fileio import import_tournament
-from tests.db.test_stages_files import load
+from tests.support.stages import load
 
 
 def test_bracket_page_shows_the_three_knockout_stages_and_the_repechage(

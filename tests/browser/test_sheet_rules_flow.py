@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from rules.ruleset import preset_settings
 from scoring.models import TableEvent
-from tests.db.conftest import build_tournament, next_round
+from tests.support.tournament import build_tournament, next_round
 
 # After lose:NS (EW 2 → 5) these leave the levels tied at 8 : 8 after 8 deals.
 TIED = ["lose:NS", "NS3", "NS1", "EW1", "NS1", "EW1", "NS1", "EW1"]

@@ -19,7 +19,7 @@ from openpyxl import Workbook
 
 from pairing import services as pairing_services
 from reports import xlsx
-from tests.db.conftest import NS_WINS, build_tournament, play_table
+from tests.support.tournament import NS_WINS, build_tournament, play_table
 from tournaments.models import Pair, Round, Table, Tournament
 
 
@@ -110,13 +110,13 @@ def test_check_in_by_scanning_the_pair_qr(
     desk.goto(f"/t/{slug}/manage/checkin/")
     assert "已签到 0 / 8 对" in desk.locator("#checkin-count").inner_text()
     # The QR code of pair 5, as the desk shows it (and as a printed slip carries it).
-    desk.goto(f"/t/{slug}/reports/checkin/{pair.code}.svg")
+    desk.goto(f"/t/{slug}/reports/checkin/{pair.number}.svg")
     png = tmp_path / "qr.png"
     desk.screenshot(path=str(png))
     decoded = subprocess.run(
         ["zbarimg", "-q", "--raw", str(png)], capture_output=True, text=True, check=True
     ).stdout.strip()
-    assert decoded.endswith(f"/t/{slug}/checkin/{pair.code}/")
+    assert decoded.endswith(f"/t/{slug}/checkin/{pair.checkin_token}/")
 
     # A referee's phone opens what the code says.
     login_as(phone_page, event["referee"])

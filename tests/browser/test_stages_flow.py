@@ -13,8 +13,7 @@ from playwright.sync_api import expect
 
 from pairing import services as pairing_services
 from scoring import services as scoring_services
-from tests.db.conftest import build_tournament
-from tests.web.conftest import play_round
+from tests.support.tournament import build_tournament, play_round
 from tournaments.models import Round, Table
 
 

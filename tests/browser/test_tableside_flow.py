@@ -11,7 +11,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from tests.db.conftest import build_tournament, next_round
+from tests.support.tournament import build_tournament, next_round
 from tournaments.models import Table
 
 DEALS = ["EW3", "EW2", "NS3", "EW1", "NS2", "EW3", "NS1", "EW2"]

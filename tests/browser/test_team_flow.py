@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from playwright.sync_api import expect
 
-from tests.web.team_event import team_rows, team_sheet
+from tests.support.team_event import team_rows, team_sheet
 from tournaments import services as tournament_services
 from tournaments.models import LineUp, Round, Table, Team, Tournament
 

@@ -3,7 +3,7 @@
 
 import pytest
 
-from tests.golden import EXAMPLES, SHARED_EXAMPLES
+from tests.support.golden import EXAMPLES, SHARED_EXAMPLES
 
 NAMES = ("worked-example", "eleven-pairs", "jiangsu-28", "variants-28", "jiangsu-2017")
 

@@ -26,7 +26,7 @@ from reports.fileformat import (
     standings_payload,
     to_dict,
 )
-from tests.golden import EXAMPLES, golden_params
+from tests.support.golden import EXAMPLES, golden_params
 
 ROOT = Path(__file__).resolve().parents[2]
 

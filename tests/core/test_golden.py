@@ -18,7 +18,7 @@ from rules.events import Side
 from rules.ruleset import RuleSet
 from scoring.engine import End, Start, bye_outcome, match_outcomes, score_match
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
-from tests.golden import EXAMPLES, golden_params
+from tests.support.golden import EXAMPLES, golden_params
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -30,7 +30,7 @@ from rules.ruleset import (
     preset_settings,
 )
 from scoring.engine import End, Start, bye_outcome, extra_deal_allowed, match_outcomes, score_match
-from tests.golden import EXAMPLES
+from tests.support.golden import EXAMPLES
 
 NS, EW = Side.NS, Side.EW
 TIMED = RuleSet(round_format="timed")

@@ -33,7 +33,12 @@ def test_criterion_labels_follow_the_language():
 
 def test_every_preset_and_round_format_is_printed():
     assert set(PRESETS) <= set(wording.TIEBREAK_PRESETS)
-    assert set(wording.ROUND_FORMATS) == {"deals", "game", "timed", "timed_deals"}
+    from rules.ruleset import ROUND_FORMATS, TIES
+
+    # Every round format of the settings (RULES.md §9 adds deal points) and every tie rule.
+    assert set(wording.ROUND_FORMATS) == set(ROUND_FORMATS)
+    assert set(ROUND_FORMATS) == {"deals", "game", "timed", "timed_deals", "deal_points"}
+    assert set(wording.PRINTED_TIES) == set(TIES)
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ from reports.fileformat import load_json
 from reports.fileio import import_tournament
 from scoring import penalties
 from scoring.cache import cached_standings
-from tests.db.conftest import build_tournament, next_round, play_round
-from tests.golden import EXAMPLES
+from tests.support.golden import EXAMPLES
+from tests.support.tournament import build_tournament, next_round, play_round
 from tournaments.models import Tournament
 
 NAME = re.compile(r"^(?P<slug>.+)-\d{8}-\d{6}(\d{2})?\.json$")

@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from django.utils import translation
 
 from scoring.models import Penalty, TableEvent
-from tests.golden import EXAMPLES
+from tests.support.golden import EXAMPLES
 from tournaments.models import Pair, Round, Table, Tournament
 
 pytestmark = pytest.mark.django_db

@@ -16,11 +16,11 @@ are skipped on SQLite (with that reason shown) and run in the PostgreSQL leg of 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from django.db import IntegrityError, connection, connections
+from django.db import IntegrityError, connection
 from django.test import Client
 from django.urls import reverse
 
@@ -29,7 +29,10 @@ from scoring import parties as scoring_parties
 from scoring import services as scoring_services
 from scoring import writes as scoring_writes
 from scoring.models import TableEvent, Via
-from tests.db.conftest import NS_WINS, enter_tokens, play_round
+from scoring.once import new_once_key
+from tests.support.concurrency import TIMEOUT, race
+from tests.support.pages import first_table, tokens_of
+from tests.support.tournament import NS_WINS, enter_tokens, play_round
 from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import AuditEntry, Round, Table
 
@@ -42,46 +45,6 @@ pytestmark = [
     ),
     pytest.mark.django_db(transaction=True),
 ]
-
-TIMEOUT = 30  # seconds; a deadlock fails the test instead of hanging CI
-
-
-def race(*calls: Callable[[], Any]) -> list[tuple[str, Any]]:
-    """Run ``calls`` in parallel threads released together by a barrier.
-
-    Returns, per call in order, ``("ok", result)`` or ``("error", exception)``. Each thread gets
-    its own connection (Django's connections are per thread) and closes it at the end, so the
-    test database can be flushed and dropped afterwards.
-    """
-    barrier = threading.Barrier(len(calls), timeout=TIMEOUT)
-    results: list[tuple[str, Any]] = [("error", RuntimeError("did not run"))] * len(calls)
-
-    def worker(index: int, call: Callable[[], Any]) -> None:
-        try:
-            barrier.wait()
-            results[index] = ("ok", call())
-        except Exception as error:
-            results[index] = ("error", error)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=worker, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(TIMEOUT)
-        assert not thread.is_alive(), "a racing thread hung (deadlock?)"
-    return results
-
-
-def tokens_of(table: Table) -> list[str]:
-    return list(
-        TableEvent.objects.filter(table=table).order_by("position").values_list("token", flat=True)
-    )
-
-
-def first_table(rnd: Round) -> Table:
-    return Table.objects.filter(round=rnd, is_bye=False).order_by("number").first()
 
 
 # --------------------------------------------------------------------------------------------
@@ -121,7 +84,9 @@ def test_two_referees_on_the_pages_get_one_deal_and_a_conflict_message(
         clients.append(client)
     results = race(
         *(
-            lambda c=c, tok=tok: c.post(url, {"token": tok, "version": table.version}, follow=True)
+            lambda c=c, tok=tok: c.post(
+                url, {"token": tok, "version": table.version, "once": new_once_key()}, follow=True
+            )
             for c, tok in zip(clients, ["NS3", "EW2"], strict=True)
         )
     )
@@ -332,8 +297,12 @@ def test_table_side_page_and_referee_page_racing_store_one_deal(
     for deal, token in enumerate(NS_WINS):
         version = Table.objects.get(pk=table.pk).version
         results = race(
-            lambda v=version, t=token: south.post(side_url, {"token": t, "version": v}),
-            lambda v=version, t=token: ref.post(ref_url, {"token": t, "version": v}),
+            lambda v=version, t=token: south.post(
+                side_url, {"token": t, "version": v, "once": new_once_key()}
+            ),
+            lambda v=version, t=token: ref.post(
+                ref_url, {"token": t, "version": v, "once": new_once_key()}
+            ),
         )
         assert all(kind == "ok" and value.status_code == 302 for kind, value in results), results
         assert tokens_of(table) == NS_WINS[: deal + 1]

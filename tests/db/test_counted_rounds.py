@@ -8,7 +8,7 @@ from typing import Any
 
 from pairing import services as pairing_services
 from scoring.results import latest_round_number
-from tests.db.conftest import next_round, play_round
+from tests.support.tournament import next_round, play_round
 from tournaments.models import Round, Table, Tournament
 
 

@@ -39,8 +39,9 @@ from pairing import services as pairing_services
 from reports.fileformat import TournamentFileError, load_json
 from reports.fileio import import_tournament
 from scoring.models import Penalty, TableEvent
-from tests.db.conftest import NS_WINS, enter_tokens
-from tests.golden import EXAMPLES
+from scoring.once import new_once_key
+from tests.support.golden import EXAMPLES
+from tests.support.tournament import NS_WINS, enter_tokens
 from tournaments.models import AuditEntry, Pair, Player, Round, Seat, Table, Tournament
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -421,6 +422,7 @@ def test_workers_killed_during_table_side_entry_lose_and_double_nothing(
                         "token": NS_WINS[len(stored)],
                         "version": str(version),
                         "csrfmiddlewaretoken": csrf,
+                        "once": new_once_key(),  # the reloaded page's form key
                     },
                     cookies=f"csrftoken={csrf}; {south_session}",
                 )

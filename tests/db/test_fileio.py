@@ -22,7 +22,7 @@ from reports.fileformat import (
 from reports.fileio import export_tournament, import_tournament
 from scoring.cache import cached_standings
 from scoring.models import Penalty, TableEvent
-from tests.golden import EXAMPLES
+from tests.support.golden import EXAMPLES
 from tournaments.messages import describe_problem, describe_rule_error
 from tournaments.models import Pair, Player, Round, Seat, Table, Tournament, Unit
 

@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.test import Client
@@ -27,13 +25,10 @@ from hypothesis import strategies as st
 
 from reports.fileformat import TournamentFileError, load_json
 from reports.fileio import import_tournament
-from scoring.models import Penalty, TableEvent
-from tests.db.conftest import build_tournament, next_round
-from tests.golden import EXAMPLES
-from tests.web.test_security import all_urls
-from tournaments import services as tournament_services
-from tournaments.models import AuditEntry, Pair, Player, Round, Seat, Table, Tournament, Unit
-from tournaments.permissions import Role
+from scoring.once import new_once_key
+from tests.support.golden import EXAMPLES
+from tests.support.site import build_site, snapshot
+from tests.support.urls import all_urls
 
 FUZZ = settings(
     max_examples=40,
@@ -41,26 +36,6 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     database=None,  # no example database under .hypothesis/ in CI: every run is fresh
 )
-
-
-def snapshot() -> dict[str, Any]:
-    """Everything a bad input must not change."""
-    return {
-        "tournaments": list(Tournament.objects.order_by("pk").values("pk", "status", "settings")),
-        "units": Unit.objects.count(),
-        "pairs": list(Pair.objects.order_by("pk").values_list("pk", "status", "unit_id")),
-        "players": list(Player.objects.order_by("pk").values_list("pk", "name")),
-        "rounds": list(Round.objects.order_by("pk").values_list("pk", "status")),
-        "tables": list(
-            Table.objects.order_by("pk").values_list(
-                "pk", "version", "entry_status", "start_ns", "start_ew", "end_kind", "ns", "ew"
-            )
-        ),
-        "seats": Seat.objects.count(),
-        "events": list(TableEvent.objects.order_by("pk").values_list("pk", "token")),
-        "penalties": Penalty.objects.count(),
-        "audit": AuditEntry.objects.count(),
-    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -219,22 +194,7 @@ def test_the_import_command_refuses_a_broken_file_with_one_message(tmp_path: Pat
 
 @pytest.fixture
 def site(db: Any) -> dict[str, Any]:
-    """A tournament with round 1 published and one table half entered, and a user holding
-    every role in it (the widest surface); a second tournament it has no role in."""
-    cache.clear()
-    users = get_user_model()
-    organizer = users.objects.create_user("fuzz-organizer", password="pw-fuzz")
-    referee = users.objects.create_user("fuzz-referee", password="pw-fuzz")
-    boss = users.objects.create_user("fuzz-boss", password="pw-fuzz")
-    tournament = build_tournament(organizer, organizer, [referee], slug="fuzz-open")
-    for role in (Role.ORGANIZER, Role.CHIEF_REFEREE, Role.REFEREE):
-        tournament_services.grant_role(tournament, boss, role, organizer)
-    rnd = next_round(tournament, organizer)
-    table = Table.objects.filter(round=rnd, is_bye=False).order_by("number").first()
-    from scoring import services as scoring_services
-
-    scoring_services.enter_event(table, "NS3", referee, table.version)
-    return {"tournament": tournament, "round": rnd, "table": table, "boss": boss}
+    return build_site()
 
 
 def _post_endpoints(site: dict[str, Any]) -> list[tuple[str, str]]:
@@ -461,7 +421,7 @@ def _upload(site: dict[str, Any], content: bytes, name: str = "报名表.xlsx") 
     client.force_login(site["boss"])
     client.raise_request_exception = False
     url = reverse("reports:import", args=[site["tournament"].slug])
-    return client.post(url, {"file": SimpleUploadedFile(name, content)})
+    return client.post(url, {"once": new_once_key(), "file": SimpleUploadedFile(name, content)})
 
 
 def _zip_bomb() -> bytes:

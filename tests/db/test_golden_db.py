@@ -17,7 +17,7 @@ from reports.fileformat import (
     standings_from_file,
     standings_payload,
 )
-from tests.golden import EXAMPLES, golden_params
+from tests.support.golden import EXAMPLES, golden_params
 
 GOLDEN = sorted(p.name.removesuffix(".standings.json") for p in EXAMPLES.glob("*.standings.json"))
 

@@ -21,8 +21,9 @@ from django.urls import reverse
 
 from scoring import services
 from scoring.models import Penalty, TableEvent, UsedKey
-from tests.db.conftest import NS_WINS, enter_tokens
-from tests.db.test_concurrency import first_table, race
+from tests.support.concurrency import race
+from tests.support.pages import first_table
+from tests.support.tournament import NS_WINS, enter_tokens
 from tournaments.models import AuditEntry, Round, Table
 
 pytestmark = [
@@ -152,7 +153,7 @@ def test_control_without_keys_copies_of_a_confirmation_are_refused(
 
 def _import_at_once(organizer: Any) -> tuple[Any, list[tuple[str, Any]]]:
     """The same registration upload posted three times at once (a phone's retries)."""
-    from tests.db.test_reports import template_with
+    from tests.support.workbooks import template_with
     from tournaments import services as tournament_services
 
     t = tournament_services.create_tournament("春季赛", "spring-import", organizer)

@@ -17,8 +17,8 @@ from scoring import penalties, penalty_records, services
 from scoring.cache import cached_standings
 from scoring.models import Penalty, Signoff, TableEvent, UsedKey, Via
 from scoring.penalties import apply_escalation, suggest_escalation
-from tests.db.conftest import NS_WINS, enter_tokens
-from tests.db.conftest import play_table as play
+from tests.support.tournament import NS_WINS, enter_tokens
+from tests.support.tournament import play_table as play
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Round, Table
 
@@ -151,6 +151,7 @@ def test_finding4_a_repeated_key_gets_the_first_result(round1: Round, chief: Any
             ),
             once_keys.remember_penalty,
             once_keys.recall_penalty,
+            scope=f"pair={table.ns_id}",
         )
 
     first, second = post(), post()
@@ -165,11 +166,16 @@ def test_finding4_a_repeated_key_gets_the_first_result(round1: Round, chief: Any
             lambda: penalties.record_penalty(round1.tournament, table.ns, "deduction", chief),
             once_keys.remember_penalty,
             once_keys.recall_penalty,
+            scope=f"pair={table.ns_id}",
         )
     assert UsedKey.objects.count() == 1
     with pytest.raises(ServiceError) as err:
-        once_keys.once("short", "penalty", post, once_keys.remember_penalty, lambda r: r)
+        once_keys.once("short", "penalty", post, once_keys.remember_penalty, lambda r: r, scope="x")
     assert _code(err) == "bad_once_key"
+    # No key at all: refused, nothing written (issue 29).
+    with pytest.raises(ServiceError) as err:
+        once_keys.once(None, "penalty", post, once_keys.remember_penalty, lambda r: r, scope="x")
+    assert _code(err) == "once_key_missing" and Penalty.objects.count() == 1
 
 
 def test_finding4_a_repeated_tap_is_answered_not_a_conflict(round1: Round, referee: Any) -> None:
@@ -182,6 +188,7 @@ def test_finding4_a_repeated_tap_is_answered_not_a_conflict(round1: Round, refer
             lambda: services.enter_event(table, "NS3", referee, 0),
             once_keys.remember_table,
             once_keys.recall_table,
+            scope=once_keys.table_scope(table),
         )
         for _ in range(2)
     ]

@@ -12,14 +12,16 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
-from openpyxl import Workbook, load_workbook
+from openpyxl import load_workbook
 from pypdf import PdfReader
 
 from reports import collect, pdf, xlsx
 from reports.registrations import RegistrationError, import_registrations, parse_registrations
 from scoring import penalties, penalty_records
 from scoring.models import Penalty
-from tests.db.conftest import build_tournament, next_round, play_round, result_of
+from scoring.once import new_once_key
+from tests.support.tournament import build_tournament, next_round, play_round, result_of
+from tests.support.workbooks import template_with
 from tournaments import services as tournament_services
 from tournaments.models import Pair, Round, Table, Tournament
 
@@ -158,18 +160,6 @@ def test_excel_export_round_trip(played: Tournament, organizer: Any) -> None:
 # --- registration import ------------------------------------------------------------------
 
 
-def template_with(rows: list[list[Any]]) -> bytes:
-    book = Workbook()
-    ws = book.active
-    ws.title = "报名表"
-    ws.append(list(xlsx.REGISTRATION_HEADERS))
-    for row in rows:
-        ws.append(row)
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
-
-
 def test_import_registers_pairs_units_and_contacts(db: Any, organizer: Any) -> None:
     t = tournament_services.create_tournament("春季赛", "spring", organizer)
     data = template_with(
@@ -292,14 +282,14 @@ def test_import_page_lists_problems_and_imports_nothing(
     bad = template_with([[1, "", "张三", "李四"]] * 5 + [[7, "", "王五", None]])
     upload = io.BytesIO(bad)
     upload.name = "报名.xlsx"
-    response = client.post(url, {"file": upload})
+    response = client.post(url, {"once": new_once_key(), "file": upload})
     assert response.status_code == 400
     body = response.content.decode()
     assert "第7行 牌手2 为空" in body and "第3行 序号 1 与第2行重复" in body
     assert not Pair.objects.filter(tournament=t).exists()
     good = io.BytesIO(template_with([[1, "", "张三", "李四"], [2, "", "王五", "赵六"]]))
     good.name = "报名.xlsx"
-    response = client.post(url, {"file": good})
+    response = client.post(url, {"once": new_once_key(), "file": good})
     assert response.status_code == 302
     assert Pair.objects.filter(tournament=t).count() == 2
     response = client.post(url, {})

@@ -17,7 +17,7 @@ from pypdf import PdfReader
 from reports import collect, pdf, xlsx
 from rules.ruleset import RuleSet, preset_settings
 from scoring import services as scoring_services
-from tests.db.conftest import build_tournament, enter_tokens, next_round
+from tests.support.tournament import build_tournament, enter_tokens, next_round
 from tournaments.models import Table, Tournament
 
 TIED = ["NS1", "EW1"] * 4  # 6 : 6 after 8 deals

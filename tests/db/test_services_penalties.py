@@ -9,7 +9,7 @@ from scoring import penalties, services
 from scoring.cache import cached_standings
 from scoring.models import Penalty
 from scoring.penalties import apply_escalation, escalation_from_counts, suggest_escalation
-from tests.db.conftest import next_round, play_round, result_of
+from tests.support.tournament import next_round, play_round, result_of
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEntry, Pair, Seat, Table
 

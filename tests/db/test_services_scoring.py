@@ -8,7 +8,7 @@ from pairing import services as pairing_services
 from scoring import penalties, services
 from scoring.cache import cached_standings
 from scoring.models import TableEvent
-from tests.db.conftest import (
+from tests.support.tournament import (
     NS_WINS,
     build_tournament,
     enter_tokens,
@@ -16,7 +16,7 @@ from tests.db.conftest import (
     play_round,
     result_of,
 )
-from tests.db.conftest import play_table as play
+from tests.support.tournament import play_table as play
 from tournaments.errors import ConflictError, ServiceError
 from tournaments.models import AuditEntry, Round, Table
 

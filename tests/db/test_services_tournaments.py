@@ -81,9 +81,10 @@ def test_edit_pair_changes_names_unit_and_seeding_keeps_number_and_code(
 def test_withdraw_and_disqualify_are_audited(tournament, organizer, chief, referee) -> None:
     p1, p2 = tournament.pairs.get(number=1), tournament.pairs.get(number=2)
     services.withdraw_pair(p1, organizer, reason="身体不适")
-    with pytest.raises(ServiceError):
-        services.disqualify_pair(p2, referee)  # referees record penalties, not this
-    services.disqualify_pair(p2, chief, reason="严重违规")
+    for nobody in (referee, chief):  # RULES.md §3: a disqualification is the organizers'
+        with pytest.raises(ServiceError):
+            services.disqualify_pair(p2, nobody)
+    services.disqualify_pair(p2, organizer, reason="严重违规")
     assert Pair.objects.get(pk=p1.pk).status == Pair.Status.WITHDRAWN
     assert Pair.objects.get(pk=p2.pk).status == Pair.Status.DISQUALIFIED
     entries = AuditEntry.objects.filter(tournament=tournament, action="pair_status")
@@ -110,7 +111,7 @@ def test_roles_are_per_tournament(tournament, organizer, chief, referee, outside
 
 
 def test_update_settings_is_refused_once_a_round_is_published(tournament, organizer) -> None:
-    from tests.db.conftest import next_round
+    from tests.support.tournament import next_round
 
     services.update_settings(tournament, {**tournament.settings, "deals_per_round": 6}, organizer)
     assert Tournament.objects.get(pk=tournament.pk).rules.deals_per_round == 6

@@ -15,7 +15,7 @@ from pairing import services as pairing_services
 from scoring import services as scoring_services
 from scoring.appeals import decide_appeal, lodge_appeal
 from scoring.models import Appeal
-from tests.db.conftest import NS_WINS, next_round, play_round, play_table
+from tests.support.tournament import NS_WINS, next_round, play_round, play_table
 from tournaments import services as tournament_services
 from tournaments.checkin import check_in, checkin_round, undo_check_in, withdraw_absent
 from tournaments.errors import ForbiddenError, ServiceError

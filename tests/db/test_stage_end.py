@@ -15,8 +15,7 @@ from django.utils import timezone
 from reports.fileio import import_tournament
 from scoring import services as scoring_services
 from scoring.deadlines import stage_finished_at
-from tests.db.test_stage_reports import _file
-from tests.db.test_stages_flow import staged_file
+from tests.support.stages import load, staged_file
 from tournaments.errors import ServiceError
 from tournaments.models import Round, Table
 
@@ -51,7 +50,7 @@ def test_a_group_stage_ends_with_its_last_round():
 
 
 def test_an_imported_stage_that_is_over_is_marked_so():
-    tournament = import_tournament(_file("group-stage.json"), slug="file")
+    tournament = import_tournament(load("group-stage.json"), slug="file")
     marks = list(Round.objects.filter(tournament=tournament).values_list("ends_stage", flat=True))
     assert marks == [False, False, True]
     assert stage_finished_at(Round.objects.get(tournament=tournament, number=1)) is not None

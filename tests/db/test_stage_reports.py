@@ -4,22 +4,14 @@ score sheets and the Excel results once printed a confirmed knockout match blank
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from reports import collect
 from reports.fileio import import_tournament
 from reports.stages import bracket
+from tests.support.stages import load
 
 pytestmark = pytest.mark.django_db
-
-DATA = Path(__file__).parent / "data" / "stages"
-
-
-def _file(name: str) -> dict:
-    return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
 def _levels(pair: list[int]) -> str:
@@ -27,7 +19,7 @@ def _levels(pair: list[int]) -> str:
 
 
 def test_a_best_of_three_knockout_prints_every_game():
-    tournament = import_tournament(_file("knockout.json"), slug="ko")
+    tournament = import_tournament(load("knockout.json"), slug="ko")
     drawn = {
         (r["round"], m["a"], m["b"]): m
         for r in bracket(tournament, 1)["rounds"]
@@ -56,7 +48,7 @@ def test_a_best_of_three_knockout_prints_every_game():
 
 
 def test_a_stage_prints_by_its_own_round_format():
-    data = _file("group-stage.json")
+    data = load("group-stage.json")
     data["settings"]["deals_per_round"] = 8  # the event's format; the group stage plays 2 deals
     data["settings"]["stages"][0]["deals_per_round"] = 2
     tournament = import_tournament(data, slug="groups")

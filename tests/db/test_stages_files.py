@@ -17,21 +17,15 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 
 from reports.fileio import export_tournament, import_tournament
+from tests.support.stages import load
 
 pytestmark = pytest.mark.django_db
-
-DATA = Path(__file__).parent / "data" / "stages"
-
-
-def load(name: str) -> Any:
-    return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
 def run(*args: Any) -> Any:

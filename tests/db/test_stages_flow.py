@@ -14,6 +14,7 @@ from django.core.management import call_command
 
 from pairing.stages import stage_entrants
 from reports.fileio import export_tournament, import_tournament
+from tests.support.stages import staged_file
 from tournaments.models import Round, Table, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -23,28 +24,6 @@ def run(*args: Any) -> str:
     out = io.StringIO()
     call_command(*args, stdout=out, stderr=io.StringIO())
     return out.getvalue()
-
-
-def staged_file(pairs: int, stages: list[dict[str, Any]], units: int = 0) -> dict[str, Any]:
-    return {
-        "format": "guandan-tournament",
-        "version": 1,
-        "name": "分阶段赛",
-        "settings": {"deals_per_round": 4, "seed": 2026, "stages": stages},
-        "units": [{"id": f"U{u}", "name": f"单位{u}"} for u in range(units)],
-        "pairs": [
-            {
-                "id": i,
-                "players": [f"甲{i}", f"乙{i}"],
-                "unit": f"U{i % units}" if units else None,
-                "status": "active",
-            }
-            for i in range(1, pairs + 1)
-        ],
-        "teams": [],
-        "rounds": [],
-        "penalties": [],
-    }
 
 
 STAGES = [

@@ -35,7 +35,7 @@ from reports.fileformat import check_tournament
 from reports.fileio import export_tournament, import_tournament
 from scoring import services
 from scoring.corrections import Edit
-from tests.db.test_stages_files import load
+from tests.support.stages import load
 from tournaments.errors import ServiceError
 from tournaments.models import Round, Table, Tournament
 from tournaments.services import grant_role

@@ -6,6 +6,7 @@ the lock switched off, so the tests mean something."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -18,8 +19,9 @@ from pairing import services as pairing_services
 from scoring import cache as standings_cache
 from scoring import penalties, penalty_records, results, services
 from scoring.cache import CompactStandings, cached_standings
-from tests.db.conftest import NS_WINS, next_round, play_round
-from tests.db.conftest import play_table as play
+from scoring.standings import StandingRow
+from tests.support.tournament import NS_WINS, next_round, play_round
+from tests.support.tournament import play_table as play
 from tournaments.models import Round, Table, Tournament
 
 EW_WINS = ["EW3", "EW3", "EW3", "EW3", "EW2"]
@@ -137,7 +139,8 @@ def test_a_new_pair_invalidates_every_round(
 
 
 def _latest_key(tournament: Tournament, after: int) -> Any:
-    return f"standings-latest:{tournament.pk}:{tournament.created_at.timestamp():.6f}:{after}"
+    home = f"{tournament.pk}:{tournament.created_at.timestamp():.6f}"
+    return f"standings-latest:{standings_cache.SCHEMA}:{home}:{after}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -251,7 +254,7 @@ def test_two_concurrent_recomputations_compute_once(
 ) -> None:
     """Two threads, each with its own database connection, ask for the same standings at once
     with nothing cached: one computes, the other waits for its result."""
-    from tests.db.conftest import build_tournament
+    from tests.support.tournament import build_tournament
 
     tournament = build_tournament(organizer, chief, [referee, referee2], slug="race")
     rnd = next_round(tournament, organizer)
@@ -438,7 +441,8 @@ def test_a_local_copy_is_used_only_while_the_shared_cache_names_it(
     cache decides: another process's newer entry is read, a cleared cache is a cold start."""
     tournament = three_rounds.tournament
     cached_standings(tournament, after_round=3)
-    pointer = f"standings-tables:{tournament.pk}:{tournament.created_at.timestamp():.6f}:3"
+    home = f"{tournament.pk}:{tournament.created_at.timestamp():.6f}"
+    pointer = f"standings-tables:{standings_cache.SCHEMA}:{home}:3"
     key, value = standings_cache._LOCAL[pointer]
     assert cache.get(pointer) == key and standings_cache._kept(pointer) is value
     cache.set(pointer, "another-process", 60)
@@ -448,3 +452,41 @@ def test_a_local_copy_is_used_only_while_the_shared_cache_names_it(
     assert standings_cache._kept(pointer) is None
     assert cached_standings(tournament, after_round=3) == fresh(tournament, 3)
     assert spied["cold"] == [3, 3]
+
+
+# --------------------------------------------------------------------------------------------
+# The schema: what an entry holds, in every key
+
+
+def test_entries_written_under_another_schema_are_never_read(
+    three_rounds: Round, spied: dict[str, list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deploy that changes what an entry holds (``SCHEMA``) reads nothing an older one wrote:
+    the standings, their pointers, the kept states and the kept scored tables are all computed
+    again, exactly as from an empty cache."""
+    tournament = three_rounds.tournament
+    monkeypatch.setattr(standings_cache, "SCHEMA", "old-deploy")
+    for after in (1, 2, 3, None):
+        cached_standings(tournament, after_round=after, provisional=True)
+    from_empty = {name: list(seen) for name, seen in spied.items()}
+    assert from_empty["cold"] and from_empty["scored"]
+    spied["cold"].clear()
+    spied["scored"].clear()
+    monkeypatch.setattr(standings_cache, "SCHEMA", "new-deploy")
+    for after in (1, 2, 3, None):
+        rows = cached_standings(tournament, after_round=after, provisional=True)
+        assert rows.key is not None and rows.key.startswith("standings:new-deploy:"), rows.key
+    assert spied == from_empty
+    _all_equal_fresh(tournament)
+
+
+def test_a_field_added_to_what_is_stored_changes_the_schema() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class WiderRow(StandingRow):
+        flag: bool = False
+
+    kinds = (StandingRow, standings_cache.Outcome, standings_cache.StandingsState)
+    assert standings_cache.layout_schema(3, *kinds) == standings_cache.layout_schema(3, *kinds)
+    wider = (WiderRow, *kinds[1:])
+    assert standings_cache.layout_schema(3, *wider) != standings_cache.layout_schema(3, *kinds)
+    assert standings_cache.layout_schema(4, *kinds) != standings_cache.layout_schema(3, *kinds)

@@ -12,8 +12,9 @@ from django.urls import reverse
 
 from rules.ruleset import preset_settings
 from scoring import services
+from scoring.once import new_once_key
 from scoring.views.common import sheet_of
-from tests.db.conftest import build_tournament, next_round
+from tests.support.tournament import build_tournament, next_round
 from tournaments.errors import ServiceError
 from tournaments.models import Table
 
@@ -103,7 +104,9 @@ def test_the_referees_desk_offers_the_time_call_on_a_level_swiss_table(
 
     def post(name: str, **data: Any) -> Any:
         version = Table.objects.get(pk=table.pk).version
-        return client.post(reverse(name, args=args), {"version": version, **data})
+        return client.post(
+            reverse(name, args=args), {"version": version, "once": new_once_key(), **data}
+        )
 
     assert post("referee:table_event", token="NS2").status_code == 302
     html = client.get(desk).content.decode()
@@ -111,7 +114,7 @@ def test_the_referees_desk_offers_the_time_call_on_a_level_swiss_table(
     # The tap's JSON answer (the page's outbox) says so too: the furniture is fetched afresh.
     answer = client.post(
         reverse("referee:table_event", args=args),
-        {"version": Table.objects.get(pk=table.pk).version, "token": "EW2"},
+        {"version": Table.objects.get(pk=table.pk).version, "token": "EW2", "once": new_once_key()},
         HTTP_ACCEPT="application/json",
     ).json()
     assert answer["state"]["may_call_time"] and not answer["state"]["closable"]

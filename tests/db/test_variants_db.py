@@ -17,7 +17,7 @@ from reports.fileio import export_tournament, import_tournament
 from scoring import penalties, services
 from scoring.clock import default_minutes, lateness_suggestion, round_clock
 from scoring.facts import score_table, table_facts
-from tests.db.conftest import build_tournament, next_round
+from tests.support.tournament import build_tournament, next_round
 from tournaments.errors import ServiceError
 from tournaments.models import Round, Table
 

@@ -86,7 +86,7 @@ def test_pair_slips_one_per_pair_ten_a_page(
     slips = collect.pair_slips(tournament, collect.public_base())
     find = reverse("public:find", args=[tournament.slug])
     assert slips[0].find_url == f"http://192.168.1.10:8000{find}?q={pairs[0].number}"
-    checkin = reverse("tournaments:checkin_scan", args=[tournament.slug, pairs[0].code])
+    checkin = reverse("tournaments:checkin_scan", args=[tournament.slug, pairs[0].checkin_token])
     assert slips[0].checkin_url == f"http://192.168.1.10:8000{checkin}"
     # The QR code opens "find my table" for that pair.
     assert client.get(slips[0].find_url.removeprefix("http://192.168.1.10:8000")).status_code == 200

@@ -1,4 +1,4 @@
-"""The web tests' cast and tournaments, built through the services (``tests.db.conftest``).
+"""The web tests' cast and tournaments, built through the services (``tests.support.tournament``).
 
 Cast (``cast`` fixture): an organizer, a chief referee, a referee, an outsider with no role and
 ``other_ref`` — a referee of *another* tournament. ``tournament``: the regulation preset with 8
@@ -14,13 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
 
 from pairing import services as pairing_services
-from tests.db.conftest import NS_WINS, build_tournament, play_table
-from tournaments.models import Round, Table, Tournament
+from tests.support.tournament import build_tournament, make_user, play_round
+from tournaments.models import Round, Tournament
 
 ROLES = ("anonymous", "outsider", "other_ref", "referee", "chief", "organizer")
 
@@ -30,13 +29,9 @@ def _clear_cache() -> None:
     cache.clear()
 
 
-def _user(username: str) -> Any:
-    return get_user_model().objects.create_user(username=username, password="pw-" + username)
-
-
 @pytest.fixture
 def cast(db: Any) -> dict[str, Any]:
-    users = {name: _user(name) for name in ROLES if name != "anonymous"}
+    users = {name: make_user(name) for name in ROLES if name != "anonymous"}
     other = build_tournament(
         users["organizer"], users["chief"], [users["other_ref"]], n_pairs=4, slug="other-open"
     )
@@ -53,11 +48,6 @@ def tournament(cast: dict[str, Any]) -> Tournament:
 def round1(tournament: Tournament, cast: dict[str, Any]) -> Round:
     rnd = pairing_services.generate_round(tournament, cast["organizer"])
     return pairing_services.publish_round(rnd, cast["organizer"])
-
-
-def play_round(rnd: Round, enterer: Any, confirmer: Any) -> None:
-    for table in Table.objects.filter(round=rnd, is_bye=False).order_by("number"):
-        play_table(table, NS_WINS, enterer, confirmer)
 
 
 @pytest.fixture

@@ -15,9 +15,10 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
-from tests.db.conftest import next_round
-from tests.db.test_fuzz import snapshot
-from tests.web.test_referee_pages import first_table, make_cast, make_tournament
+from scoring.once import new_once_key
+from tests.support.pages import first_table, make_cast, make_tournament
+from tests.support.site import snapshot
+from tests.support.tournament import next_round
 from tournaments import services as tournament_services
 from tournaments.bounds import INT_MAX, SEED_MAX, bounded_int, clamp_int, parse_int
 from tournaments.forms import SettingsForm
@@ -241,7 +242,9 @@ def test_excel_number_beyond_the_column(
     client = as_user(cast["organizer"])
     url = reverse("reports:import", args=[tournament.slug])
     content = _registration_xlsx(big)
-    response = client.post(url, {"file": SimpleUploadedFile("报名表.xlsx", content)})
+    response = client.post(
+        url, {"once": new_once_key(), "file": SimpleUploadedFile("报名表.xlsx", content)}
+    )
     assert 200 <= response.status_code < 500
     assert snapshot() == before
 
@@ -287,7 +290,7 @@ def _set_seed(data: dict[str, Any], big: int) -> None:
 def test_tournament_file_ids_beyond_the_column(big: int, change: Any, tmp_path: Any) -> None:
     import json
 
-    from tests.golden import EXAMPLES
+    from tests.support.golden import EXAMPLES
 
     data = json.loads((EXAMPLES / "eleven-pairs.json").read_text(encoding="utf-8"))
     change(data, big)

@@ -15,58 +15,36 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import override as language
 
-from pairing import services as pairing_services
 from rules.ruleset import RuleSet, preset_settings
 from scoring import penalties
 from scoring import services as scoring_services
 from scoring.corrections import Edit
-from tests.db.conftest import build_tournament, next_round, play_table
-from tests.web.test_referee_pages import (
+from scoring.once import new_once_key
+from tests.support.corrections import FIX, corrections, ended, finished_round
+from tests.support.pages import (
     EIGHT,
     client_for,
     fresh,
+    identified,
+    link,
     make_cast,
     page_messages,
     post,
     table_url,
+    tap,
     tokens_of,
 )
-from tests.web.test_tableside_pages import identified, link, tap
+from tests.support.tournament import build_tournament, next_round, play_table
 from tournaments import services as tournament_services
 from tournaments.errors import ForbiddenError, ServiceError
-from tournaments.models import AuditEntry, Round, Table, Tournament
+from tournaments.models import Round, Table, Tournament
 from tournaments.permissions import Role
 from tournaments.wording import audit_sentence
-
-FIX = Edit.replace(4, "NS2")  # deal 5: 对家末游 → 对家三游
 
 
 @pytest.fixture
 def cast(db: Any) -> dict[str, Any]:
     return make_cast()
-
-
-def finished_round(cast: dict[str, Any], settings: dict[str, Any] | None = None) -> Round:
-    """Round 1 of an 8-pair event, every table played (EIGHT) and confirmed, the round
-    finished."""
-    tournament = build_tournament(
-        cast["organizer"], cast["chief"], [cast["referee"], cast["referee2"]], settings=settings
-    )
-    rnd = next_round(tournament, cast["organizer"])
-    for table in rnd.tables.filter(is_bye=False):
-        play_table(table, EIGHT, cast["referee"], cast["referee2"])
-    return pairing_services.finish_round(rnd, cast["organizer"])
-
-
-def ended(rnd: Round, minutes_ago: float) -> Table:
-    """Say the round finished ``minutes_ago``; its first table."""
-    at = timezone.now() - timedelta(minutes=minutes_ago)
-    Round.objects.filter(pk=rnd.pk).update(finished_at=at)
-    return rnd.tables.filter(is_bye=False).order_by("number").first()
-
-
-def corrections(table: Table) -> list[AuditEntry]:
-    return list(AuditEntry.objects.filter(table=table, action="correct").order_by("pk"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -215,7 +193,9 @@ def test_table_side_entry_before_confirmation_is_not_affected(cast: dict[str, An
     client = identified(table, "NS")
     for token in ("NS3", "EW2"):
         tap(client, table, token)
-    client.post(link(table, "undo"), {"version": fresh(table).version}, follow=True)
+    client.post(
+        link(table, "undo"), {"once": new_once_key(), "version": fresh(table).version}, follow=True
+    )
     for token in ("EW2", *EIGHT[2:]):
         tap(client, table, token)
     assert tokens_of(table) == ["NS3", "EW2", *EIGHT[2:]]

@@ -10,8 +10,7 @@ import pytest
 from django.urls import reverse
 
 from scoring import services as scoring_services
-from tests.db.conftest import enter_tokens, next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     EIGHT,
     client_for,
     fresh,
@@ -22,6 +21,7 @@ from tests.web.test_referee_pages import (
     table_url,
     tokens_of,
 )
+from tests.support.tournament import enter_tokens, next_round
 from tournaments.models import AuditEntry, Table, Tournament
 
 

@@ -12,8 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.clock import MINUTES_PER_DEAL, round_clock
-from tests.db.conftest import enter_tokens, next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     client_for,
     make_cast,
     make_tournament,
@@ -21,6 +20,7 @@ from tests.web.test_referee_pages import (
     post,
     table_url,
 )
+from tests.support.tournament import enter_tokens, next_round
 from tournaments.models import AuditEntry, Round, Tournament
 
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

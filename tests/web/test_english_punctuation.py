@@ -3,55 +3,15 @@ interface belongs inside a translated string, so the English pages read as Engli
 
 from __future__ import annotations
 
-import re
-from html.parser import HTMLParser
 from typing import Any
 
 import pytest
 from django.urls import reverse
 
 from scoring import penalties
-from tests.db.conftest import enter_tokens
+from tests.support.punctuation import offending
+from tests.support.tournament import enter_tokens
 from tournaments.models import Pair, Round, Table
-
-FULL_WIDTH = re.compile(r"[：（），。；！？、【】]")
-
-
-class _Text(HTMLParser):
-    """The visible text and the attributes people read (title, placeholder, aria-label)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self._skip = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
-            self._skip += 1
-        for name, value in attrs:
-            if name in ("title", "placeholder", "aria-label", "alt") and value:
-                self.parts.append(value)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self._skip = max(0, self._skip - 1)
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self.parts.append(data)
-
-
-def _offending(html: str, allowed: set[str]) -> list[str]:
-    parser = _Text()
-    parser.feed(html)
-    lines = []
-    for part in parser.parts:
-        text = part
-        for value in allowed:  # players' and units' names are data, not interface
-            text = text.replace(value, "")
-        if FULL_WIDTH.search(text):
-            lines.append(part.strip())
-    return lines
 
 
 @pytest.mark.django_db
@@ -89,7 +49,7 @@ def test_no_english_page_has_full_width_punctuation(
             response = client.get(url)
             assert response.status_code == 200, url
             html = response.content.decode()
-            bad = _offending(html, allowed)
+            bad = offending(html, allowed)
             if "过A" in html:
                 bad.append("过A")
             if bad:

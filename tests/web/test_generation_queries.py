@@ -18,9 +18,8 @@ from django.test.utils import CaptureQueriesContext
 
 from pairing import services as pairing_services
 from scoring.cache import cached_standings
-from tests.db.conftest import play_table
-from tests.web.conftest import play_round
-from tests.web.team_event import build_team_event
+from tests.support.team_event import build_team_event
+from tests.support.tournament import play_round, play_table
 from tournaments.models import Round, Table, Tournament
 
 # The counts (see the module docstring and docs/architecture.md).

@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from guandan_tourney.middleware import content_security_policy
-from tests.web.test_security import all_urls
+from tests.support.urls import all_urls
 from tournaments.models import Round, Table
 
 INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc=)(?![^>]*application/json)[^>]*>", re.I)

@@ -13,14 +13,9 @@ from django.urls import reverse
 from django.utils import translation
 
 from pairing import services as pairing_services
+from tests.support.pages import form_data
 from tournaments.forms import SettingsForm, preset_initial
 from tournaments.models import AuditEntry, Pair, Round, Table, Tournament
-
-
-def form_data(initial: dict[str, Any], **overrides: Any) -> dict[str, Any]:
-    data = {key: ("" if value is None else value) for key, value in initial.items()}
-    data.update(overrides)
-    return data
 
 
 @pytest.mark.django_db
@@ -211,7 +206,7 @@ def test_swap_into_a_rematch_warns(played: Round, cast: Any, client_as: Any) -> 
     tournament = played.tournament
     pairing_services.delete_draft  # noqa: B018 - the service exists
     round1 = Round.objects.get(tournament=tournament, number=1)
-    from tests.web.conftest import play_round
+    from tests.support.tournament import play_round
 
     play_round(played, cast["referee"], cast["chief"])
     pairing_services.finish_round(played, cast["organizer"])

@@ -27,7 +27,7 @@ def test_name_keys() -> None:
     "query", ["zhangwei", "Zhang Wei", "zhangw", "zw", "ZW", "張偉", "张伟", "張"]
 )
 def test_search_finds_pair_1_by_pinyin_and_traditional(tournament: Any, query: str) -> None:
-    """Pair 1 is 张伟/王芳 (``tests.db.conftest.NAMES``)."""
+    """Pair 1 is 张伟/王芳 (``tests.support.tournament.NAMES``)."""
     numbers = [p.number for p in search_pairs(tournament, query)]
     assert 1 in numbers, query
 

@@ -145,7 +145,7 @@ def test_public_cache_follows_results_version(
     round1: Round, client_as: Any, cast: dict[str, Any]
 ) -> None:
     """A confirmed result shows at once: the cache key holds the results version."""
-    from tests.db.conftest import NS_WINS, play_table
+    from tests.support.tournament import NS_WINS, play_table
 
     tournament = round1.tournament
     url = reverse("public:detail", args=[tournament.slug])
@@ -274,7 +274,7 @@ def test_standings_pages_share_one_computation(
     """The standings page, a pair's page and the projector ask for the same standings (after
     the latest complete round): computed once per results version, whatever page comes first."""
     from scoring import cache as standings_cache
-    from tests.web.conftest import play_round
+    from tests.support.tournament import play_round
 
     play_round(played, cast["referee"], cast["chief"])
 
@@ -317,7 +317,7 @@ def test_standings_table_rendered_once_per_standings(
     rows formatted — is kept; standings that did change, or a page marking the visitor's own
     pair, are rendered afresh."""
     from reports.tables import StandingsData
-    from tests.db.conftest import NS_WINS, play_table
+    from tests.support.tournament import NS_WINS, play_table
 
     built: list[int] = []
     enrich = StandingsData._enrich

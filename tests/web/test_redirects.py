@@ -3,8 +3,14 @@
 import pytest
 from django.test import Client, RequestFactory
 
-from guandan_tourney.redirects import safe_next
-from tests.db.test_fuzz import site  # noqa: F401  (the fuzz tests' small open tournament)
+from tests.support.site import build_site
+from tournaments.redirects import safe_next
+
+
+@pytest.fixture
+def site(db):
+    """The fuzz tests' small open tournament and a user holding every role in it."""
+    return build_site()
 
 
 @pytest.mark.parametrize(
@@ -27,7 +33,7 @@ def test_safe_next(target, expected):
 
 
 @pytest.mark.django_db
-def test_penalty_form_with_a_control_character_in_next_is_not_a_500(site):  # noqa: F811
+def test_penalty_form_with_a_control_character_in_next_is_not_a_500(site):
     client = Client()
     client.raise_request_exception = False
     client.force_login(site["boss"])

@@ -1,64 +1,46 @@
 """The referees' pages (issue 5 "Referees"): permissions per role, entry rules through the
 pages, confirmation by a second person, the chief referee's correction, penalties, query bounds.
 
-The cast and the small tournament come from the services (``tests.db.conftest`` helpers), so
+The cast and the small tournament come from the services (``tests.support.tournament``), so
 these tests see exactly what a referee at the event sees.
 """
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.test import Client
 from django.urls import reverse
 
-from pairing import services as pairing_services
 from scoring import penalties
 from scoring import services as scoring_services
-from scoring.models import Penalty, TableEvent
-from tests.db.conftest import build_tournament, enter_tokens, next_round
+from scoring.models import Penalty
+from scoring.once import new_once_key
+from tests.support.pages import (
+    EIGHT,
+    assert_valid_html,
+    client_for,
+    first_table,
+    fresh,
+    make_cast,
+    make_draft_round,
+    make_tournament,
+    page_messages,
+    post,
+    table_url,
+    tokens_of,
+)
+from tests.support.tournament import build_tournament, enter_tokens, next_round
 from tournaments.models import AuditEntry, Round, Table, Tournament
-
-EIGHT = ["NS3", "NS2", "EW2", "EW1", "NS1", "EW1", "NS1", "EW1"]  # NS 8 : EW 4 after 8 deals
-
 
 # --------------------------------------------------------------------------------------------
 # Cast
 
 
-def make_user(name: str) -> Any:
-    return get_user_model().objects.create_user(username=name, password="pw-" + name)
-
-
 @pytest.fixture(autouse=True)
 def _clear_cache() -> None:
     cache.clear()
-
-
-def make_cast() -> dict[str, Any]:
-    """Organizer, chief referee, two referees, an outsider, and a referee of another event
-    (``other_tournament``, 4 pairs)."""
-    users: dict[str, Any] = {
-        name: make_user(name)
-        for name in ("organizer", "chief", "referee", "referee2", "outsider", "other_ref")
-    }
-    users["other_tournament"] = build_tournament(
-        users["organizer"], users["chief"], [users["other_ref"]], n_pairs=4, slug="other-open"
-    )
-    return users
-
-
-def make_tournament(cast: dict[str, Any]) -> Tournament:
-    """8 pairs, the regulation preset; the chief and both referees hold their roles."""
-    return build_tournament(cast["organizer"], cast["chief"], [cast["referee"], cast["referee2"]])
-
-
-def first_table(rnd: Round) -> Table:
-    return rnd.tables.filter(is_bye=False).order_by("number").first()
 
 
 @pytest.fixture
@@ -79,79 +61,6 @@ def round1(tournament: Tournament, cast: dict[str, Any]) -> Round:
 @pytest.fixture
 def table(round1: Round) -> Table:
     return first_table(round1)
-
-
-def client_for(user: Any | None, csrf: bool = False) -> Client:
-    client = Client(enforce_csrf_checks=csrf)
-    if user is not None:
-        client.force_login(user)
-    return client
-
-
-def table_url(table: Table, action: str = "") -> str:
-    args = [table.round.tournament.slug, table.round.number, table.number]
-    return reverse(f"referee:table_{action}" if action else "referee:table", args=args)
-
-
-def fresh(table: Table) -> Table:
-    return Table.objects.get(pk=table.pk)
-
-
-def tokens_of(table: Table) -> list[str]:
-    return list(
-        TableEvent.objects.filter(table=table).order_by("position").values_list("token", flat=True)
-    )
-
-
-def page_messages(response: Any) -> list[str]:
-    return [str(m) for m in response.context["messages"]] if response.context else []
-
-
-def post(client: Client, url: str, data: dict[str, Any]) -> Any:
-    """POST and follow the redirect back to the sheet (PRG), as a browser does."""
-    response = client.post(url, data, follow=True)
-    assert response.status_code == 200
-    return response
-
-
-class _Checker(HTMLParser):
-    """Enough of an HTML validator for our pages: balanced tags and unique ids."""
-
-    VOID = {"meta", "link", "input", "br", "img", "hr", "source", "area", "base", "col", "wbr"}
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.stack: list[str] = []
-        self.ids: set[str] = set()
-        self.problems: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, value in attrs:
-            if name == "id":
-                if value in self.ids:
-                    self.problems.append(f"duplicate id {value}")
-                self.ids.add(value or "")
-        if tag not in self.VOID:
-            self.stack.append(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self.VOID:
-            return
-        if not self.stack or self.stack[-1] != tag:
-            self.problems.append(f"unexpected </{tag}> (open: {self.stack[-3:]})")
-            if tag in self.stack:
-                while self.stack and self.stack.pop() != tag:
-                    pass
-            return
-        self.stack.pop()
-
-
-def assert_valid_html(html: str) -> None:
-    checker = _Checker()
-    checker.feed(html)
-    assert html.lstrip().startswith("<!DOCTYPE html>")
-    assert not checker.problems, checker.problems
-    assert not checker.stack, checker.stack
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,16 +132,11 @@ def test_correction_is_for_the_chief_referee_only(cast: dict[str, Any], table: T
 def test_table_posts_need_post_and_csrf(cast: dict[str, Any], table: Table) -> None:
     referee = client_for(cast["referee"], csrf=True)
     assert referee.get(table_url(table, "event")).status_code == 405
-    response = referee.post(table_url(table, "event"), {"version": 0, "token": "NS3"})
+    response = referee.post(
+        table_url(table, "event"), {"once": new_once_key(), "version": 0, "token": "NS3"}
+    )
     assert response.status_code == 403  # no CSRF token
     assert tokens_of(table) == []
-
-
-def make_draft_round(tournament: Tournament) -> Table:
-    """A draft round 2 with one table (written the way the importer does)."""
-    a, b = tournament.pairs.order_by("number")[:2]
-    _, tables = pairing_services.create_round(tournament, 2, [pairing_services.TableSpec(1, a, b)])
-    return tables[0]
 
 
 def test_draft_round_and_bye_are_not_entry_pages(cast: dict[str, Any], round1: Round) -> None:
@@ -241,7 +145,9 @@ def test_draft_round_and_bye_are_not_entry_pages(cast: dict[str, Any], round1: R
     assert client.get(table_url(draft)).status_code == 404
     url = reverse("referee:round_dashboard", args=[round1.tournament.slug, 2])
     assert client.get(url).status_code == 404
-    response = client.post(table_url(draft, "event"), {"version": 0, "token": "NS3"})
+    response = client.post(
+        table_url(draft, "event"), {"once": new_once_key(), "version": 0, "token": "NS3"}
+    )
     assert response.status_code == 404
     bye = round1.tables.filter(is_bye=True).first()
     if bye is not None:
@@ -518,13 +424,20 @@ def test_penalty_list_filters(cast: dict[str, Any], table: Table) -> None:
     assert len(client.get(url + f"?pair={table.ns.number}").context["page"]) == 1
     assert len(client.get(url + "?round=2").context["page"]) == 0
     assert client.get(url + "?round=abc").status_code == 200
-    penalty_posts = [
-        reverse("penalties:penalty_new", args=[t.slug]),
-        reverse("penalties:penalty_escalate", args=[t.slug]),
-    ]
-    for post_url in penalty_posts:
-        assert client_for(cast["organizer"]).post(post_url, {}).status_code == 403
+    new_url = reverse("penalties:penalty_new", args=[t.slug])
+    escalate_url = reverse("penalties:penalty_escalate", args=[t.slug])
+    for post_url in (new_url, escalate_url):
         assert client_for(cast["other_ref"]).post(post_url, {}).status_code == 403
+    # RULES.md §3: the organizers impose a disqualification (the tournament's setting); the
+    # service refuses them every other kind (tests/web/test_authority_walk.py walks them all).
+    organizer = client_for(cast["organizer"])
+    data = {"pair": table.ns.pk, "round": table.round.number, "table": table.number}
+    organizer.post(new_url, {**data, "kind": "warning", "once": new_once_key()})
+    assert not Penalty.objects.filter(kind="warning", referee=cast["organizer"]).exists()
+    organizer.post(
+        new_url, {**data, "kind": "disqualification", "reason": "严重违规", "once": new_once_key()}
+    )
+    assert Penalty.objects.filter(kind="disqualification", referee=cast["organizer"]).exists()
 
 
 def test_a_sheet_the_rules_no_longer_accept_is_a_problem(

@@ -13,9 +13,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from reports.fileio import import_tournament
-from tests.web.test_stage_documents import doc, organizer_for, pdf_text
-from tests.web.test_stage_pages import load, page
-from tests.web.test_stage_setup import post_data, url
+from tests.support.stages import doc, load, organizer_for, page, pdf_text, post_data, url
 
 pytestmark = pytest.mark.django_db
 

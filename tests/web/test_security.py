@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,73 +18,14 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import reverse
 
 from scoring.models import Penalty, TableEvent
-from tests.web.conftest import ROLES  # noqa: F401 - the cast this module relies on
+from tests.support.urls import all_urls
 from tournaments import throttle
 from tournaments.models import AuditEntry, Pair, Round, Table, Tournament
 
 ROOT = Path(__file__).resolve().parents[2]
-
-# --------------------------------------------------------------------------------------------
-# Walking the URLconf
-
-SAMPLE = {"int": 1, "slug": "autumn-open", "str": "x", "path": "1"}
-
-
-def _walk(
-    patterns: list[Any], namespace: str = "", converters: dict[str, str] | None = None
-) -> Iterator[tuple[str, dict[str, str]]]:
-    for entry in patterns:
-        found = dict(converters or {})
-        found.update(
-            {
-                name: type(conv).__name__.replace("Converter", "").lower()
-                for name, conv in getattr(entry.pattern, "converters", {}).items()
-            }
-        )
-        if isinstance(entry, URLResolver):
-            ns = namespace
-            if entry.namespace:
-                ns = f"{namespace}{entry.namespace}:"
-            yield from _walk(entry.url_patterns, ns, found)
-        elif isinstance(entry, URLPattern) and entry.name:
-            yield namespace + entry.name, found
-
-
-def _kwargs(converters: dict[str, str], slug: str, token: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, kind in converters.items():
-        if name == "slug":
-            out[name] = slug
-        elif name == "token":
-            out[name] = token
-        elif name == "code":
-            out[name] = "en"
-        elif name == "document":
-            out[name] = "scoresheets"
-        else:
-            out[name] = SAMPLE.get(kind, "1")
-    return out
-
-
-def all_urls(slug: str, token: str) -> list[tuple[str, str]]:
-    """(name, path) for every named URL that reverses with sample arguments."""
-    urls = []
-    seen = set()
-    for name, converters in _walk(get_resolver().url_patterns):
-        try:
-            url = reverse(name, kwargs=_kwargs(converters, slug, token))
-        except Exception:  # admin's regex patterns (app_label) and friends
-            try:
-                url = reverse(name)
-            except Exception:  # noqa: S112 - needs arguments we cannot guess: not a page
-                continue
-        if url not in seen:
-            seen.add(url)
-            urls.append((name, url))
-    return urls
 
 
 def csrf_refused(request: HttpRequest, reason: str = "") -> HttpResponse:

@@ -16,19 +16,22 @@ from scoring import services as scoring_services
 from scoring.engine import score_match
 from scoring.models import Penalty
 from scoring.sheet import describe_snapshot, sheet_from_result
-from tests.db.conftest import build_tournament, enter_tokens, next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     assert_valid_html,
     client_for,
     first_table,
     fresh,
+    identified,
     make_cast,
     post,
     table_url,
     tokens_of,
 )
-from tests.web.test_tableside_pages import identified
+from tests.support.tournament import build_tournament, enter_tokens, next_round
+from tournaments import services as tournament_services
+from tournaments.errors import ForbiddenError
 from tournaments.models import Table, Tournament
+from tournaments.permissions import Role
 
 # Alternating single upgrades: NS 6 : EW 6 after 8 deals (a level tie).
 TIED = ["NS1", "EW1"] * 4
@@ -78,10 +81,31 @@ def test_the_chief_referee_enters_a_deal_loss_beside_the_foul(cast: dict[str, An
 
 
 def test_a_plain_referee_has_no_deal_loss_button_by_default(cast: dict[str, Any]) -> None:
+    """RULES.md §3: fouls, deal losses and level awards are the chief referee's by default; a
+    plain referee is not offered what the service would refuse."""
     table = table_of(tournament_with(cast), cast)
     html = client_for(cast["referee"]).get(table_url(table)).content.decode()
-    assert 'data-testid="foul-NS"' in html
+    assert 'data-testid="foul-NS"' not in html
     assert 'data-testid="lose-NS"' not in html
+    assert 'data-testid="award-form"' not in html
+    html = client_for(cast["chief"]).get(table_url(table)).content.decode()
+    assert 'data-testid="foul-NS"' in html and 'data-testid="lose-NS"' in html
+    assert 'data-testid="award-form"' in html
+
+
+def test_an_organizer_who_is_also_a_referee_is_not_offered_the_deal_loss(
+    cast: dict[str, Any],
+) -> None:
+    """Issue 27: the page counted an organizer above the chief referee and offered 本副判负,
+    which the service (RULES.md §3: the chief referee's) then refused."""
+    tournament = tournament_with(cast)
+    tournament_services.grant_role(tournament, cast["organizer"], Role.REFEREE, cast["organizer"])
+    table = table_of(tournament, cast)
+    html = client_for(cast["organizer"]).get(table_url(table)).content.decode()
+    assert 'data-testid="tap-NS3"' in html  # a referee here: the sheet is open to them
+    assert 'data-testid="lose-NS"' not in html and 'data-testid="foul-NS"' not in html
+    with pytest.raises(ForbiddenError):
+        scoring_services.enter_event(table, "lose:NS", cast["organizer"], table.version)
 
 
 def test_the_deal_loss_button_follows_the_tournaments_penalty_authority(
@@ -217,10 +241,14 @@ def test_a_late_scoresheet_may_follow_passing_a_but_not_a_penalty_loss(
 
 def test_the_penalty_loss_is_offered_before_anyone_passed_a(cast: dict[str, Any]) -> None:
     table = table_of(tournament_with(cast), cast)
-    html = client_for(cast["referee"]).get(table_url(table)).content.decode()
+    html = client_for(cast["chief"]).get(table_url(table)).content.decode()
     select = html.split('id="end_kind"')[1].split("</select>")[0]
     assert 'value="penalty_loss"' in select and 'value="late_sheet"' in select
     assert 'data-testid="no-penalty-loss"' not in html
+    # RULES.md §3: a 判负 is the chief referee's; a plain referee is offered the other ends.
+    html = client_for(cast["referee"]).get(table_url(table)).content.decode()
+    select = html.split('id="end_kind"')[1].split("</select>")[0]
+    assert 'value="penalty_loss"' not in select and 'value="forfeit"' in select
 
 
 def test_the_history_names_a_late_scoresheet(cast: dict[str, Any]) -> None:

@@ -4,18 +4,17 @@ append mode, appeals, and the referee desk's "我的桌" and withdrawal flag."""
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
-from openpyxl import Workbook
 
-from reports import xlsx
 from reports.views.documents import qr_svg
 from scoring.models import Appeal
-from tests.web.conftest import play_round
+from scoring.once import new_once_key
+from tests.support.tournament import play_round
+from tests.support.workbooks import template_with
 from tournaments.models import CheckIn, Pair, Round, Table, TableAssignment
 from tournaments.staff import SESSION_KEY
 
@@ -168,14 +167,14 @@ def test_check_in_by_tapping_and_by_the_qr_address(tournament: Any, client_as: A
     assert "已签到 0 / 8 对" in referee.get(url).content.decode()
     referee.post(url, {"pair": "1"})
     pair = Pair.objects.get(tournament=tournament, number=2)
-    scan = f"/t/{tournament.slug}/checkin/{pair.code}/"
-    assert reverse("tournaments:checkin_scan", args=[tournament.slug, pair.code]) == scan
+    scan = f"/t/{tournament.slug}/checkin/{pair.checkin_token}/"
+    assert reverse("tournaments:checkin_scan", args=[tournament.slug, pair.checkin_token]) == scan
     assert "确认签到" in referee.get(scan).content.decode()
     referee.post(scan)
     assert "第1轮已签到" in referee.get(scan).content.decode()
     assert CheckIn.objects.get(pair=pair).via == "qr"
     assert "已签到 2 / 8 对" in referee.get(url).content.decode()
-    # Lower case typed, an unknown code, NUL: found, 404, 404 — never a 500.
+    # Lower case typed (the token is case-sensitive), an unknown token, NUL: never a 500.
     assert referee.get(scan.lower().replace(tournament.slug.lower(), tournament.slug)).status_code
     assert referee.get(f"/t/{tournament.slug}/checkin/NOSUCH/").status_code == 404
     assert referee.get(f"/t/{tournament.slug}/checkin/A%00B/").status_code in (400, 404)
@@ -188,15 +187,15 @@ def test_check_in_by_tapping_and_by_the_qr_address(tournament: Any, client_as: A
 def test_checkin_qr_encodes_the_checkin_address(tournament: Any, client_as: Any) -> None:
     pair = Pair.objects.get(tournament=tournament, number=3)
     response = client_as("organizer").get(
-        reverse("reports:checkin_qr", args=[tournament.slug, pair.code])
+        reverse("reports:checkin_qr", args=[tournament.slug, pair.number])
     )
     assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
     assert response.content.decode() == qr_svg(
-        f"http://testserver/t/{tournament.slug}/checkin/{pair.code}/"
+        f"http://testserver/t/{tournament.slug}/checkin/{pair.checkin_token}/"
     )
     assert (
         client_as("outsider")
-        .get(reverse("reports:checkin_qr", args=[tournament.slug, pair.code]))
+        .get(reverse("reports:checkin_qr", args=[tournament.slug, pair.number]))
         .status_code
         == 403
     )
@@ -260,18 +259,6 @@ def test_withdraw_seated_refuses_a_bad_choice(round1: Round, client_as: Any) -> 
 # --- registrations -------------------------------------------------------------------------
 
 
-def _sheet(rows: list[list[Any]]) -> bytes:
-    book = Workbook()
-    ws = book.active
-    ws.title = "报名表"
-    ws.append(list(xlsx.REGISTRATION_HEADERS))
-    for row in rows:
-        ws.append(row)
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
-
-
 def test_append_mode_adds_only_the_late_entries(
     tournament: Any, played: Round, client_as: Any
 ) -> None:
@@ -281,12 +268,14 @@ def test_append_mode_adds_only_the_late_entries(
         [p.number, "", *p.player_names.split("/")]
         for p in Pair.objects.filter(tournament=tournament).order_by("number")
     ]
-    data = _sheet([*registered, [None, "常州", "迟到甲", "迟到乙"]])
+    data = template_with([*registered, [None, "常州", "迟到甲", "迟到乙"]])
     url = reverse("reports:import", args=[tournament.slug])
     client = client_as("organizer")
-    refused = client.post(url, {"file": SimpleUploadedFile("a.xlsx", data)})
+    refused = client.post(url, {"once": new_once_key(), "file": SimpleUploadedFile("a.xlsx", data)})
     assert refused.status_code == 400  # without append: "already used"
-    response = client.post(url, {"file": SimpleUploadedFile("a.xlsx", data), "append": "1"})
+    response = client.post(
+        url, {"once": new_once_key(), "file": SimpleUploadedFile("a.xlsx", data), "append": "1"}
+    )
     assert response.status_code == 302
     late = Pair.objects.get(tournament=tournament, number=9)
     assert late.player_names == "迟到甲/迟到乙"
@@ -297,10 +286,10 @@ def test_append_mode_adds_only_the_late_entries(
 def test_a_player_in_two_pairs_is_refused(tournament: Any, client_as: Any) -> None:
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    data = _sheet([[20, "", "新人", "张伟"]])  # 张伟 is pair 1's player
+    data = template_with([[20, "", "新人", "张伟"]])  # 张伟 is pair 1's player
     response = client_as("organizer").post(
         reverse("reports:import", args=[tournament.slug]),
-        {"file": SimpleUploadedFile("a.xlsx", data), "append": "1"},
+        {"once": new_once_key(), "file": SimpleUploadedFile("a.xlsx", data), "append": "1"},
     )
     assert "已报名的第1对" in response.content.decode()
     assert not Pair.objects.filter(tournament=tournament, number=20).exists()
@@ -318,7 +307,14 @@ def test_appeal_pages_lodge_and_decide(
     url = reverse("appeals:appeals", args=[tournament.slug])
     response = client.post(
         url,
-        {"pair": table.ew.number, "round": 1, "table": table.number, "text": "第5副", "fee": "100"},
+        {
+            "pair": table.ew.number,
+            "round": 1,
+            "table": table.number,
+            "text": "第5副",
+            "fee": "100",
+            "once": new_once_key(),
+        },
     )
     appeal = Appeal.objects.get()
     assert response["Location"] == reverse("appeals:appeal", args=[tournament.slug, appeal.pk])
@@ -346,7 +342,7 @@ def test_the_new_pages_in_english_have_no_full_width_punctuation(
     tournament: Any, round1: Round, client_as: Any, cast: dict[str, Any]
 ) -> None:
     from scoring.appeals import lodge_appeal
-    from tests.web.test_english_punctuation import _offending
+    from tests.support.punctuation import offending
     from tournaments.staff import create_staff_accounts
 
     slug = tournament.slug
@@ -364,7 +360,7 @@ def test_the_new_pages_in_english_have_no_full_width_punctuation(
     urls = [
         reverse("tournaments:staff", args=[slug]),
         reverse("tournaments:checkin", args=[slug]),
-        reverse("tournaments:checkin_scan", args=[slug, pair.code]),
+        reverse("tournaments:checkin_scan", args=[slug, pair.checkin_token]),
         reverse("appeals:appeals", args=[slug]),
         reverse("appeals:appeal", args=[slug, appeal.pk]),
         reverse("pairing:withdraw_seated", args=[slug, pair.number]),
@@ -376,7 +372,7 @@ def test_the_new_pages_in_english_have_no_full_width_punctuation(
     for url in urls:
         response = client.get(url)
         assert response.status_code == 200, url
-        bad = _offending(response.content.decode(), names)
+        bad = offending(response.content.decode(), names)
         if bad:
             failures[url] = bad
     assert not failures, failures
@@ -392,7 +388,7 @@ def test_pages_with_passwords_codes_or_appeals_are_never_cached(
     for url in (
         reverse("tournaments:staff", args=[slug]),
         reverse("tournaments:checkin", args=[slug]),
-        reverse("tournaments:checkin_scan", args=[slug, pair.code]),
+        reverse("tournaments:checkin_scan", args=[slug, pair.checkin_token]),
         reverse("appeals:appeals", args=[slug]),
     ):
         assert "no-store" in client.get(url)["Cache-Control"], url

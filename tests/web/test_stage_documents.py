@@ -5,44 +5,17 @@ Excel export's stage sheets."""
 from __future__ import annotations
 
 import io
-import json
-from pathlib import Path
-from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 from openpyxl import load_workbook
 from pypdf import PdfReader
 
-from reports.fileio import import_tournament
 from reports.pdf.stages import KnockoutSheet, render_knockout_sheets
-from tournaments.services import grant_role
+from tests.support.stages import doc, organizer_for, pdf_text
 
 pytestmark = pytest.mark.django_db
-
-DATA = Path(__file__).parents[1] / "db" / "data" / "stages"
-
-
-def organizer_for(name: str, slug: str) -> Client:
-    data = json.loads((DATA / name).read_text(encoding="utf-8"))
-    tournament = import_tournament(data, slug=slug)
-    user = get_user_model().objects.create_user(username="org", password="pw")
-    grant_role(tournament, user, "organizer")
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def pdf_text(response: Any) -> tuple[PdfReader, str]:
-    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
-    reader = PdfReader(io.BytesIO(response.content))
-    return reader, "\n".join(page.extract_text() for page in reader.pages)
-
-
-def doc(slug: str, name: str) -> str:
-    return reverse("reports:stage_document", args=[slug, name])
 
 
 def test_bracket_pdf_a4_landscape_and_a3():

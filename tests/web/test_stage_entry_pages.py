@@ -15,6 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from reports.fileio import import_tournament
+from scoring.once import new_once_key
 from tournaments.models import Table
 from tournaments.services import grant_role
 
@@ -55,7 +56,8 @@ def version() -> int:
 
 
 def tap(client: Client, token: str) -> None:
-    response = client.post(sheet_url("event"), {"token": token, "version": version()})
+    data = {"token": token, "version": version(), "once": new_once_key()}
+    response = client.post(sheet_url("event"), data)
     assert response.status_code == 302
 
 
@@ -85,7 +87,7 @@ def test_a_best_of_three_semi_final_with_an_extra_deal(semi):
     # Two-person rule: the referee who entered is not offered "confirm"; another referee is.
     assert 'data-testid="confirm"' not in ref1.get(sheet_url()).content.decode()
     assert 'data-testid="confirm"' in ref2.get(sheet_url()).content.decode()
-    ref2.post(sheet_url("confirm"), {"version": version()})
+    ref2.post(sheet_url("confirm"), {"version": version(), "once": new_once_key()})
     table = Table.objects.get(round__tournament__slug="semi", round__number=2, number=1)
     assert table.is_confirmed
     # The public bracket shows the semi-final decided, 1 through, games 8:2 and 5:4.

@@ -3,30 +3,16 @@ through the stages and the final placings, read from the hand-computed stage fil
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
-from typing import Any
 
 import pytest
 from django.urls import reverse
 
 from reports.fileio import import_tournament
+from tests.support.stages import load, page
 from tournaments.models import Round
 
 pytestmark = pytest.mark.django_db
-
-DATA = Path(__file__).parents[1] / "db" / "data" / "stages"
-
-
-def load(name: str) -> Any:
-    return json.loads((DATA / name).read_text(encoding="utf-8"))
-
-
-def page(client: Any, name: str, slug: str, **kwargs: Any) -> str:
-    response = client.get(reverse(f"public:{name}", args=[slug, *kwargs.values()]))
-    assert response.status_code == 200
-    return response.content.decode()
 
 
 def test_bracket_page_shows_rounds_games_and_winners(client):

@@ -4,46 +4,15 @@ starts the next one."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.urls import reverse
 
 from pairing import services as pairing_services
-from tests.web.conftest import play_round
+from tests.support.stages import post_data, url
+from tests.support.tournament import play_round
 from tournaments.models import Round
 
 pytestmark = pytest.mark.django_db
-
-FIELDS = (
-    "kind rounds groups qualify entrants per_unit seeding best_of third_place until repechage "
-    "round_format deals_per_round correction_minutes"
-).split()
-
-
-def post_data(stages: list[dict[str, Any]], delete: tuple[int, ...] = ()) -> dict[str, Any]:
-    """The formset's POST: one form per stage (an empty kind is an empty row)."""
-    data: dict[str, Any] = {
-        "form-TOTAL_FORMS": str(len(stages)),
-        "form-INITIAL_FORMS": "0",
-        "form-MIN_NUM_FORMS": "0",
-        "form-MAX_NUM_FORMS": "10",
-    }
-    for index, stage in enumerate(stages):
-        for field in FIELDS:
-            value = stage.get(field, "")
-            if value is True:
-                value = "on"
-            if value is False:
-                continue
-            data[f"form-{index}-{field}"] = str(value)
-        if index in delete:
-            data[f"form-{index}-DELETE"] = "on"
-    return data
-
-
-def url(tournament: Any) -> str:
-    return reverse("pairing:stages", args=[tournament.slug])
 
 
 def test_organizer_adds_stages(client_as, tournament):

@@ -16,20 +16,24 @@ from django.urls import reverse
 from pairing import services as pairing_services
 from scoring import services as scoring_services
 from scoring.models import TableEvent
-from tests.db.conftest import enter_tokens, next_round
-from tests.web.test_referee_pages import (
+from scoring.once import new_once_key
+from tests.support.pages import (
     EIGHT,
     assert_valid_html,
     client_for,
     first_table,
     fresh,
+    identified,
+    link,
     make_cast,
     make_draft_round,
     make_tournament,
     page_messages,
     table_url,
+    tap,
     tokens_of,
 )
+from tests.support.tournament import enter_tokens, next_round
 from tournaments.models import AuditEntry, Round, Table
 
 
@@ -51,27 +55,6 @@ def round1(cast: dict[str, Any]) -> Round:
 @pytest.fixture
 def table(round1: Round) -> Table:
     return first_table(round1)
-
-
-def link(table: Table, action: str = "") -> str:
-    name = f"tableside:tableside_{action}" if action else "tableside:tableside"
-    return reverse(name, args=[table.entry_token])
-
-
-def identified(table: Table, side: str = "NS", client: Client | None = None) -> Client:
-    """A browser at the table link that proved itself as ``side`` with that pair's code."""
-    client = client or Client()
-    code = (table.ns if side == "NS" else table.ew).code
-    response = client.post(link(table, "identify"), {"version": fresh(table).version, "code": code})
-    assert response.status_code == 302
-    return client
-
-
-def tap(client: Client, table: Table, token: str) -> Any:
-    version = fresh(table).version
-    response = client.post(link(table, "event"), {"version": version, "token": token}, follow=True)
-    assert response.status_code == 200
-    return response
 
 
 def test_the_link_shows_the_tap_grid_without_login(table: Table) -> None:
@@ -97,7 +80,12 @@ def test_unknown_links_bye_and_draft_are_404(cast: dict[str, Any], round1: Round
         assert client.get(link(bye)).status_code == 404
     draft = make_draft_round(round1.tournament)
     assert client.get(link(draft)).status_code == 404
-    assert client.post(link(draft, "event"), {"version": 0, "token": "NS3"}).status_code == 404
+    assert (
+        client.post(
+            link(draft, "event"), {"once": new_once_key(), "version": 0, "token": "NS3"}
+        ).status_code
+        == 404
+    )
 
 
 def test_south_enters_west_confirms_with_the_pair_code(cast: dict[str, Any], table: Table) -> None:
@@ -111,21 +99,30 @@ def test_south_enters_west_confirms_with_the_pair_code(cast: dict[str, Any], tab
     html = response.content.decode()
     assert "8副已打完" in html and 'data-testid="submit"' in html
     # South hands over; West confirms.
-    response = south.post(link(table, "submit"), {"version": fresh(table).version}, follow=True)
+    response = south.post(
+        link(table, "submit"),
+        {"once": new_once_key(), "version": fresh(table).version},
+        follow=True,
+    )
     assert fresh(table).entry_status == "entered"
     assert 'data-testid="confirm"' in response.content.decode()
     wrong = "A" if table.ew.code != "AAAAAA" else "B"
     response = south.post(
-        link(table, "confirm"), {"version": fresh(table).version, "code": wrong * 6}, follow=True
+        link(table, "confirm"),
+        {"once": new_once_key(), "version": fresh(table).version, "code": wrong * 6},
+        follow=True,
     )
     assert any("密码不正确" in m for m in page_messages(response))
     assert fresh(table).entry_status == "entered"
     # The NS pair's code is not West's code.
-    south.post(link(table, "confirm"), {"version": fresh(table).version, "code": table.ns.code})
+    south.post(
+        link(table, "confirm"),
+        {"once": new_once_key(), "version": fresh(table).version, "code": table.ns.code},
+    )
     assert fresh(table).entry_status == "entered"
     response = south.post(
         link(table, "confirm"),
-        {"version": fresh(table).version, "code": table.ew.code.lower()},
+        {"once": new_once_key(), "version": fresh(table).version, "code": table.ew.code.lower()},
         follow=True,
     )
     table = fresh(table)
@@ -135,7 +132,7 @@ def test_south_enters_west_confirms_with_the_pair_code(cast: dict[str, Any], tab
     # Locked: nothing more from the table.
     response = tap(south, table, "NS3")
     assert page_messages(response) and tokens_of(table) == EIGHT
-    south.post(link(table, "undo"), {"version": table.version})
+    south.post(link(table, "undo"), {"once": new_once_key(), "version": table.version})
     assert tokens_of(table) == EIGHT
     assert AuditEntry.objects.filter(table=table, action="confirm", actor="table:EW").exists()
     # Only a referee can change it now: the chief's correction works on the confirmed table.
@@ -149,7 +146,7 @@ def test_south_may_undo_before_confirmation(table: Table) -> None:
     south = identified(table)
     tap(south, table, "NS3")
     tap(south, table, "EW1")
-    south.post(link(table, "undo"), {"version": fresh(table).version})
+    south.post(link(table, "undo"), {"once": new_once_key(), "version": fresh(table).version})
     assert tokens_of(table) == ["NS3"]
 
 
@@ -175,8 +172,11 @@ def test_a_link_reaches_its_own_table_only(round1: Round) -> None:
     # Confirming with the other table's EW code does nothing.
     for token in EIGHT[1:]:
         tap(south, first, token)
-    south.post(link(first, "submit"), {"version": fresh(first).version})
-    south.post(link(first, "confirm"), {"version": fresh(first).version, "code": second.ew.code})
+    south.post(link(first, "submit"), {"once": new_once_key(), "version": fresh(first).version})
+    south.post(
+        link(first, "confirm"),
+        {"once": new_once_key(), "version": fresh(first).version, "code": second.ew.code},
+    )
     assert fresh(first).entry_status == "entered"
 
 
@@ -192,7 +192,12 @@ def test_the_link_is_dead_after_the_round(cast: dict[str, Any], round1: Round) -
     assert "已失效" in response.content.decode()
     assert_valid_html(response.content.decode())
     for action in ("event", "undo", "submit", "confirm"):
-        data = {"version": fresh(first).version, "token": "NS3", "code": first.ew.code}
+        data = {
+            "version": fresh(first).version,
+            "token": "NS3",
+            "code": first.ew.code,
+            "once": new_once_key(),
+        }
         assert client.post(link(first, action), data).status_code == 410
     assert tokens_of(first) == EIGHT
 
@@ -201,14 +206,23 @@ def test_stale_version_from_the_table_is_a_conflict(cast: dict[str, Any], table:
     south = identified(table)
     stale = table.version
     scoring_services.enter_event(table, "NS3", cast["referee"], stale)  # a referee got there first
-    response = south.post(link(table, "event"), {"version": stale, "token": "EW3"}, follow=True)
+    response = south.post(
+        link(table, "event"),
+        {"once": new_once_key(), "version": stale, "token": "EW3"},
+        follow=True,
+    )
     assert any("已被他人修改" in m for m in page_messages(response))
     assert tokens_of(table) == ["NS3"]
 
 
 def test_table_side_posts_need_csrf(table: Table) -> None:
     south = Client(enforce_csrf_checks=True)
-    assert south.post(link(table, "event"), {"version": 0, "token": "NS3"}).status_code == 403
+    assert (
+        south.post(
+            link(table, "event"), {"once": new_once_key(), "version": 0, "token": "NS3"}
+        ).status_code
+        == 403
+    )
     assert south.get(link(table, "event")).status_code == 405
     assert tokens_of(table) == []
 
@@ -217,13 +231,16 @@ def test_guessing_the_pair_code_is_throttled(table: Table) -> None:
     south = identified(table)
     for token in EIGHT:
         tap(south, table, token)
-    south.post(link(table, "submit"), {"version": fresh(table).version})
+    south.post(link(table, "submit"), {"once": new_once_key(), "version": fresh(table).version})
     wrong = "A" if table.ew.code != "AAAAAA" else "B"
     for _ in range(10):
-        south.post(link(table, "confirm"), {"version": fresh(table).version, "code": wrong * 6})
+        south.post(
+            link(table, "confirm"),
+            {"once": new_once_key(), "version": fresh(table).version, "code": wrong * 6},
+        )
     response = south.post(
         link(table, "confirm"),
-        {"version": fresh(table).version, "code": table.ew.code},
+        {"once": new_once_key(), "version": fresh(table).version, "code": table.ew.code},
         follow=True,
     )
     assert any("次数过多" in m for m in page_messages(response))
@@ -237,5 +254,7 @@ def test_a_referee_can_confirm_a_table_side_entry(
     south = identified(table)
     for token in EIGHT:
         tap(south, table, token)
-    client_for(cast[role]).post(table_url(table, "confirm"), {"version": fresh(table).version})
+    client_for(cast[role]).post(
+        table_url(table, "confirm"), {"once": new_once_key(), "version": fresh(table).version}
+    )
     assert fresh(table).entry_status == "confirmed"

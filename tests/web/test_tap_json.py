@@ -17,11 +17,17 @@ import pytest
 from django.urls import reverse
 
 from scoring.models import TableEvent
-from tests.db.conftest import enter_tokens, next_round
-from tests.web.test_referee_pages import client_for, first_table, make_cast, make_tournament
-from tests.web.test_referee_pages import table_url as desk_url
-from tests.web.test_tableside_pages import identified
-from tests.web.test_tap_queries import tables_read, tokens_of
+from tests.support.pages import (
+    client_for,
+    first_table,
+    identified,
+    make_cast,
+    make_tournament,
+    tables_read,
+    tokens_of,
+)
+from tests.support.pages import table_url as desk_url
+from tests.support.tournament import enter_tokens, next_round
 from tournaments.models import Table
 
 JSON = {"HTTP_ACCEPT": "application/json"}
@@ -165,6 +171,21 @@ def test_the_sheet_page_names_the_rules_and_the_outbox(cast: dict[str, Any], tab
     assert data["rules"]["max_deals"] == 8 and data["words"]["describe"]["NS3"]
     stale = client_for(cast["referee"]).get(page.context["live"]["rules_url"].split("?")[0])
     assert "immutable" not in stale["Cache-Control"]
+
+
+def test_the_outbox_is_named_by_table_and_user_never_by_the_link(
+    cast: dict[str, Any], table: Table
+) -> None:
+    """Issue 29 D: the outbox's name in ``localStorage`` was the page's path — for the
+    table-side link its secret token; and a referee's taps were found by the next user."""
+    desk = client_for(cast["referee"]).get(desk_url(table, "")).context["live"]["store"]
+    assert desk == f"u{cast['referee'].pk}:desk:t{table.pk}"
+    chief = client_for(cast["chief"]).get(desk_url(table, "")).context["live"]["store"]
+    assert chief != desk  # another user on the same phone: another outbox
+    side = identified(table, "NS").get(reverse("tableside:tableside", args=[table.entry_token]))
+    store = side.context["live"]["store"]
+    assert store == f"link:t{table.pk}" and table.entry_token not in store
+    assert table.entry_token not in side.content.decode().split('data-store="')[1].split('"')[0]
 
 
 def test_the_rules_the_page_gets_are_its_stages_own(cast: dict[str, Any]) -> None:

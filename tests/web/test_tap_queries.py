@@ -8,18 +8,27 @@ The counts are written down in docs/architecture.md ("One deal tap"). In these t
 service's ``transaction.atomic()`` runs inside the test's own transaction, so it shows up as a
 SAVEPOINT and a RELEASE SAVEPOINT (two of the counted statements); in production it is one
 transaction and those two are not sent.
+
+The table's one read is locked: on PostgreSQL its SQL says ``FOR UPDATE``; on SQLite, which has
+no row locks, the query still carries the ``select_for_update`` the service asked for, and it
+runs after the SAVEPOINT and before the first write (``assert_locked_first``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.cache import cache
 from django.db import connection
+from django.db.models.sql.compiler import (
+    SQLAggregateCompiler,
+    SQLCompiler,
+    SQLDeleteCompiler,
+    SQLInsertCompiler,
+    SQLUpdateCompiler,
+)
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -28,39 +37,44 @@ import scoring.facts
 import scoring.forms
 import scoring.services
 from reports.fileio import import_tournament
-from scoring.models import TableEvent
-from tests.db.conftest import enter_tokens, next_round
-from tests.web.test_referee_pages import (
+from scoring.models import UsedKey
+from scoring.once import new_once_key
+from tests.support.pages import (
     client_for,
     first_table,
     fresh,
+    identified,
     make_cast,
     make_tournament,
     table_url,
+    tables_read,
+    tokens_of,
 )
-from tests.web.test_tableside_pages import identified
+from tests.support.stages import load
+from tests.support.tournament import enter_tokens, next_round
 from tournaments.models import Table
 from tournaments.services import grant_role
 
 # The counts (see the module docstring and docs/architecture.md).
-REFEREE_TAP = 10  # session, user, tournament, roles; SAVEPOINT, table (locked), events,
-#                   INSERT event, UPDATE version (compare-and-swap), RELEASE
+REFEREE_TAP = 16  # session, user, tournament, roles; the one-time key: SAVEPOINT, SAVEPOINT,
+#                   INSERT key, RELEASE; SAVEPOINT, table (locked), events, INSERT event,
+#                   UPDATE version (compare-and-swap), RELEASE; UPDATE key's result, RELEASE
 REFEREE_PAGE = 11  # tournament, session, user, roles; table with round and pairs, players ×2,
 #                    events; audit history, penalties, escalation counts
-TABLESIDE_TAP = 8  # session (the proven pair); SAVEPOINT, table (locked, by the link), referee
-# sign-off (is the link read-only?), events, INSERT, UPDATE, RELEASE
+TABLESIDE_TAP = 14  # session (the proven pair); the key's four statements; SAVEPOINT, table
+# (locked, by the link), referee sign-off (is the link read-only?), events, INSERT, UPDATE,
+# RELEASE; the key's result, RELEASE
 TABLESIDE_PAGE = 6  # table with round, tournament and pairs; players ×2; events; referee
 # sign-off (read-only?); session (the proven pair)
-KNOCKOUT_TAP = 11  # the referee tap's 10 and the table's game rows (game 2 of a best of three)
-REFEREE_CONFIRM = 12  # tournament, session, user, roles; SAVEPOINT, table (locked), events
-# (the tokens and who entered them, once), UPDATE version, INSERT sign-off, INSERT audit,
-# UPDATE results version, RELEASE
-TABLESIDE_CONFIRM = 18  # the link's table with players ×2 and events (the view's); wrong-code
-# counters ×2; SAVEPOINT, table (locked, by the link), referee sign-off (read-only?), events
-# (once), the last submission (who submitted), UPDATE version, INSERT sign-off, INSERT audit,
-# UPDATE results version, RELEASE; the counters given back ×2
-
-DATA = Path(__file__).parents[1] / "db" / "data" / "stages"
+KNOCKOUT_TAP = 17  # the referee tap's 16 and the table's game rows (game 2 of a best of three)
+REFEREE_CONFIRM = 18  # tournament, session, user, roles; the key's six statements;
+# SAVEPOINT, table (locked), events (the tokens and who entered them, once), UPDATE version,
+# INSERT sign-off, INSERT audit, UPDATE results version, RELEASE
+TABLESIDE_CONFIRM = 25  # the key's six statements; the link's table with players ×2 and events
+# (the view's); this phone's wait after a wrong code (issue 29: the backoff), wrong-code counters
+# ×2; SAVEPOINT, table (locked, by the link), referee sign-off
+# (read-only?), events (once), the last submission (who submitted), UPDATE version, INSERT
+# sign-off, INSERT audit, UPDATE results version, RELEASE; the counters given back ×2
 
 
 @pytest.fixture(autouse=True)
@@ -106,33 +120,65 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Calls]:
     yield seen
 
 
-def tables_read(captured: CaptureQueriesContext, locked: bool = False) -> int:
-    reads = [q["sql"] for q in captured.captured_queries if 'FROM "pairing_table"' in q["sql"]]
-    if locked and connection.vendor == "postgresql":  # SQLite has no row locks
-        assert all("FOR UPDATE" in sql for sql in reads), reads
-    return len(reads)
+# The compilers of everything but a SELECT (each backend's own subclass them).
+WRITES = (SQLAggregateCompiler, SQLDeleteCompiler, SQLInsertCompiler, SQLUpdateCompiler)
+
+
+@pytest.fixture
+def selects(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """(table, locked) of every SELECT the ORM runs, in order. SQLite has no row locks and sends
+    no ``FOR UPDATE``, but the query still carries the ``select_for_update`` the service asked
+    for: the SQLite counterpart of the PostgreSQL assertion in ``tables_read``."""
+    seen: list[tuple[str, bool]] = []
+    original = SQLCompiler.execute_sql
+
+    def execute_sql(self: SQLCompiler, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(self, WRITES) and self.query.model is not None:  # a SELECT
+            seen.append((self.query.model._meta.db_table, bool(self.query.select_for_update)))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "execute_sql", execute_sql)
+    return seen
+
+
+def assert_locked_first(captured: CaptureQueriesContext, selects: list[tuple[str, bool]]) -> None:
+    """The tap's one read of the table asks for the row lock, inside the service's transaction
+    (after its SAVEPOINT) and before anything is written: a lock taken after the decision, or
+    outside the transaction, would let two taps decide on the same version."""
+    assert [locked for name, locked in selects if name == "pairing_table"] == [True]
+    sql = [q["sql"] for q in captured.captured_queries]
+    # The form's one-time key is stored in a transaction of its own around the service's.
+    read = next(i for i, text in enumerate(sql) if 'FROM "pairing_table"' in text)
+    opened = max((i for i in range(read) if sql[i].startswith("SAVEPOINT")), default=-1)
+    written = next(
+        (i for i in range(read + 1, len(sql)) if sql[i].startswith(("INSERT", "UPDATE"))), -1
+    )
+    closed = next((i for i in range(written + 1, len(sql)) if sql[i].startswith("RELEASE")), -1)
+    assert -1 < opened < read < written < closed, sql
+    # Nothing between the transaction's opening and the table's read writes anything.
+    assert not any(text.startswith(("INSERT", "UPDATE")) for text in sql[opened:read]), sql
 
 
 def role_checks(captured: CaptureQueriesContext) -> int:
     return sum("tournaments_tournament_referees" in q["sql"] for q in captured.captured_queries)
 
 
-def tokens_of(table: Table) -> list[str]:
-    return list(
-        TableEvent.objects.filter(table=table).order_by("position").values_list("token", flat=True)
-    )
-
-
 def test_a_referee_tap_reads_checks_parses_and_scores_once(
-    cast: dict[str, Any], table: Table, calls: Calls, django_assert_num_queries: Any
+    cast: dict[str, Any],
+    table: Table,
+    calls: Calls,
+    selects: list[tuple[str, bool]],
+    django_assert_num_queries: Any,
 ) -> None:
     client = client_for(cast["referee"])
-    data = {"version": table.version, "token": "NS2"}
+    data = {"version": table.version, "token": "NS2", "once": new_once_key()}
+    selects.clear()
     with django_assert_num_queries(REFEREE_TAP) as captured:
         response = client.post(table_url(table, "event"), data)
     assert response.status_code == 302
     assert tokens_of(table) == ["NS3", "EW2", "NS2"]
     assert tables_read(captured, locked=True) == 1
+    assert_locked_first(captured, selects)
     assert role_checks(captured) == 1  # the guard's; the service reuses it
     assert (calls.parsed, calls.scored) == (1, 1)
 
@@ -146,15 +192,19 @@ def test_a_referee_tap_reads_checks_parses_and_scores_once(
 
 
 def test_a_table_side_tap_reads_parses_and_scores_once(
-    table: Table, calls: Calls, django_assert_num_queries: Any
+    table: Table, calls: Calls, selects: list[tuple[str, bool]], django_assert_num_queries: Any
 ) -> None:
     south = identified(table)  # South proved itself with the North–South code (issue 11)
     url = reverse("tableside:tableside_event", args=[table.entry_token])
+    selects.clear()
     with django_assert_num_queries(TABLESIDE_TAP) as captured:
-        response = south.post(url, {"version": table.version, "token": "EW1"})
+        response = south.post(
+            url, {"version": table.version, "token": "EW1", "once": new_once_key()}
+        )
     assert response.status_code == 302
     assert tokens_of(table) == ["NS3", "EW2", "EW1"]
     assert tables_read(captured, locked=True) == 1
+    assert_locked_first(captured, selects)
     assert (calls.parsed, calls.scored) == (1, 1)
 
     calls.parsed = calls.scored = 0
@@ -174,7 +224,8 @@ def test_the_counts_do_not_grow_with_the_match(
     client = client_for(cast["referee"])
     with django_assert_num_queries(REFEREE_TAP):
         response = client.post(
-            table_url(table, "event"), {"version": table.version, "token": "NS1"}
+            table_url(table, "event"),
+            {"once": new_once_key(), "version": table.version, "token": "NS1"},
         )
     with django_assert_num_queries(REFEREE_PAGE):
         client.get(response["Location"])
@@ -185,12 +236,18 @@ def test_a_refused_tap_writes_nothing_and_still_reads_once(
 ) -> None:
     """A stale version: the conflict is found on the one locked read; nothing is written."""
     client = client_for(cast["referee"])
-    data = {"version": table.version - 1, "token": "NS2"}
+    data = {"version": table.version - 1, "token": "NS2", "once": new_once_key()}
     with CaptureQueriesContext(connection) as captured:
         response = client.post(table_url(table, "event"), data)
     assert response.status_code == 302
     assert tables_read(captured) == 1
-    assert not any(q["sql"].startswith(("INSERT", "UPDATE")) for q in captured.captured_queries)
+    # The one-time key's row is rolled back with the refusal (the form can be sent again).
+    written = [
+        q["sql"]
+        for q in captured.captured_queries
+        if q["sql"].startswith(("INSERT", "UPDATE")) and "scoring_usedkey" not in q["sql"]
+    ]
+    assert written == [] and not UsedKey.objects.exists()
     assert tokens_of(table) == ["NS3", "EW2"]
 
 
@@ -201,7 +258,7 @@ def test_a_refused_tap_writes_nothing_and_still_reads_once(
 def knockout(cast: dict[str, Any]) -> Table:
     """The knockout file's final, published and not played yet (best of three, two deals a
     game), the cast's referees holding their role."""
-    data = json.loads((DATA / "knockout.json").read_text(encoding="utf-8"))
+    data = load("knockout.json")
     data["rounds"][2]["status"] = "published"
     for table in data["rounds"][2]["tables"]:
         table["games"] = []
@@ -237,7 +294,10 @@ def test_a_knockout_tap_scores_its_series_once(
     table = enter_tokens(knockout, ["EW3", "EW3"], cast["referee"])
     client = client_for(cast["referee"])
     scored_games.clear()
-    response = client.post(table_url(table, "event"), {"version": table.version, "token": "NS2"})
+    response = client.post(
+        table_url(table, "event"),
+        {"version": table.version, "token": "NS2", "once": new_once_key()},
+    )
     assert response.status_code == 302
     # Game 1 as it stands (over, so the tap opens game 2), then game 2 with the tap.
     assert scored_games == [("EW3", "EW3"), ("NS2",)]
@@ -245,7 +305,9 @@ def test_a_knockout_tap_scores_its_series_once(
     scored_games.clear()
     version = fresh(table).version
     with django_assert_num_queries(KNOCKOUT_TAP) as captured:
-        response = client.post(table_url(table, "event"), {"version": version, "token": "EW1"})
+        response = client.post(
+            table_url(table, "event"), {"version": version, "token": "EW1", "once": new_once_key()}
+        )
     assert response.status_code == 302
     assert tokens_of(table) == ["EW3", "EW3", "NS2", "EW1"]
     assert tables_read(captured, locked=True) == 1
@@ -258,11 +320,11 @@ def test_a_knockout_tap_scores_its_series_once(
 
 
 def events_read(captured: CaptureQueriesContext) -> int:
-    """The statements on the events table inside the service's transaction (between its
-    SAVEPOINT and RELEASE)."""
+    """The statements on the events table inside the service's transaction: after its locked
+    read of the table (the request's last read of the table) and before its RELEASE."""
     sqls = [q["sql"] for q in captured.captured_queries]
-    start = next(i for i, sql in enumerate(sqls) if sql.startswith("SAVEPOINT"))
-    end = next(i for i, sql in enumerate(sqls) if sql.startswith("RELEASE"))
+    start = max(i for i, sql in enumerate(sqls) if 'FROM "pairing_table"' in sql)
+    end = next(i for i, sql in enumerate(sqls) if i > start and sql.startswith("RELEASE"))
     return sum('FROM "scoring_tableevent"' in sql for sql in sqls[start:end])
 
 
@@ -274,7 +336,9 @@ def test_a_referee_confirmation_reads_the_events_once(
     client = client_for(cast["referee2"])
     calls.scored = 0
     with django_assert_num_queries(REFEREE_CONFIRM) as captured:
-        response = client.post(table_url(table, "confirm"), {"version": table.version})
+        response = client.post(
+            table_url(table, "confirm"), {"version": table.version, "once": new_once_key()}
+        )
     assert response.status_code == 302
     assert fresh(table).is_confirmed
     assert tables_read(captured, locked=True) == 1
@@ -294,7 +358,9 @@ def test_a_table_side_confirmation_reads_the_events_once(
     calls.scored = 0
     east = Client()
     with django_assert_num_queries(TABLESIDE_CONFIRM) as captured:
-        response = east.post(url, {"version": table.version, "code": table.ew.code})
+        response = east.post(
+            url, {"version": table.version, "code": table.ew.code, "once": new_once_key()}
+        )
     assert response.status_code == 302
     assert fresh(table).is_confirmed
     # The view resolves the link (its page's read); the service reads the table once, locked.

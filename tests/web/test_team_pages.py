@@ -17,8 +17,9 @@ from reports.registrations import (
     import_team_registrations,
     parse_team_registrations,
 )
-from tests.db.conftest import play_table
-from tests.web.team_event import build_team_event, team_rows, team_settings, team_sheet
+from scoring.once import new_once_key
+from tests.support.team_event import build_team_event, team_rows, team_settings, team_sheet
+from tests.support.tournament import play_table
 from tournaments.models import LineUp, Pair, Round, Table, Team, Tournament
 from tournaments.services import create_tournament, update_settings
 
@@ -117,7 +118,10 @@ def test_the_import_page_takes_the_team_sheet_in_a_team_event(
 
     response = client.post(
         reverse("reports:import", args=[tournament.slug]),
-        {"file": SimpleUploadedFile("teams.xlsx", team_sheet(team_rows(12)))},
+        {
+            "once": new_once_key(),
+            "file": SimpleUploadedFile("teams.xlsx", team_sheet(team_rows(12))),
+        },
         follow=True,
     )
     assert "已导入 12 队" in response.content.decode()
@@ -323,7 +327,7 @@ def test_table_side_entry_works_per_table_in_a_team_match(
     )
     client.post(
         reverse("tableside:tableside_event", args=[table.entry_token]),
-        {"token": "NS3", "version": table.version},
+        {"token": "NS3", "version": table.version, "once": new_once_key()},
     )
     assert Table.objects.get(pk=table.pk).events.count() == 1
     assert _match_tables(rnd)[0].events.count() == 0

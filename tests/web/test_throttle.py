@@ -22,17 +22,20 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
+from scoring.once import new_once_key
 from scoring.views import tableside as tableside_views
-from tests.db.conftest import next_round
-from tests.web.test_referee_pages import (
+from tests.support.pages import (
     EIGHT,
     first_table,
     fresh,
+    identified,
+    link,
     make_cast,
     make_tournament,
     page_messages,
+    tap,
 )
-from tests.web.test_tableside_pages import identified, link, tap
+from tests.support.tournament import next_round
 from tournaments import throttle
 from tournaments.models import Table
 
@@ -50,12 +53,14 @@ def _submitted(table: Table) -> None:
     south = identified(table, "NS", Client(REMOTE_ADDR="10.0.0.5"))
     for token in EIGHT:
         tap(south, table, token)
-    south.post(link(table, "submit"), {"version": fresh(table).version})
+    south.post(link(table, "submit"), {"once": new_once_key(), "version": fresh(table).version})
 
 
 def _guess(client: Client, table: Table, code: str) -> Any:
     return client.post(
-        link(table, "confirm"), {"version": fresh(table).version, "code": code}, follow=True
+        link(table, "confirm"),
+        {"once": new_once_key(), "version": fresh(table).version, "code": code},
+        follow=True,
     )
 
 
@@ -77,6 +82,103 @@ def test_a_strangers_guesses_do_not_lock_out_the_real_west(table: Table) -> None
     west = Client(REMOTE_ADDR="10.0.0.5")
     response = _guess(west, table, table.ew.code)
     assert fresh(table).entry_status == "confirmed", page_messages(response)
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 29 point 11: per device, with a backoff — never the whole venue behind one address
+
+VENUE = "10.0.0.5"  # the venue's Wi-Fi: every phone behind one address (NAT)
+
+
+_REAL_TIME = time.time
+
+
+def _later(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """The clock ``seconds`` after the real now (the database store's windows and waits)."""
+    now = _REAL_TIME() + seconds
+    monkeypatch.setattr(throttle.time, "time", lambda: now)
+
+
+@pytest.mark.django_db
+def test_ten_wrong_codes_from_one_phone_do_not_lock_out_another_phone_at_the_venue(
+    table: Table,
+) -> None:
+    _submitted(table)
+    guesser = Client(REMOTE_ADDR=VENUE)
+    guesser.get(link(table))  # the page gives the phone its device cookie
+    for _ in range(10):
+        _guess(guesser, table, _wrong(table))
+    response = _guess(guesser, table, table.ew.code)
+    assert any("次数过多" in m for m in page_messages(response))  # the guesser is slowed …
+    assert fresh(table).entry_status == "entered"
+    west = Client(REMOTE_ADDR=VENUE)  # … West's phone on the same Wi-Fi is not
+    west.get(link(table))
+    response = _guess(west, table, table.ew.code)
+    assert fresh(table).entry_status == "confirmed", page_messages(response)
+
+
+@pytest.mark.django_db
+def test_a_cookieless_guesser_does_not_lock_out_a_phone_at_the_venue(table: Table) -> None:
+    """A script that never keeps a cookie is one cookie-less client of its address and
+    browser, however many requests it makes; West's phone is another."""
+    _submitted(table)
+    for _ in range(12):
+        _guess(Client(REMOTE_ADDR=VENUE, HTTP_USER_AGENT="curl/8.5"), table, _wrong(table))
+    response = _guess(Client(REMOTE_ADDR=VENUE, HTTP_USER_AGENT="curl/8.5"), table, table.ew.code)
+    assert fresh(table).entry_status == "entered", page_messages(response)
+    west = Client(REMOTE_ADDR=VENUE, HTTP_USER_AGENT="Mozilla/5.0 (iPhone)")
+    response = _guess(west, table, table.ew.code)
+    assert fresh(table).entry_status == "confirmed", page_messages(response)
+
+
+@pytest.mark.django_db
+def test_a_wrong_code_slows_that_phone_without_a_captcha(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _submitted(table)
+    phone = Client(REMOTE_ADDR=VENUE)
+    phone.get(link(table))
+    for _ in range(3):  # three typos are free
+        _guess(phone, table, _wrong(table))
+    # The third wrong code makes the phone wait: even the right code is not checked yet …
+    response = _guess(phone, table, table.ew.code)
+    assert any("秒后再试" in m for m in page_messages(response)), page_messages(response)
+    assert fresh(table).entry_status == "entered"
+    _later(monkeypatch, 3)  # … and is, once the wait is over
+    response = _guess(phone, table, table.ew.code)
+    assert fresh(table).entry_status == "confirmed", page_messages(response)
+
+
+@pytest.mark.django_db
+def test_the_waits_grow_and_the_phone_stops_at_its_limit(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert [throttle.pair_code_wait(n) for n in range(1, 11)] == [0, 0, 2, 4, 8, 16, 32, 60, 60, 60]
+    _submitted(table)
+    phone = Client(REMOTE_ADDR=VENUE)
+    phone.get(link(table))
+    elapsed = 0
+    for n in range(1, 11):  # ten wrong codes, each once the previous wait is over
+        _guess(phone, table, _wrong(table))
+        elapsed += throttle.pair_code_wait(n) + 1
+        _later(monkeypatch, elapsed)
+    assert elapsed < 600  # all within the window
+    response = _guess(phone, table, table.ew.code)
+    assert any("次数过多" in m for m in page_messages(response)), page_messages(response)
+    assert fresh(table).entry_status == "entered"  # refused for the rest of the window
+
+
+@pytest.mark.django_db
+def test_a_forged_device_cookie_is_no_device(table: Table) -> None:
+    _submitted(table)
+    for n in range(12):  # a fresh made-up cookie each time: all one cookie-less client
+        guesser = Client(REMOTE_ADDR=VENUE)
+        guesser.cookies[throttle.DEVICE_COOKIE] = f"made-up-{n}"
+        _guess(guesser, table, _wrong(table))
+    forger = Client(REMOTE_ADDR=VENUE)
+    forger.cookies[throttle.DEVICE_COOKIE] = "made-up-right"
+    response = _guess(forger, table, table.ew.code)
+    assert fresh(table).entry_status == "entered", page_messages(response)
 
 
 @pytest.mark.django_db
@@ -238,7 +340,7 @@ def test_concurrent_wrong_codes_get_no_more_than_the_limit_checked(
 
     def guess() -> None:
         Client(REMOTE_ADDR="198.51.100.1").post(
-            link(table, "confirm"), {"version": version, "code": wrong}
+            link(table, "confirm"), {"once": new_once_key(), "version": version, "code": wrong}
         )
 
     _storm(30, guess)
@@ -316,11 +418,18 @@ def test_check_deploy_warns_without_a_shared_store() -> None:
     assert broken.returncode != 0 and "guandan.E002" in broken.stderr + broken.stdout
 
 
-def test_a_broken_store_fails_open_with_one_line_in_the_log(
+@pytest.mark.django_db
+def test_a_broken_store_falls_back_to_the_database_with_one_line_in_the_log(
     settings: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A dead Redis must not lock every referee out on tournament day (nor print a traceback)."""
+    """A dead Redis must not lock every referee out on tournament day (nor print a traceback),
+    and must not let every guess through either (issue 29 B): the database counts instead."""
     settings.THROTTLE_STORE, settings.THROTTLE_REDIS_URL = "redis", "redis://127.0.0.1:1/0"
-    assert not any(throttle.attempt([("test-dead-store", 1)], 60).blocked for _ in range(3))
+    assert [throttle.attempt([("test-dead-store", 1)], 60).blocked for _ in range(3)] == [
+        False,
+        True,
+        True,
+    ]
     assert "throttle store unavailable" in caplog.text
+    assert caplog.text.count("throttle store unavailable") == 1  # once per outage
     assert all(record.exc_info is None for record in caplog.records)

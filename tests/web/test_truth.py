@@ -12,7 +12,7 @@ from django.urls import reverse
 from reports.collect import workbook
 from reports.xlsx import result_rows
 from scoring import services as scoring_services
-from tests.db.conftest import NS_WINS, enter_tokens, play_table
+from tests.support.tournament import NS_WINS, enter_tokens, play_table
 from tournaments.models import Round, Table
 from tournaments.wording import TABLE_STATES, table_state
 

@@ -4,7 +4,6 @@ the table link, the referee desk and the penalty forms (RULES.md §3, §7).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
@@ -13,20 +12,24 @@ from django.test import Client
 from django.urls import reverse
 
 from scoring.models import Penalty, TableEvent
-from tests.db.conftest import next_round
-from tests.web.test_referee_pages import (
+from scoring.once import new_once_key
+from tests.support.pages import (
     EIGHT,
     assert_valid_html,
     client_for,
     first_table,
     fresh,
+    identified,
+    link,
     make_cast,
     make_tournament,
+    once_of,
     page_messages,
     table_url,
+    tap,
     tokens_of,
 )
-from tests.web.test_tableside_pages import identified, link, tap
+from tests.support.tournament import next_round
 from tournaments.models import AuditEntry, Pair, Round, Table
 
 
@@ -50,12 +53,6 @@ def table(round1: Round) -> Table:
     return first_table(round1)
 
 
-def once_of(html: str) -> str:
-    match = re.search(r'name="once" value="([^"]+)"', html)
-    assert match, "the form carries no one-time key"
-    return match.group(1)
-
-
 def test_finding1_an_east_west_session_cannot_confirm_alone(table: Table) -> None:
     anonymous = Client()
     response = tap(anonymous, table, "NS3")  # no pair code typed: nothing entered
@@ -63,17 +60,20 @@ def test_finding1_an_east_west_session_cannot_confirm_alone(table: Table) -> Non
     ew = identified(table, "EW")
     for token in EIGHT:
         tap(ew, table, token)
-    ew.post(link(table, "submit"), {"version": fresh(table).version})
+    ew.post(link(table, "submit"), {"once": new_once_key(), "version": fresh(table).version})
     assert fresh(table).entry_status == "entered"
     response = ew.post(
         link(table, "confirm"),
-        {"version": fresh(table).version, "code": table.ew.code},
+        {"once": new_once_key(), "version": fresh(table).version, "code": table.ew.code},
         follow=True,
     )
     assert any("另一方" in m for m in page_messages(response))
     assert fresh(table).entry_status == "entered"  # North–South never took part
     # North–South, on the same phone, confirms with its own code.
-    ew.post(link(table, "confirm"), {"version": fresh(table).version, "code": table.ns.code})
+    ew.post(
+        link(table, "confirm"),
+        {"once": new_once_key(), "version": fresh(table).version, "code": table.ns.code},
+    )
     table = fresh(table)
     assert table.entry_status == "confirmed" and table.confirmed_via == "table"
 
@@ -82,19 +82,31 @@ def test_finding2_a_referee_through_the_link_cannot_confirm_on_the_desk(
     cast: dict[str, Any], table: Table
 ) -> None:
     referee = client_for(cast["referee"])
-    identified(table, "NS", referee)
+    # Since issue 29 a logged-in referee is not let through the link as a pair at all: staff
+    # enter and confirm at the desk, as themselves.
+    referee.post(link(table, "identify"), {"version": fresh(table).version, "code": table.ns.code})
+    tap(referee, table, "NS3")
+    assert tokens_of(table) == []
     for token in EIGHT:
-        tap(referee, table, token)
-    referee.post(link(table, "submit"), {"version": fresh(table).version})
+        referee.post(
+            table_url(table, "event"),
+            {"version": fresh(table).version, "token": token, "once": new_once_key()},
+        )
+    referee.post(
+        table_url(table, "submit"), {"once": new_once_key(), "version": fresh(table).version}
+    )
     events = TableEvent.objects.filter(table=table)
     assert set(events.values_list("entered_by", flat=True)) == {cast["referee"].pk}
     response = referee.post(
-        table_url(table, "confirm"), {"version": fresh(table).version}, follow=True
+        table_url(table, "confirm"),
+        {"version": fresh(table).version, "once": new_once_key()},
+        follow=True,
     )
     assert any("确认人不能是录入人" in m for m in page_messages(response))
     assert fresh(table).entry_status == "entered"
     client_for(cast["referee2"]).post(
-        table_url(table, "confirm"), {"version": fresh(table).version}
+        table_url(table, "confirm"),
+        {"version": fresh(table).version, "once": new_once_key()},
     )
     assert fresh(table).entry_status == "confirmed"
 
@@ -104,23 +116,34 @@ def test_finding3_the_link_cannot_rewrite_a_referee_sheet(
 ) -> None:
     referee = client_for(cast["referee"])
     for token in EIGHT:
-        referee.post(table_url(table, "event"), {"version": fresh(table).version, "token": token})
-    referee.post(table_url(table, "submit"), {"version": fresh(table).version})
+        referee.post(
+            table_url(table, "event"),
+            {"once": new_once_key(), "version": fresh(table).version, "token": token},
+        )
+    referee.post(
+        table_url(table, "submit"), {"once": new_once_key(), "version": fresh(table).version}
+    )
     assert fresh(table).entry_status == "entered"
     stranger = identified(table, "NS")
     html = stranger.get(link(table)).content.decode()
     assert 'data-testid="read-only"' in html and 'data-testid="tap-NS3"' not in html
     assert 'data-testid="confirm"' not in html
     assert_valid_html(html)
-    stranger.post(link(table, "undo"), {"version": fresh(table).version})
+    stranger.post(link(table, "undo"), {"once": new_once_key(), "version": fresh(table).version})
     tap(stranger, table, "NS1")
-    stranger.post(link(table, "submit"), {"version": fresh(table).version})
-    stranger.post(link(table, "confirm"), {"version": fresh(table).version, "code": table.ew.code})
+    stranger.post(link(table, "submit"), {"once": new_once_key(), "version": fresh(table).version})
+    stranger.post(
+        link(table, "confirm"),
+        {"once": new_once_key(), "version": fresh(table).version, "code": table.ew.code},
+    )
     table = fresh(table)
     assert tokens_of(table) == EIGHT and table.entry_status == "entered"
     # A referee's own undo and replacing deal after submission: both in the audit.
-    referee.post(table_url(table, "undo"), {"version": table.version})
-    referee.post(table_url(table, "event"), {"version": fresh(table).version, "token": "EW3"})
+    referee.post(table_url(table, "undo"), {"once": new_once_key(), "version": table.version})
+    referee.post(
+        table_url(table, "event"),
+        {"once": new_once_key(), "version": fresh(table).version, "token": "EW3"},
+    )
     actions = list(AuditEntry.objects.filter(table=table).values_list("action", flat=True))
     assert "undo_event" in actions and "enter_event" in actions
 
@@ -155,13 +178,15 @@ def test_finding4_a_doubled_tap_and_confirm_are_answered_once(
     key = once_of(south.get(link(table)).content.decode())
     for _ in range(2):
         response = south.post(
-            link(table, "event"), {"version": 0, "token": "NS3", "once": key}, follow=True
+            link(table, "event"),
+            {"version": 0, "token": "NS3", "once": key},
+            follow=True,
         )
         assert not page_messages(response)  # the retry is answered, not a conflict
     assert tokens_of(table) == ["NS3"]
     for token in EIGHT[1:]:
         tap(south, table, token)
-    south.post(link(table, "submit"), {"version": fresh(table).version})
+    south.post(link(table, "submit"), {"once": new_once_key(), "version": fresh(table).version})
     key = once_of(south.get(link(table)).content.decode())
     data = {"version": fresh(table).version, "code": table.ew.code, "once": key}
     for _ in range(2):
@@ -174,8 +199,11 @@ def test_finding5_withdrawn_penalties_are_struck_through(
     cast: dict[str, Any], table: Table
 ) -> None:
     chief = client_for(cast["chief"])
-    chief.post(table_url(table, "foul"), {"version": 0, "side": "EW", "reason": "看牌"})
-    chief.post(table_url(table, "undo"), {"version": fresh(table).version})
+    chief.post(
+        table_url(table, "foul"),
+        {"once": new_once_key(), "version": 0, "side": "EW", "reason": "看牌"},
+    )
+    chief.post(table_url(table, "undo"), {"once": new_once_key(), "version": fresh(table).version})
     penalty = Penalty.objects.get()
     assert penalty.is_withdrawn
     html = chief.get(table_url(table)).content.decode()
@@ -184,7 +212,13 @@ def test_finding5_withdrawn_penalties_are_struck_through(
     t = table.round.tournament
     chief.post(
         reverse("penalties:penalty_new", args=[t.slug]),
-        {"round": 1, "table": table.number, "pair": table.ns_id, "kind": "warning"},
+        {
+            "round": 1,
+            "table": table.number,
+            "pair": table.ns_id,
+            "kind": "warning",
+            "once": new_once_key(),
+        },
     )
     warning = Penalty.objects.get(kind="warning")
     url = reverse("penalties:penalty_withdraw", args=[t.slug])
@@ -208,7 +242,13 @@ def test_finding6_accepting_a_suggested_penalty_loss_on_the_round_page(
     for deal in (1, 2):
         chief.post(
             reverse("penalties:penalty_new", args=[t.slug]),
-            {"round": 1, "pair_number": table.ew.number, "kind": "foul", "deal": deal},
+            {
+                "round": 1,
+                "pair_number": table.ew.number,
+                "kind": "foul",
+                "deal": deal,
+                "once": new_once_key(),
+            },
         )
     html = chief.get(reverse("referee:round_dashboard", args=[t.slug, 1])).content.decode()
     data = {"pair": table.ew.number, "round": 1, "once": once_of(html)}
@@ -224,15 +264,16 @@ def test_finding7_a_plain_referee_cannot_disqualify(cast: dict[str, Any], table:
     url = reverse("penalties:penalty_new", args=[t.slug])
     for kind in ("disqualification", "foul", "penalty_loss"):
         data = {"round": 1, "table": table.number, "pair": table.ns_id, "kind": kind}
-        response = referee.post(url, data, follow=True)
+        response = referee.post(url, {**data, "once": new_once_key()}, follow=True)
         assert any("权限" in m for m in page_messages(response))
     assert not Penalty.objects.exists()
     assert Pair.objects.get(pk=table.ns_id).status == Pair.Status.ACTIVE
-    referee.post(url, {"round": 1, "table": table.number, "pair": table.ns_id, "kind": "warning"})
+    data = {"round": 1, "table": table.number, "pair": table.ns_id, "kind": "warning"}
+    referee.post(url, {**data, "once": new_once_key()})
     assert Penalty.objects.get().kind == "warning"
     response = referee.post(
         table_url(table, "event"),
-        {"version": fresh(table).version, "token": "foul:NS"},
+        {"once": new_once_key(), "version": fresh(table).version, "token": "foul:NS"},
         follow=True,
     )
     assert any("权限" in m for m in page_messages(response)) and tokens_of(table) == []

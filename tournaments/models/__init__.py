@@ -8,14 +8,15 @@ pure core (``rules``) lazily, to validate a tournament's settings into a ``RuleS
 - ``registration``: units, pairs and players, teams, line-ups, check-ins;
 - ``rounds``: rounds, tables, games and seats; ``Round.objects.counted()`` (and
   ``Table.objects.counted()``) are the rounds that count, published or finished;
-- ``audit``: the append-only audit log;
+- ``audit``: the append-only audit log, and who made each staff login (``StaffAccount``);
 - ``throttle``: the attempt counters of ``tournaments.throttle``.
 
 Import the models from here (``from tournaments.models import Pair``): the migrations name
-``tournaments.models.new_pair_code`` and ``new_entry_token``, which stay importable from here.
+``tournaments.models.new_pair_code``, ``new_checkin_token`` and ``new_entry_token``, which stay
+importable from here.
 """
 
-from .audit import AuditEntry, AuditQuerySet
+from .audit import AuditEntry, AuditQuerySet, StaffAccount
 from .registration import (
     PAIR_CODE_ALPHABET,
     PAIR_CODE_LENGTH,
@@ -25,6 +26,7 @@ from .registration import (
     Player,
     Team,
     Unit,
+    new_checkin_token,
     new_pair_code,
 )
 from .rounds import Game, Round, RoundQuerySet, Seat, Table, TableQuerySet, new_entry_token
@@ -44,6 +46,7 @@ __all__ = [
     "Round",
     "RoundQuerySet",
     "Seat",
+    "StaffAccount",
     "Table",
     "TableAssignment",
     "TableQuerySet",
@@ -51,6 +54,7 @@ __all__ = [
     "ThrottleCounter",
     "Tournament",
     "Unit",
+    "new_checkin_token",
     "new_entry_token",
     "new_pair_code",
 ]

@@ -115,3 +115,34 @@ class AuditEntry(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise PermissionError("AuditEntry is append-only")
+
+
+class StaffAccount(models.Model):
+    """Who made a login, for which tournament (``tournaments.staff.create_staff_accounts``):
+    only organizers sharing an event with its creator may grant it a role or reset its password
+    (``tournaments.accounts``, issue 29)."""
+
+    user = models.OneToOneField(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="staff_account",
+        verbose_name=_("账号"),
+    )
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("创建人"),
+    )
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.SET_NULL, null=True, related_name="+", verbose_name=_("赛事")
+    )
+    created_at = models.DateTimeField(_("创建时间"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("工作人员账号")
+        verbose_name_plural = _("工作人员账号")
+
+    def __str__(self) -> str:
+        return str(self.user)

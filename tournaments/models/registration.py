@@ -23,6 +23,12 @@ def new_pair_code() -> str:
     return "".join(secrets.choice(PAIR_CODE_ALPHABET) for _ in range(PAIR_CODE_LENGTH))
 
 
+def new_checkin_token() -> str:
+    """What a pair's check-in QR code carries (issue 29): its own token, never the pair's code,
+    so the check-in list, its QR images and the desk's access logs hold no secret of the pair."""
+    return secrets.token_urlsafe(12)
+
+
 class Unit(models.Model):
     """A unit (单位): club, company or city. Pairs of one unit avoid each other (RULES.md §5)."""
 
@@ -70,6 +76,10 @@ class Pair(models.Model):
     seeding = models.PositiveIntegerField(_("种子序号"), null=True, blank=True)
     # Secret: shown to the pair only (registration slip), never on public pages.
     code = models.CharField(_("对号密码"), max_length=PAIR_CODE_LENGTH, default=new_pair_code)
+    # The check-in address's token (tournaments.checkin.checkin_path): not a secret of the pair.
+    checkin_token = models.CharField(
+        _("签到码"), max_length=24, unique=True, default=new_checkin_token, editable=False
+    )
 
     class Meta:
         verbose_name = _("参赛对")

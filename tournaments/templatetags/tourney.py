@@ -149,11 +149,17 @@ def pair_cells(table: Any, names: dict[int, str]) -> str:
 @register.inclusion_tag("tournaments/_nav.html", takes_context=True)
 def tournament_nav(context: template.Context, tournament: Any, nav: str = "") -> dict[str, Any]:
     """The tournament's tab bar: public tabs for everybody, staff tabs by the user's role."""
-    from tournaments.permissions import Role, roles_of
+    from tournaments.permissions import Action, allowed
 
     request = context.get("request")
     user = getattr(request, "user", None)
-    roles = roles_of(user, tournament) if user is not None else frozenset()
+    # The staff tabs by the one map (``tournaments.permissions``): a tab only for whoever the
+    # page behind it lets in; no user (a page rendered outside a request) sees none.
+    may = allowed(user, tournament) if user is not None else None
+
+    def tab(action: Action) -> bool:
+        return may is not None and may[action]
+
     slug = tournament.slug
     links: list[dict[str, str]] = [
         {
@@ -196,7 +202,7 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
             }
         )
     staff: list[dict[str, str]] = []
-    if Role.ORGANIZER in roles:
+    if tab(Action.REGISTRATION):
         staff.append(
             {
                 "key": "manage",
@@ -219,7 +225,7 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
                     "label": _("队伍"),
                 }
             )
-    if roles & {Role.ORGANIZER, Role.CHIEF_REFEREE}:
+    if tab(Action.ROUND_CONTROL):
         staff.append(
             {
                 "key": "round_control",
@@ -227,7 +233,7 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
                 "label": _("编排"),
             }
         )
-    if Role.REFEREE in roles:
+    if tab(Action.ENTER_RESULT):
         staff.append(
             {
                 "key": "referee",
@@ -235,7 +241,7 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
                 "label": _("裁判台"),
             }
         )
-    if roles & {Role.ORGANIZER, Role.REFEREE}:
+    if tab(Action.CHECK_IN):
         staff.append(
             {
                 "key": "checkin",
@@ -243,7 +249,7 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
                 "label": _("签到"),
             }
         )
-    if roles & {Role.ORGANIZER, Role.CHIEF_REFEREE}:
+    if tab(Action.APPEAL):
         staff.append(
             {
                 "key": "appeals",
@@ -251,7 +257,7 @@ def tournament_nav(context: template.Context, tournament: Any, nav: str = "") ->
                 "label": _("申诉"),
             }
         )
-    if roles & {Role.ORGANIZER, Role.CHIEF_REFEREE}:
+    if tab(Action.AUDIT_LOG):
         staff.append(
             {"key": "audit", "url": reverse("tournaments:audit", args=[slug]), "label": _("日志")}
         )

@@ -22,6 +22,7 @@ from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_cache_control
 from django.utils.translation import get_language
 
+from reports.pagecache import normalise_query
 from scoring.cache import CompactStandings
 from tournaments.models import Round, Table, Tournament
 
@@ -38,12 +39,14 @@ def _is_anonymous_request(request: HttpRequest) -> bool:
 def public_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """A public tournament page: loads ``tournament`` from ``slug``, caches anonymous GETs.
 
-    The cache key holds the path with its query, the language and the tournament's
-    ``results_version`` (bumped by every result, publication and registration).
+    The cache key holds the path with its query — reduced to the page's known parameters,
+    normalised (``reports.pagecache``) — the language and the tournament's ``results_version``
+    (bumped by every result, publication and registration).
     """
 
     @wraps(view)
     def wrapper(request: HttpRequest, slug: str, **kwargs: Any) -> HttpResponse:
+        normalise_query(request)
         tournament = get_object_or_404(Tournament, slug=slug)
         cacheable = request.method in ("GET", "HEAD") and _is_anonymous_request(request)
         if not cacheable:

@@ -8,9 +8,9 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.translation import check_for_language
 
-from guandan_tourney.redirects import safe_next
 from tournaments.models import Tournament
 from tournaments.permissions import Role, can_create_tournaments, roles_of
+from tournaments.redirects import safe_next
 
 
 def home(request: HttpRequest) -> HttpResponse:

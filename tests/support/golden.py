@@ -5,8 +5,8 @@ the repository)."""
 
 from pathlib import Path
 
-EXAMPLES = Path(__file__).resolve().parent / "examples"
-SHARED_EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples-next"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SHARED_EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "examples-next"
 
 # Golden standings that the rules changed since they were computed, waiting for the coordinator's
 # update of ``../shared/examples-next`` (never edited here). Their standings tests are expected

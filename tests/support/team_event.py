@@ -12,7 +12,7 @@ from openpyxl import Workbook
 from reports.registrations import import_team_registrations, parse_team_registrations
 from reports.xlsx import TEAM_REGISTRATION_HEADERS
 from rules.ruleset import preset_settings
-from tests.db.conftest import build_tournament
+from tests.support.tournament import build_tournament
 from tournaments.models import Tournament
 
 SURNAMES = "赵钱孙李周吴郑王冯陈褚卫蒋沈韩杨朱秦尤许何吕施张孔曹严华金魏陶姜"
