@@ -580,21 +580,8 @@ def _replay(result: MatchResult) -> tuple[Step, ...]:
     steps: list[Step] = []
     deals = 0
     limit = result.regular_deals
-    if result.points is not None:
-        ns, ew = result.start.ns - LOWEST, result.start.ew - LOWEST
-        for position, item in enumerate(result.events):
-            event = _as_event(item, position)
-            deal_number = None
-            if event.is_deal:
-                deals += 1
-                deal_number = deals
-            if event.beneficiary is Side.NS:
-                ns += event.upgrade
-            else:
-                ew += event.upgrade
-            played = LOWEST if event.is_deal else None
-            steps.append(Step(position, event, deal_number, played, None, ns, ew, None, None))
-        return tuple(steps)
+    points = result.points is not None
+    ns, ew = result.start.ns - LOWEST, result.start.ew - LOWEST  # a deal-points match's points
     state = initial_state(result.start.ns, result.start.ew, _ANY_START)
     for position, item in enumerate(result.events):
         event = _as_event(item, position)
@@ -602,6 +589,14 @@ def _replay(result: MatchResult) -> tuple[Step, ...]:
         if event.is_deal:
             deals += 1
             deal_number = deals
+        if points:
+            if event.beneficiary is Side.NS:
+                ns += event.upgrade
+            else:
+                ew += event.upgrade
+            played = LOWEST if event.is_deal else None
+            steps.append(Step(position, event, deal_number, played, None, ns, ew, None, None))
+            continue
         if result.extra_from_two and limit is not None and deals > limit and event.is_deal:
             steps.append(
                 Step(position, event, deal_number, LOWEST, None, state.ns, state.ew, None, None)

@@ -58,7 +58,8 @@ FIELDS = (
 
 
 def post_data(stages: list[dict[str, Any]], delete: tuple[int, ...] = ()) -> dict[str, Any]:
-    """The formset's POST: one form per stage (an empty kind is an empty row)."""
+    """The formset's POST: one form per stage (an empty kind is an empty row); a stage's other
+    keys (its own rules' fields, RULES.md §9) are posted as given."""
     data: dict[str, Any] = {
         "form-TOTAL_FORMS": str(len(stages)),
         "form-INITIAL_FORMS": "0",
@@ -66,7 +67,7 @@ def post_data(stages: list[dict[str, Any]], delete: tuple[int, ...] = ()) -> dic
         "form-MAX_NUM_FORMS": "10",
     }
     for index, stage in enumerate(stages):
-        for field in FIELDS:
+        for field in [*FIELDS, *(key for key in stage if key not in FIELDS)]:
             value = stage.get(field, "")
             if value is True:
                 value = "on"

@@ -12,6 +12,7 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
+from tests.support.stages import post_data
 from tournaments.forms import SettingsForm
 from tournaments.models import Tournament
 from tournaments.settings_fields import SOURCES
@@ -146,22 +147,6 @@ def test_a_wrong_setting_comes_back_as_a_sentence(tournament, client_as, overrid
     assert tournament.settings == before
 
 
-STAGE_FIELDS = ["kind", "rounds", "groups", "qualify", "entrants", "minutes", "tie"]
-
-
-def stage_post(stages: list[dict[str, Any]]) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "form-TOTAL_FORMS": str(len(stages)),
-        "form-INITIAL_FORMS": "0",
-        "form-MIN_NUM_FORMS": "0",
-        "form-MAX_NUM_FORMS": "10",
-    }
-    for index, stage in enumerate(stages):
-        for field, value in stage.items():
-            data[f"form-{index}-{field}"] = str(value)
-    return data
-
-
 def test_each_stage_sets_its_own_rules_on_the_stages_page(tournament, client_as):
     client = client_as("organizer")
     url = reverse("pairing:stages", args=[tournament.slug])
@@ -188,7 +173,7 @@ def test_each_stage_sets_its_own_rules_on_the_stages_page(tournament, client_as)
         },
         {"kind": "knockout", "minutes": 120, "tie": "extra_deal", "extra_deal_from": "2"},
     ]
-    response = client.post(url, stage_post(stages))
+    response = client.post(url, post_data(stages))
     assert response.status_code == 302, response.content.decode()[:3000]
     tournament.refresh_from_db()
     saved = tournament.settings["stages"]
@@ -218,7 +203,7 @@ def test_a_stages_wrong_setting_is_refused_with_a_sentence(tournament, client_as
     url = reverse("pairing:stages", args=[tournament.slug])
     stages = [{"kind": "swiss", "rounds": 2}, {"kind": "knockout", "tie": "draw"}]
     with translation.override("zh-hans"):
-        response = client.post(url, stage_post(stages), follow=True)
+        response = client.post(url, post_data(stages), follow=True)
     text = response.content.decode()
     assert "淘汰赛" in text and "stages" not in tournament.settings
 

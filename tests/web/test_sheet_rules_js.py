@@ -151,11 +151,14 @@ def _cases(seed: int, per_rules: int) -> list[dict[str, Any]]:
     return items
 
 
-def _run_js(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The page's sheets for ``items``, each rule set with its own words (``sheet_words``: the
-    events described by its upgrades) in the active language."""
-    data = {name: rules_data(rules) for name, rules in RULE_SETS.items()}
-    words = {name: sheet_words(rules) for name, rules in RULE_SETS.items()}
+def _run_js(
+    items: list[dict[str, Any]], rule_sets: dict[str, RuleSet] | None = None
+) -> list[dict[str, Any]]:
+    """The page's sheets for ``items``, each rule set (``RULE_SETS`` unless given) with its own
+    words (``sheet_words``: the events described by its upgrades) in the active language."""
+    rule_sets = RULE_SETS if rule_sets is None else rule_sets
+    data = {name: rules_data(rules) for name, rules in rule_sets.items()}
+    words = {name: sheet_words(rules) for name, rules in rule_sets.items()}
     payload = json.dumps({"data": data, "words": words, "items": items})
     done = subprocess.run(
         [str(NODE), "-e", RUNNER, str(SCRIPT)],
@@ -215,21 +218,6 @@ def test_a_token_outside_the_table_is_not_guessed() -> None:
 
 def test_a_deal_points_match_is_not_replayed_by_the_page() -> None:
     """RULES.md §9 deal points: the page queues its taps rather than guess the points."""
-    RULE_SETS_POINTS = {"points": RuleSet(round_format="deal_points", deals_per_round=6)}
-    data = {name: rules_data(rules) for name, rules in RULE_SETS_POINTS.items()}
-    payload = json.dumps(
-        {
-            "data": data,
-            "words": {"points": sheet_words()},
-            "items": [{"rules": "points", "start": [2, 2], "tokens": ["NS3"]}],
-        }
-    )
-    done = subprocess.run(
-        [str(NODE), "-e", RUNNER, str(SCRIPT)],
-        input=payload,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    assert json.loads(done.stdout) == [{"sheet": None}]
+    points = {"points": RuleSet(round_format="deal_points", deals_per_round=6)}
+    items = [{"rules": "points", "start": [2, 2], "tokens": ["NS3"]}]
+    assert _run_js(items, points) == [{"sheet": None}]
