@@ -143,7 +143,9 @@ class StageForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields.update(variant_fields(stage=True))
+        own = variant_fields(stage=True)
+        self.fields.update(own)
+        self.setting_names = list(own)
 
     @property
     def kind_fields(self) -> list[forms.BoundField]:
@@ -153,7 +155,7 @@ class StageForm(forms.Form):
     @property
     def setting_fields(self) -> list[forms.BoundField]:
         """The stage's own rules (RULES.md §9), each empty for the event's."""
-        return [self[name] for name in variant_fields(stage=True)]
+        return [self[name] for name in self.setting_names]
 
     def stage(self) -> dict[str, Any] | None:
         """The stage object for the setting, or None for a row left empty."""
