@@ -26,7 +26,7 @@ from reports.fileformat import (
     standings_payload,
     to_dict,
 )
-from tests.support.golden import EXAMPLES, golden_params
+from tests.support.golden import EXAMPLES, expected_standings, golden_params
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,7 +88,7 @@ def _matches_golden(rows: list[dict[str, Any]], expected: dict[str, Any]) -> Non
 
 @pytest.mark.parametrize("name", golden_params(GOLDEN))
 def test_standings_from_file_equal_the_golden_standings(name):
-    expected = json.loads((EXAMPLES / f"{name}.standings.json").read_text(encoding="utf-8"))
+    expected = expected_standings(name)
     after, rows = standings_from_file(parse_tournament(golden(name)))
     payload = standings_payload(name, after, rows)
     assert payload["after_round"] == expected["after_round"]

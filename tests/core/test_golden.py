@@ -18,7 +18,7 @@ from rules.events import Side
 from rules.ruleset import RuleSet
 from scoring.engine import End, Start, bye_outcome, match_outcomes, score_match
 from scoring.standings import Deduction, Outcome, StandingRow, compute_standings
-from tests.support.golden import EXAMPLES, golden_params
+from tests.support.golden import EXAMPLES, expected_standings, golden_params
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -40,7 +40,7 @@ FIGURES = (
 
 def _load(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
     tournament = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
-    expected = json.loads((EXAMPLES / f"{name}.standings.json").read_text(encoding="utf-8"))
+    expected = expected_standings(name)
     return tournament, expected
 
 
